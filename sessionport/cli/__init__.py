@@ -1,0 +1,10 @@
+"""The command line: thin click commands over the library.
+
+``main`` is the console entry point.  Every command is registered on
+:data:`cli` by the modules imported below.
+"""
+
+from .app import cli, main
+from . import commands_convert, commands_info, commands_stages  # noqa: F401  (they register commands)
+
+__all__ = ["cli", "main"]

@@ -1,0 +1,114 @@
+"""``formats`` and ``inspect``: what sessionport can read, and what an input holds."""
+
+from __future__ import annotations
+
+import click
+import ijson
+import orjson
+
+from .. import api
+from ..context import ReadContext
+from ..registry import get_registry
+from ..summary import summarize, totals
+from .app import cli
+from .options import read_options, split_format_options
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of formats.")
+@click.option("-v", "--verbose", is_flag=True, help="Also say which ijson backend is active and which plugins failed to load.")
+def formats(as_json, verbose):
+    """List the formats that can be read and written."""
+    registry = get_registry()
+    rows = []
+    for name in sorted(registry.formats):
+        info = registry.formats[name]
+        rows.append(
+            {
+                "name": name,
+                "description": info.description,
+                "import": info.importer is not None,
+                "export": info.exporter is not None,
+                "multiSession": bool(info.exporter and info.exporter.multi_session),
+                "patterns": list(info.importer.patterns) if info.importer else [],
+            }
+        )
+    if as_json:
+        click.echo(orjson.dumps(rows, option=orjson.OPT_INDENT_2).decode())
+    else:
+        width = max(len(r["name"]) for r in rows)
+        click.echo(f"{'format':<{width}}  import  export  description")
+        for r in rows:
+            click.echo(f"{r['name']:<{width}}  {'yes' if r['import'] else '-':<6}  {'yes' if r['export'] else '-':<6}  {r['description']}")
+        stages = ", ".join(sorted(registry.stages))
+        click.echo(f"\nstages: {stages}")
+    if verbose:
+        backend = ijson.backend
+        click.echo(f"ijson backend: {backend}", err=True)
+        if backend != "yajl2_c":
+            click.echo("sessionport: warning: ijson is not using its C backend (yajl2_c); JSON documents will be read slowly. Reinstall ijson from a wheel for this platform.", err=True)
+    for problem in registry.load_errors:
+        click.echo(f"sessionport: warning: could not load {problem}", err=True)
+
+
+def _human(summary: dict) -> list[str]:
+    lines = []
+    for key in ("source", "sessionId", "title", "cwd", "parentSessionId"):
+        if summary.get(key):
+            lines.append(f"{key + ':':<12}{summary[key]}")
+    if summary.get("start"):
+        span = f"{summary['start']} -> {summary.get('end') or '?'}"
+        if summary.get("duration_seconds") is not None:
+            span += f" ({summary['duration_seconds']:.0f} s)"
+        lines.append(f"{'time:':<12}{span}")
+    lines.append(f"{'messages:':<12}{summary['messages']}")
+    for label, key in (("by role:", "byRole"), ("by kind:", "byKind"), ("by tool:", "byTool"), ("models:", "models"), ("skipped:", "skipped")):
+        if summary.get(key):
+            lines.append(f"{label:<12}" + "  ".join(f"{k}={v}" for k, v in summary[key].items()))
+    usage = summary.get("usage") or {}
+    if any(usage.values()):
+        lines.append(f"{'usage:':<12}" + "  ".join(f"{k}={v}" for k, v in usage.items()))
+    for note in summary.get("notes", []):
+        lines.append(f"{'note:':<12}{note}")
+    return lines
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, metavar="[INPUT]...")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: totals, usage and a list of sessions.")
+@read_options()
+def inspect(inputs, as_json, from_, strict, skip_bad, **kwargs):
+    """Summarize sessions without printing message bodies.
+
+    Counts by role, kind and tool, models, time span, token usage and
+    skipped records, per session and in total.
+    """
+    read_opts, _, _ = split_format_options(kwargs)
+    sessions = []
+    warnings: list[str] = []
+    for spec in inputs or (None,):
+        ctx = ReadContext()
+        sessions.extend(summarize(api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=read_opts, context=ctx)))
+        warnings.extend(ctx.warnings)
+    per_session = [s.as_dict() for s in sessions]
+    total = totals(sessions)
+    if as_json:
+        document = {**total, "sessions": per_session, "sessionCount": len(per_session)}
+        if warnings:
+            document["warnings"] = warnings
+        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        return
+    if not per_session:
+        click.echo("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation"))
+        return
+    for index, summary in enumerate(per_session):
+        if index:
+            click.echo("")
+        for line in _human(summary):
+            click.echo(line)
+    if len(per_session) > 1:
+        click.echo("")
+        click.echo(f"{'total:':<12}{total['sessions']} sessions, {total['messages']} messages")
+        usage = total["usage"]
+        if any(usage.values()):
+            click.echo(f"{'usage:':<12}" + "  ".join(f"{k}={v}" for k, v in usage.items()))

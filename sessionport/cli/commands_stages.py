@@ -1,0 +1,126 @@
+"""Stage commands, built from the registry's stages.
+
+Each registered stage becomes two commands from the same parameters:
+
+- ``sessionport NAME [INPUT]... [OPTIONS] [--to FORMAT] [-o PATH]``, which
+  reads, runs the stage and writes (the wire format unless ``--to``), for
+  pipes: ``sessionport filter --role user x.jsonl | sessionport to markdown``;
+- a step of ``sessionport chain``, which runs several stages in one process
+  with no serialising between them:
+  ``sessionport chain -i x.jsonl filter --role user redact to markdown``.
+
+Both paths call the same ``Stage.build``, so they give identical output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import click
+
+from ..registry import Stage, get_registry
+from .app import cli
+from .options import WIRE_FORMAT, FormatChoice, read_options, run, split_format_options, write_options
+
+
+def _stage_flags(stage: Stage) -> set[str]:
+    flags: set[str] = set()
+    for param in stage.params:
+        flags.update(getattr(param, "opts", ()))
+        flags.update(getattr(param, "secondary_opts", ()))
+    return flags
+
+
+def _standalone(stage: Stage) -> click.Command:
+    def callback(inputs, from_, strict, skip_bad, output, to, **kwargs):
+        read_opts, write_opts, stage_opts = split_format_options(kwargs)
+        run(
+            inputs,
+            from_=from_,
+            to=to or WIRE_FORMAT,
+            output=output,
+            strict=strict,
+            skip_bad=skip_bad,
+            read_opts=read_opts,
+            write_opts=write_opts,
+            stages=[stage.build(**stage_opts)],
+        )
+
+    taken = _stage_flags(stage)
+    callback = write_options(to_option=True, taken=taken)(callback)
+    callback = read_options(taken=taken)(callback)
+    params = [click.Argument(["inputs"], nargs=-1, metavar="[INPUT]...")] + list(callback.__click_params__[::-1]) + list(stage.params)
+    return click.Command(stage.name, callback=callback, params=params, help=stage.help or stage.description, short_help=stage.description)
+
+
+@dataclass
+class _WriteStep:
+    format: str
+    output: str | None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def _chain_step(stage: Stage) -> click.Command:
+    def callback(**kwargs):
+        return stage.build(**kwargs)
+
+    return click.Command(stage.name, callback=callback, params=list(stage.params), help=stage.help or stage.description, short_help=stage.description)
+
+
+@cli.group(chain=True, invoke_without_command=True)
+@click.option("-i", "--input", "inputs", multiple=True, help="An input path or - (repeatable; default stdin).")
+@read_options()
+def chain(inputs, from_, strict, skip_bad, **kwargs):
+    """Run several stages in one process, then write once.
+
+    Steps are stage names with their options, optionally ending with
+    `to FORMAT [-o PATH]` (default: portable-jsonl on stdout). The result is
+    byte-identical to the same stages joined by pipes.
+
+    \b
+      sessionport chain -i session.jsonl filter --role user redact to markdown -o out.md
+    """
+
+
+@chain.result_callback()
+def _run_chain(steps, inputs, from_, strict, skip_bad, **kwargs):
+    read_opts, _, _ = split_format_options(kwargs)
+    target = _WriteStep(WIRE_FORMAT, None)
+    stages = []
+    for position, step in enumerate(steps):
+        if isinstance(step, _WriteStep):
+            if position != len(steps) - 1:
+                raise click.UsageError("`to` must be the last step of a chain")
+            target = step
+        else:
+            stages.append(step)
+    run(
+        inputs,
+        from_=from_,
+        to=target.format,
+        output=target.output,
+        strict=strict,
+        skip_bad=skip_bad,
+        read_opts=read_opts,
+        write_opts=target.options,
+        stages=stages,
+    )
+
+
+@chain.command("to")
+@click.argument("format", type=FormatChoice("export"))
+@write_options(to_option=False)
+def _chain_to(format, output, **kwargs):
+    """Write the chain's result as FORMAT (the last step)."""
+    _, write_opts, _ = split_format_options(kwargs)
+    return _WriteStep(format, output, write_opts)
+
+
+def _register_stages() -> None:
+    for stage in sorted(get_registry().stages.values(), key=lambda s: s.name):
+        cli.add_command(_standalone(stage))
+        chain.add_command(_chain_step(stage))
+
+
+_register_stages()

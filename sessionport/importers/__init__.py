@@ -1,0 +1,1 @@
+"""One module per readable format; each defines ``IMPORTER``."""

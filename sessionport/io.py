@@ -1,0 +1,249 @@
+"""Opening inputs and writing outputs.
+
+Inputs: a path, ``-`` or nothing (stdin); gzip, bz2, xz and zstd are
+recognised by their magic bytes and decompressed on the fly.  The first
+``HEAD_SIZE`` decompressed bytes are kept so that detection can look at them
+without consuming the stream.
+
+Outputs: stdout, or a path written through a temporary file beside it and
+renamed into place only when the whole output was written, so an interrupted
+run never leaves a partial file at the path.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import errno
+import gzip
+import io
+import lzma
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from typing import BinaryIO, Iterator, Sequence
+
+from .errors import DataError, OutputError, UsageError
+
+HEAD_SIZE = 64 * 1024
+READ_BUFFER = 1 << 20
+WRITE_BUFFER = 1 << 20
+
+MAGIC = (
+    (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bz2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
+)
+
+
+class _Prepended(io.RawIOBase):
+    """A raw stream that serves ``head`` first, then the rest of ``stream``."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self._head = memoryview(head)
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self._head:
+            n = min(len(buffer), len(self._head))
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._stream.readinto(buffer)
+
+
+def _decompressor(kind: str, raw: BinaryIO) -> BinaryIO:
+    if kind == "gzip":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if kind == "bz2":
+        return bz2.BZ2File(raw, mode="rb")
+    if kind == "xz":
+        return lzma.LZMAFile(raw, mode="rb")
+    import zstandard
+
+    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+
+
+def _read_head(stream: BinaryIO, size: int) -> bytes:
+    chunks = []
+    remaining = size
+    while remaining > 0:
+        chunk = stream.read(remaining)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+@dataclass
+class Input:
+    """An opened input.
+
+    ``stream`` yields the decompressed bytes from the start; ``head`` is
+    their beginning; ``raw`` is the file as stored (for progress by bytes
+    read); ``size`` is its size on disk when known.
+    """
+
+    name: str
+    path: str | None
+    stream: BinaryIO
+    head: bytes
+    raw: BinaryIO
+    compression: str | None = None
+    size: int | None = None
+    _closers: list = field(default_factory=list)
+
+    def close(self) -> None:
+        for closer in reversed(self._closers):
+            with contextlib.suppress(Exception):
+                closer()
+
+    def bytes_read(self) -> int:
+        """How far into the stored file reading has got (for progress)."""
+        try:
+            return self.raw.tell()
+        except (OSError, ValueError):
+            return 0
+
+
+def is_stdin(spec: str | None) -> bool:
+    return spec is None or spec == "-"
+
+
+def open_input(spec: str | None) -> Input:
+    """Open ``spec`` (a path, ``-`` or None for stdin) for reading."""
+    closers: list = []
+    if is_stdin(spec):
+        raw: BinaryIO = sys.stdin.buffer
+        name, path, size = "<stdin>", None, None
+    else:
+        assert spec is not None
+        try:
+            raw = open(spec, "rb", buffering=READ_BUFFER)
+        except FileNotFoundError:
+            raise UsageError(f"{spec}: no such file") from None
+        except IsADirectoryError:
+            raise UsageError(f"{spec}: is a directory, not a session file") from None
+        except OSError as exc:
+            raise DataError(spec, f"cannot be opened: {exc.strerror or exc}") from None
+        closers.append(raw.close)
+        name, path = spec, os.path.realpath(spec)
+        try:
+            size = os.fstat(raw.fileno()).st_size
+        except OSError:
+            size = None
+    try:
+        magic = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
+        compression = next((kind for sig, kind in MAGIC if magic.startswith(sig)), None)
+        stream: BinaryIO = raw
+        if compression:
+            stream = _decompressor(compression, raw)
+            closers.append(stream.close)
+        head = _read_head(stream, HEAD_SIZE)
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        for closer in reversed(closers):
+            closer()
+        raise DataError(name, f"cannot be decompressed: {exc}", hint="the file may be truncated") from None
+    except Exception as exc:  # zstandard raises its own ZstdError
+        for closer in reversed(closers):
+            closer()
+        if type(exc).__name__ == "ZstdError":
+            raise DataError(name, f"cannot be decompressed: {exc}", hint="the file may be truncated") from None
+        raise
+    buffered = io.BufferedReader(_Prepended(head, stream), buffer_size=READ_BUFFER)
+    return Input(name, path, buffered, head, raw, compression, size, closers)
+
+
+def spool_to_file(stream: BinaryIO) -> BinaryIO:
+    """Copy a stream into an anonymous temporary file, for formats that need
+    to seek (zip members, documents whose header follows their body)."""
+    spool = tempfile.TemporaryFile()
+    while True:
+        chunk = stream.read(READ_BUFFER)
+        if not chunk:
+            break
+        spool.write(chunk)
+    spool.seek(0)
+    return spool
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def stdout_stream() -> BinaryIO:
+    return open(sys.stdout.fileno(), "wb", buffering=WRITE_BUFFER, closefd=False)
+
+
+def _os_error(target: str, exc: OSError) -> OutputError:
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        reason = "no space left on device"
+    return OutputError(f"{target}: cannot write output: {reason}")
+
+
+@contextlib.contextmanager
+def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator[BinaryIO]:
+    """Yield a binary stream for the output.
+
+    With a path, the data goes to a temporary file in the same directory,
+    renamed over the path only after everything was written; on any error
+    the temporary file is removed and an existing file at the path stays as
+    it was.  Writing onto one of the inputs is refused before anything is
+    opened.
+    """
+    if path is None or path == "-":
+        out = stdout_stream()
+        try:
+            yield out
+            out.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            if exc.errno == errno.EPIPE:
+                raise BrokenPipeError(exc.errno, exc.strerror) from None
+            raise _os_error("<stdout>", exc) from None
+        return
+
+    for spec in inputs:
+        if spec and not is_stdin(spec) and _same_file(path, spec):
+            raise UsageError(
+                f"{path}: refusing to write the output onto the input; choose another -o path"
+            )
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"{path}: directory {directory} does not exist")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory; -o takes a file path")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part")
+    except OSError as exc:
+        raise _os_error(path, exc) from None
+    out = open(fd, "wb", buffering=WRITE_BUFFER)
+    try:
+        try:
+            yield out
+            out.flush()
+            os.fsync(out.fileno())
+        except OSError as exc:
+            raise _os_error(path, exc) from None
+        out.close()
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            out.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

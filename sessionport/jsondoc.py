@@ -1,0 +1,216 @@
+"""Streaming the items of large JSON documents with ijson's C backend.
+
+Many formats are one JSON document whose bulk is a single array (``messages``,
+``contents``, ``events``, or the document itself is a list), wrapped in a few
+small header keys.  :func:`walk_document` reads such a document once, in
+chunks, and yields the header, then each array item, then what followed the
+array, without ever holding more than one item.
+
+Two ijson coroutines are fed the same chunks: ``items_coro`` builds the items
+in C, and ``parse_coro`` supplies the token stream that tells where the
+header ends, where each item is complete, and what trails the array.  The
+tokens inside items are skipped with a prefix test, which costs far less
+than building the items in Python.
+"""
+
+from __future__ import annotations
+
+import codecs
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import ijson
+
+from .context import ReadContext
+from .jsonl import BOM
+
+CHUNK = 1 << 20
+_SCALARS = frozenset(("string", "number", "boolean", "null"))
+_COMPLETES = frozenset(("end_map", "end_array", "string", "number", "boolean", "null"))
+
+
+def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
+    """Chunks of the stream as valid UTF-8 (invalid bytes replaced, once reported)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    replacing = False
+    first = True
+    while True:
+        chunk = stream.read(CHUNK)
+        if first:
+            first = False
+            if chunk.startswith(BOM):
+                chunk = chunk[3:]
+        if not chunk:
+            return
+        if not replacing:
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                replacing = True
+                ctx.warn(f"invalid UTF-8 near byte {exc.start} of a chunk replaced with U+FFFD")
+                decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        if replacing:
+            chunk = decoder.decode(chunk).encode("utf-8")
+        yield chunk
+
+
+def first_significant_byte(stream: BinaryIO) -> bytes:
+    """Peek at the first non-blank byte without consuming anything."""
+    head = stream.peek(4096) if hasattr(stream, "peek") else b""
+    if head.startswith(BOM):
+        head = head[3:]
+    stripped = head.lstrip(b" \t\r\n")
+    return stripped[:1]
+
+
+def _path(prefix: str) -> str:
+    """ijson's ``a.item.b`` prefix as a readable JSON path ``a[].b``."""
+    return (prefix or "$").replace(".item", "[]")
+
+
+def walk_document(
+    stream: BinaryIO,
+    ctx: ReadContext,
+    keys: tuple[str, ...] = (),
+    *,
+    docs_in_array: bool = False,
+) -> Iterator[tuple[str, Any]]:
+    """Yield ``("start", header)``, ``("item", value)``..., ``("end", document)``.
+
+    - A top-level list is the item array itself (unless ``docs_in_array``,
+      where each element is a document, walked in turn).
+    - A top-level object holds the items under the first of ``keys`` whose
+      value is an array; the other keys are its header.  ``header`` holds
+      the keys seen before the array; the ``end`` document holds every key
+      but the array, so keys that follow the array are not lost.  ``start``
+      is yielded once per document, even when no array was found.
+    """
+    first = first_significant_byte(stream)
+    if first == b"[" and not docs_in_array:
+        item_prefixes = {"item": None}
+        doc_prefix = None
+    elif first == b"[":
+        item_prefixes = {f"item.{k}.item": k for k in keys}
+        doc_prefix = "item"
+    else:
+        item_prefixes = {f"{k}.item": k for k in keys}
+        doc_prefix = ""
+
+    tokens = ijson.sendable_list()
+    queues = {p: ijson.sendable_list() for p in item_prefixes}
+    coros = [ijson.items_coro(queues[p], p, use_float=True) for p in item_prefixes]
+    parser = ijson.parse_coro(tokens, use_float=True)
+    taken = dict.fromkeys(item_prefixes, 0)
+
+    if doc_prefix is None:
+        yield "start", {}
+    state = _DocState(doc_prefix, item_prefixes)
+    error: Exception | None = None
+    try:
+        for chunk in iter_chunks(stream, ctx):
+            try:
+                parser.send(chunk)
+                for coro in coros:
+                    coro.send(chunk)
+            except ijson.JSONError as exc:
+                error = exc
+            yield from state.consume(tokens, queues, taken)
+            del tokens[:]
+            for prefix, queue in queues.items():
+                del queue[: taken[prefix]]
+                taken[prefix] = 0
+            if error:
+                break
+        if error is None:
+            try:
+                parser.close()
+                for coro in coros:
+                    coro.close()
+            except ijson.JSONError as exc:
+                error = exc
+            yield from state.consume(tokens, queues, taken)
+    finally:
+        tokens.clear()
+    if error is not None:
+        where = _path(state.last_prefix)
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if "premature EOF" in reason:
+            ctx.damaged_tail(f"the JSON document ends early, inside {where}")
+        else:
+            ctx.bad_record(
+                f"invalid JSON inside {where}: {reason}",
+                path=where,
+                hint="the file is not valid JSON; check it with `python -m json.tool`",
+            )
+        return
+    if doc_prefix is None:
+        yield "end", {}
+    elif not state.docs_seen:
+        ctx.bad_record(
+            "expected a JSON object or array at the top level",
+            path="$",
+            hint="name the format with --from if detection picked the wrong one",
+        )
+
+
+class _DocState:
+    """Follows the token stream of one or more documents."""
+
+    def __init__(self, doc_prefix: str | None, item_prefixes: dict[str, Any]) -> None:
+        self.doc_prefix = doc_prefix
+        self.item_prefixes = item_prefixes
+        self.array_prefixes = {p[: -len(".item")]: p for p in item_prefixes}
+        # item prefix of the array being read; a bare list is read from the start
+        self.active: str | None = "item" if doc_prefix is None else None
+        self.builder: ijson.ObjectBuilder | None = None
+        self.started = False
+        self.array_done = False
+        self.last_prefix = ""
+        self.docs_seen = 0
+
+    def consume(self, tokens, queues, taken) -> Iterator[tuple[str, Any]]:
+        doc_prefix = self.doc_prefix
+        for prefix, event, value in tokens:
+            self.last_prefix = prefix
+            active = self.active
+            if active is not None:
+                if prefix == active:
+                    if event in _COMPLETES:
+                        queue = queues[active]
+                        index = taken[active]
+                        if index < len(queue):
+                            taken[active] = index + 1
+                            yield "item", queue[index]
+                    continue
+                if prefix.startswith(active) and prefix[len(active) : len(active) + 1] == ".":
+                    continue
+            if doc_prefix is None:
+                continue  # a bare list: only its items matter
+            if event == "start_array" and not self.array_done and prefix in self.array_prefixes and self.builder is not None:
+                self.active = self.array_prefixes[prefix]
+                self.started = True
+                # The array's key never reaches the builder, so the header
+                # and the final document hold every key but the array.
+                yield "start", self._header()
+                continue
+            if event == "end_array" and self.active is not None and prefix == self.active[: -len(".item")]:
+                self.active = None
+                self.array_done = True
+                continue
+            if prefix == doc_prefix and event == "start_map":
+                self.builder = ijson.ObjectBuilder()
+                self.started = False
+                self.array_done = False
+                self.docs_seen += 1
+            if self.builder is None:
+                continue
+            self.builder.event(event, value)
+            if prefix == doc_prefix and event == "end_map":
+                document = self.builder.value
+                self.builder = None
+                if not self.started:
+                    yield "start", dict(document)
+                yield "end", document
+
+    def _header(self) -> dict:
+        return dict(self.builder.value) if self.builder is not None else {}

@@ -1,0 +1,99 @@
+"""The events of the ``sessionport/v1`` stream.
+
+Events are plain dicts: they cost nothing to build, orjson serializes them
+directly, and user scripts read them without importing our classes.  The
+helpers below fix the key order (so output is byte-stable) and drop unknown
+fields instead of writing nulls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator
+
+SCHEMA = "sessionport/v1"
+ROLES = ("user", "assistant", "system", "tool")
+KINDS = ("text", "thinking", "tool_use", "tool_result", "summary", "compaction")
+
+SESSION_FIELDS = ("source", "sessionId", "cwd", "createdAt", "title", "metadata")
+MESSAGE_FIELDS = (
+    "role",
+    "text",
+    "timestamp",
+    "id",
+    "parentId",
+    "toolName",
+    "toolCallId",
+    "toolInput",
+    "isError",
+    "meta",
+)
+
+Event = dict
+
+
+def session_event(
+    source: str,
+    sessionId: str | None = None,
+    cwd: str | None = None,
+    createdAt: str | None = None,
+    title: str | None = None,
+    metadata: dict | None = None,
+) -> dict:
+    event: dict[str, Any] = {"type": "session", "schema": SCHEMA, "source": source}
+    if sessionId is not None:
+        event["sessionId"] = sessionId
+    if cwd is not None:
+        event["cwd"] = cwd
+    if createdAt is not None:
+        event["createdAt"] = createdAt
+    if title is not None:
+        event["title"] = title
+    event["metadata"] = metadata if metadata is not None else {}
+    return event
+
+
+def message_event(role: str, text: str = "", **fields: Any) -> dict:
+    """A message event; ``None``-valued fields are left out, never written as null."""
+    event: dict[str, Any] = {"type": "message", "role": role, "text": text}
+    for key in MESSAGE_FIELDS[2:]:
+        value = fields.get(key)
+        if value is not None:
+            event[key] = value
+    return event
+
+
+def end_event(**fields: Any) -> dict:
+    event: dict[str, Any] = {"type": "end"}
+    for key, value in fields.items():
+        if value is not None:
+            event[key] = value
+    return event
+
+
+def kind_of(event: dict) -> str:
+    meta = event.get("meta")
+    if meta and "kind" in meta:
+        return meta["kind"]
+    return "text"
+
+
+def iter_sessions(events: Iterable[dict]) -> Iterator[tuple[dict, list[dict]]]:
+    """Group a stream into (session, messages) pairs.  Buffers one session:
+    only for exporters whose target format needs a whole session at once."""
+    session: dict | None = None
+    messages: list[dict] = []
+    for event in events:
+        kind = event.get("type")
+        if kind == "session":
+            if session is not None:
+                yield session, messages
+            session, messages = event, []
+        elif kind == "message":
+            if session is None:
+                session = session_event("unknown")
+            messages.append(event)
+        elif kind == "end" and session is not None:
+            session = dict(session)
+            session["_end"] = event
+    if session is not None:
+        yield session, messages

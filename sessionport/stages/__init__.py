@@ -1,0 +1,1 @@
+"""Stream stages: functions from an event iterator to an event iterator."""

@@ -1,0 +1,152 @@
+"""What ``inspect`` reports: counts, span and usage of each session, never bodies."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+
+
+def empty_usage() -> dict[str, int]:
+    return dict.fromkeys(USAGE_KEYS, 0)
+
+
+def add_usage(total: dict[str, int], usage: dict[str, Any] | None) -> None:
+    if not usage:
+        return
+    for key in USAGE_KEYS:
+        value = usage.get(key)
+        if isinstance(value, (int, float)):
+            total[key] += int(value)
+
+
+@dataclass
+class SessionSummary:
+    source: str | None = None
+    sessionId: str | None = None
+    title: str | None = None
+    cwd: str | None = None
+    parentSessionId: str | None = None
+    first: str | None = None
+    last: str | None = None
+    messages: int = 0
+    roles: Counter = field(default_factory=Counter)
+    kinds: Counter = field(default_factory=Counter)
+    tools: Counter = field(default_factory=Counter)
+    models: Counter = field(default_factory=Counter)
+    usage: dict[str, int] | None = None
+    skipped: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "source": self.source,
+            "sessionId": self.sessionId,
+            "title": self.title,
+            "cwd": self.cwd,
+            "start": self.first,
+            "end": self.last,
+            "duration_seconds": _duration(self.first, self.last),
+            "messages": self.messages,
+            "byRole": dict(self.roles),
+            "byKind": dict(self.kinds),
+            "byTool": dict(self.tools.most_common()),
+            "models": dict(self.models.most_common()),
+            "usage": self.usage or empty_usage(),
+            "skipped": self.skipped,
+        }
+        if self.parentSessionId:
+            data["parentSessionId"] = self.parentSessionId
+        if self.notes:
+            data["notes"] = self.notes
+        return data
+
+
+def _duration(first: str | None, last: str | None) -> float | None:
+    from datetime import datetime
+
+    if not first or not last:
+        return None
+    try:
+        a = datetime.fromisoformat(first.replace("Z", "+00:00"))
+        b = datetime.fromisoformat(last.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    try:
+        return round((b - a).total_seconds(), 3)
+    except TypeError:  # one aware, one naive
+        return None
+
+
+def summarize(events: Iterable[dict]) -> list[SessionSummary]:
+    sessions: list[SessionSummary] = []
+    current: SessionSummary | None = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "session":
+            metadata = event.get("metadata") or {}
+            current = SessionSummary(
+                source=event.get("source"),
+                sessionId=event.get("sessionId"),
+                title=event.get("title"),
+                cwd=event.get("cwd"),
+                parentSessionId=metadata.get("parentSessionId") if isinstance(metadata, dict) else None,
+                first=event.get("createdAt"),
+            )
+            notes = metadata.get("notes") if isinstance(metadata, dict) else None
+            if isinstance(notes, list):
+                current.notes.extend(str(n) for n in notes)
+            sessions.append(current)
+        elif kind == "message":
+            if current is None:
+                current = SessionSummary()
+                sessions.append(current)
+            current.messages += 1
+            current.roles[event.get("role")] += 1
+            meta = event.get("meta") or {}
+            current.kinds[meta.get("kind", "text")] += 1
+            if event.get("toolName") and meta.get("kind", "tool_use") == "tool_use":
+                current.tools[event["toolName"]] += 1
+            model = meta.get("model")
+            if model:
+                current.models[model] += 1
+            stamp = event.get("timestamp")
+            if isinstance(stamp, str):
+                if current.first is None or stamp < current.first:
+                    current.first = stamp
+                if current.last is None or stamp > current.last:
+                    current.last = stamp
+        elif kind == "end" and current is not None:
+            usage = event.get("usage")
+            if isinstance(usage, dict):
+                current.usage = empty_usage()
+                add_usage(current.usage, usage)
+            skipped = event.get("skipped")
+            if isinstance(skipped, dict):
+                current.skipped = dict(skipped)
+            notes = event.get("notes")
+            if isinstance(notes, list):
+                current.notes.extend(str(n) for n in notes)
+    return sessions
+
+
+def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
+    usage = empty_usage()
+    roles: Counter = Counter()
+    kinds: Counter = Counter()
+    tools: Counter = Counter()
+    for s in sessions:
+        add_usage(usage, s.usage)
+        roles.update(s.roles)
+        kinds.update(s.kinds)
+        tools.update(s.tools)
+    return {
+        "sessions": len(sessions),
+        "messages": sum(s.messages for s in sessions),
+        "byRole": dict(roles),
+        "byKind": dict(kinds),
+        "byTool": dict(tools.most_common()),
+        "usage": usage,
+    }
