@@ -1,0 +1,68 @@
+"""Shared test helpers.
+
+``corpus`` gives the path of a file in the shared corpus of real transcripts
+(``../shared/corpus``), skipping the test with a clear reason when that
+folder is absent (a fresh clone has none).  ``run_cli`` runs the real
+``sessionport`` program in a subprocess, for pipes, exit codes and stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+CORPUS = Path(os.environ.get("SESSIONPORT_CORPUS", ROOT.parent / "shared" / "corpus"))
+CORPUS_MISSING = "the shared corpus of real transcripts (../shared/corpus) is not present in this checkout"
+
+
+def corpus_path(*parts: str) -> Path:
+    path = CORPUS.joinpath(*parts)
+    if not CORPUS.is_dir():
+        pytest.skip(CORPUS_MISSING)
+    if not path.exists():
+        pytest.skip(f"corpus file {path} is missing")
+    return path
+
+
+def corpus_files(subdir: str, pattern: str = "*") -> list[Path]:
+    """Corpus files for parametrizing; empty when the corpus is absent (the
+    test using them must then be skipped with ``requires_corpus``)."""
+    folder = CORPUS / subdir
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.rglob(pattern) if p.is_file())
+
+
+requires_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=CORPUS_MISSING)
+
+
+def run_cli(*args: str, input: bytes | None = None, timeout: float = 120, env: dict | None = None, cwd: str | Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``python -m sessionport ARGS`` as a real process; returns bytes output."""
+    full_env = dict(os.environ)
+    full_env.pop("SESSIONPORT_DEBUG", None)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "sessionport", *map(str, args)],
+        input=input,
+        capture_output=True,
+        timeout=timeout,
+        env=full_env,
+        cwd=cwd or ROOT,
+    )
+
+
+@pytest.fixture
+def corpus():
+    return corpus_path
+
+
+@pytest.fixture
+def cli_run():
+    return run_cli
