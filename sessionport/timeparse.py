@@ -1,0 +1,79 @@
+"""Points in time given on the command line and found in transcripts.
+
+A user writes ``--since 2026-01-05``, ``--since 2026-01-05T10:00Z`` or
+``--since 3d``; a transcript carries ISO 8601 strings (``...Z`` or with an
+offset) or, in a few formats, epoch seconds or milliseconds.  Everything is
+turned into an aware UTC :class:`datetime` so comparisons never mix naive and
+aware values.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w|wk)s?\s*(?:ago)?\s*$", re.I)
+_UNIT_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400, "w": 604800, "wk": 604800}
+# Epoch values above this are milliseconds (year 33658 in seconds).
+_MS_THRESHOLD = 1e12
+
+
+def _from_iso(text: str) -> datetime | None:
+    value = text.strip()
+    if not value:
+        return None
+    if value[-1] in "zZ":
+        value = value[:-1] + "+00:00"
+    # Python 3.10's fromisoformat wants exactly 3 or 6 fraction digits.
+    match = re.match(r"^(.*?[T ]\d\d:\d\d:\d\d)\.(\d+)(.*)$", value)
+    if match:
+        head, fraction, tail = match.groups()
+        value = f"{head}.{(fraction + '000000')[:6]}{tail}"
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def parse_user_time(text: str, *, now: datetime | None = None) -> datetime:
+    """An aware UTC datetime from a command-line value.
+
+    Relative values (``90m``, ``2h``, ``3d``, ``1w``, optionally followed by
+    ``ago``) count back from ``now``.  ISO 8601 values without an offset are
+    taken as local time, which is what a person typing a date means.
+    Raises ``ValueError`` with a readable message otherwise.
+    """
+    now = now or datetime.now(timezone.utc)
+    match = _RELATIVE.match(text)
+    if match:
+        amount, unit = float(match.group(1)), match.group(2).lower()
+        return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
+    parsed = _from_iso(text)
+    if parsed is None:
+        raise ValueError(
+            f"{text!r} is not a time; use ISO 8601 (2026-01-05, 2026-01-05T10:00Z) "
+            "or a relative age such as 90m, 2h, 3d, 1w"
+        )
+    if parsed.tzinfo is None:
+        parsed = parsed.astimezone()  # local time of this machine
+    return parsed.astimezone(timezone.utc)
+
+
+def parse_event_time(value: object) -> datetime | None:
+    """An aware UTC datetime from a transcript timestamp, or None when it
+    cannot be read.  Naive ISO values are taken as UTC (transcripts write
+    UTC); numbers are epoch seconds or milliseconds."""
+    if isinstance(value, str):
+        parsed = _from_iso(value)
+        if parsed is None:
+            return None
+        if parsed.tzinfo is None:
+            return parsed.replace(tzinfo=timezone.utc)
+        return parsed.astimezone(timezone.utc) if parsed.utcoffset() else parsed
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value / 1000 if value > _MS_THRESHOLD else value
+        try:
+            return datetime.fromtimestamp(seconds, timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return None
