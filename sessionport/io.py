@@ -219,6 +219,22 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
             raise UsageError(
                 f"{path}: refusing to write the output onto the input; choose another -o path"
             )
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        # A device or a named pipe (/dev/null, a FIFO): nothing to replace
+        # atomically, so write to it directly.
+        try:
+            out = open(path, "wb", buffering=WRITE_BUFFER)
+        except OSError as exc:
+            raise _os_error(path, exc) from None
+        try:
+            yield out
+            out.flush()
+        except OSError as exc:
+            raise _os_error(path, exc) from None
+        finally:
+            with contextlib.suppress(OSError):
+                out.close()
+        return
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise UsageError(f"{path}: directory {directory} does not exist")

@@ -1,0 +1,46 @@
+"""Docs that cannot go stale: the CLI reference and the format pages."""
+
+from __future__ import annotations
+
+import click
+
+from conftest import ROOT
+from sessionport.cli import cli
+from sessionport.cli.reference import render
+from sessionport.registry import get_registry
+
+
+def test_cli_reference_is_current():
+    current = (ROOT / "docs" / "cli.md").read_text()
+    assert current == render(), "docs/cli.md is stale: run `python -m sessionport.cli.reference > docs/cli.md`"
+
+
+def _commands(group: click.Group, ctx: click.Context):
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        yield name, command
+        if isinstance(command, click.Group):
+            yield from _commands(command, click.Context(command, info_name=name, parent=ctx))
+
+
+def test_every_command_and_option_has_help():
+    ctx = click.Context(cli, info_name="sessionport")
+    for name, command in _commands(cli, ctx):
+        assert (command.help or command.short_help), f"command {name} has no help text"
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"option {param.opts} of {name} has no help text"
+
+
+def test_every_format_has_a_docs_page():
+    for name in get_registry().formats:
+        page = ROOT / "docs" / "formats" / f"{name}.md"
+        assert page.exists(), f"format {name} has no page at docs/formats/{name}.md"
+        text = page.read_text().lower()
+        assert "lost" in text, f"docs/formats/{name}.md must say what is lost"
+
+
+def test_readme_shows_the_two_commands():
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install . && sessionport convert fixtures/" in readme
+    assert "pip install '.[test]' && pytest" in readme
