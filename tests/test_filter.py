@@ -186,7 +186,7 @@ def test_cli_standalone_and_chain_give_identical_bytes(tmp_path):
     runner = CliRunner()
     a_path, b_path = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     a = runner.invoke(cli, ["filter", str(SAMPLE), "--role", "tool", "--tool", "bash", "--drop-empty", "-o", str(a_path)])
-    b = runner.invoke(cli, ["chain", "-i", str(SAMPLE), "filter", "--role", "tool", "--tool", "bash", "--drop-empty", "to", "portable-jsonl", "-o", str(b_path)])
+    b = runner.invoke(cli, ["chain", "-i", str(SAMPLE), "filter", "--role", "tool", "--tool", "bash", "--drop-empty", "to", "-o", str(b_path), "portable-jsonl"])
     assert a.exit_code == 0 and b.exit_code == 0, (a.output, b.output)
     assert a_path.read_bytes() == b_path.read_bytes()
     lines = [orjson.loads(x) for x in a_path.read_bytes().splitlines()]
