@@ -1,0 +1,198 @@
+"""Session facts for the readable exporters, gathered while the stream runs.
+
+A session's header is written when its ``session`` event arrives, so it can
+only say what that event says; the time span, the models used and the
+token totals are only known at its end.  :class:`SessionTracker` collects
+them message by message (a few scalars, never the messages) for the closing
+summary line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from .model import kind_of
+
+ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+MAX_MODELS = 5
+HEADER_METADATA_VALUE = 200
+
+
+def parse_time(value: Any) -> datetime | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            seconds = value / 1000 if value > 1e11 else value
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        if isinstance(value, str) and value:
+            text = value.strip()
+            if text.endswith(("Z", "z")):
+                text = text[:-1] + "+00:00"
+            # Python < 3.11 accepts at most 6 fractional digits.
+            if "." in text:
+                head, _, rest = text.partition(".")
+                digits = len(rest) - len(rest.lstrip("0123456789"))
+                if digits > 6:
+                    text = head + "." + rest[:6] + rest[digits:]
+            moment = datetime.fromisoformat(text)
+            return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def format_time(value: Any) -> str:
+    """``2025-06-01 09:00:04 UTC``, or the value as given when unparseable."""
+    moment = parse_time(value)
+    if moment is None:
+        return "" if value is None else str(value)
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def format_duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min"
+    return f"{hours // 24} d {hours % 24} h"
+
+
+def session_title(session: dict, number: int) -> str:
+    title = session.get("title")
+    if isinstance(title, str) and title.strip():
+        return " ".join(title.split())
+    session_id = session.get("sessionId")
+    if isinstance(session_id, str) and session_id:
+        return f"Session {session_id}"
+    return f"Session {number}"
+
+
+def role_label(message: dict) -> str:
+    role = message.get("role")
+    return ROLE_LABELS.get(role, str(role or "Message").capitalize())
+
+
+def turn_role(message: dict) -> str:
+    """The speaker whose turn ``message`` belongs to: tool calls and results
+    belong to the assistant's turn."""
+    role = message.get("role")
+    if role == "tool" or kind_of(message) in ("tool_use", "tool_result", "thinking"):
+        return "assistant"
+    return role if isinstance(role, str) else "message"
+
+
+def header_facts(session: dict) -> list[tuple[str, str]]:
+    """(label, value) pairs known when the session starts."""
+    facts: list[tuple[str, str]] = []
+    for label, key in (("Source", "source"), ("Session", "sessionId"), ("Directory", "cwd")):
+        value = session.get(key)
+        if value not in (None, ""):
+            facts.append((label, str(value)))
+    if session.get("createdAt") is not None:
+        facts.append(("Started", format_time(session["createdAt"])))
+    metadata = session.get("metadata")
+    if isinstance(metadata, dict):
+        model = metadata.get("model")
+        if isinstance(model, str) and model:
+            facts.append(("Model", model))
+    return facts
+
+
+def extra_metadata(session: dict) -> list[tuple[str, str]]:
+    """Other scalar metadata of the session, values cut to a readable length."""
+    metadata = session.get("metadata")
+    if not isinstance(metadata, dict):
+        return []
+    pairs = []
+    for key, value in metadata.items():
+        if key == "model" or isinstance(value, (dict, list)) or value is None:
+            continue
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if len(text) > HEADER_METADATA_VALUE:
+            text = text[: HEADER_METADATA_VALUE - 1] + "…"
+        pairs.append((str(key), text))
+    return pairs
+
+
+@dataclass
+class SessionTracker:
+    """What the closing summary of a session says."""
+
+    messages: int = 0
+    shown: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+    models: list[str] = field(default_factory=list)
+    end: dict | None = None
+
+    def see(self, message: dict, shown: bool) -> None:
+        self.messages += 1
+        self.shown += shown
+        moment = parse_time(message.get("timestamp"))
+        if moment is not None:
+            if self.first is None or moment < self.first:
+                self.first = moment
+            if self.last is None or moment > self.last:
+                self.last = moment
+        meta = message.get("meta")
+        model = meta.get("model") if meta else None
+        if isinstance(model, str) and model and model not in self.models and len(self.models) < MAX_MODELS:
+            self.models.append(model)
+
+    def span(self) -> str:
+        if self.first is None or self.last is None:
+            return ""
+        start, stop = format_time(self.first.isoformat()), format_time(self.last.isoformat())
+        if start[:10] == stop[:10]:
+            stop = stop[11:]
+        return f"{start} → {stop} ({format_duration((self.last - self.first).total_seconds())})"
+
+    def summary_parts(self) -> list[str]:
+        parts = [f"{self.messages} message{'s' if self.messages != 1 else ''}"]
+        if self.shown != self.messages:
+            parts[0] += f" ({self.shown} shown)"
+        span = self.span()
+        if span:
+            parts.append(span)
+        if self.models:
+            parts.append("model " + ", ".join(self.models))
+        usage = (self.end or {}).get("usage")
+        if isinstance(usage, dict):
+            tokens = _usage_text(usage)
+            if tokens:
+                parts.append(tokens)
+        skipped = (self.end or {}).get("skipped")
+        if isinstance(skipped, dict) and skipped:
+            total = sum(v for v in skipped.values() if isinstance(v, int))
+            parts.append(f"{total} record{'s' if total != 1 else ''} skipped by the importer")
+        return parts
+
+    def notes(self) -> list[str]:
+        notes = (self.end or {}).get("notes")
+        return [str(n) for n in notes] if isinstance(notes, list) else []
+
+
+def _usage_text(usage: dict[str, Any]) -> str:
+    def number(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    bits = []
+    if number("input_tokens") is not None:
+        cached = number("cached_input_tokens")
+        bits.append(f"{number('input_tokens'):,} in" + (f" ({cached:,} cached)" if cached else ""))
+    if number("output_tokens") is not None:
+        reasoning = number("reasoning_output_tokens")
+        bits.append(f"{number('output_tokens'):,} out" + (f" ({reasoning:,} reasoning)" if reasoning else ""))
+    if not bits and number("total_tokens") is not None:
+        bits.append(f"{number('total_tokens'):,} total")
+    return "tokens: " + ", ".join(bits) if bits else ""

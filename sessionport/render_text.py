@@ -1,0 +1,151 @@
+"""Splitting transcript text the way both readable exporters need it.
+
+Message text is usually Markdown written by a model or a person.  The
+exporters find its fenced code blocks (so Markdown can close a fence left
+open, and HTML can show it as a code block), its inline code spans (so
+markup outside code can be neutralised), and its ``http(s)`` URLs (the only
+links the HTML viewer makes).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
+_BACKTICKS = re.compile(r"`+")
+# Stop at whitespace, quotes and angle brackets; trailing punctuation is
+# trimmed below so "see https://x.y/z." links to https://x.y/z.
+URL = re.compile(r"https?://[^\s<>\"'`\x00-\x1f\x7f]+", re.IGNORECASE)
+_URL_TRAILING = ".,;:!?)]}*_"
+
+
+@dataclass
+class Segment:
+    """A run of prose, or one fenced code block (``code`` true)."""
+
+    code: bool
+    text: str
+    info: str = ""
+    opener: str = ""  # the fence lines as written, for Markdown to keep
+    closer: str = ""
+    closed: bool = True
+
+
+def longest_run(text: str, char: str = "`") -> int:
+    best = 0
+    run = 0
+    for c in text:
+        if c == char:
+            run += 1
+            if run > best:
+                best = run
+        else:
+            run = 0
+    return best
+
+
+def fence_for(text: str) -> str:
+    """A backtick fence longer than any backtick run in ``text``."""
+    return "`" * max(3, longest_run(text) + 1)
+
+
+def split_fences(text: str) -> Iterator[Segment]:
+    """Prose and fenced code blocks of ``text``, in order.
+
+    A fence opens on a line of three or more backticks or tildes and closes
+    on a line of at least as many of the same character; a block still open
+    at the end is reported with ``closed=False``.
+    """
+    prose: list[str] = []
+    code: list[str] = []
+    fence = ""
+    opener = info = ""
+    for line in text.split("\n"):
+        if fence:
+            stripped = line.strip()
+            if stripped and stripped[0] == fence[0] and set(stripped) == {fence[0]} and len(stripped) >= len(fence):
+                yield Segment(True, "\n".join(code), info, opener, line, True)
+                code, fence = [], ""
+            else:
+                code.append(line)
+            continue
+        match = _FENCE_OPEN.match(line)
+        if match and not (match["fence"][0] == "`" and "`" in match["info"]):
+            if prose:
+                yield Segment(False, "\n".join(prose))
+                prose = []
+            fence, opener, info = match["fence"], line, match["info"].strip()
+            continue
+        prose.append(line)
+    if fence:
+        yield Segment(True, "\n".join(code), info, opener, "", False)
+    elif prose:
+        yield Segment(False, "\n".join(prose))
+
+
+def split_code_spans(prose: str) -> Iterator[tuple[bool, str]]:
+    """``(is_code, text)`` pieces of prose; a code span keeps its backticks
+    out of ``text`` (CommonMark: a run of n backticks closes at the next run
+    of exactly n)."""
+    runs = list(_BACKTICKS.finditer(prose))
+    pos = 0
+    i = 0
+    while i < len(runs):
+        start = runs[i]
+        width = len(start.group())
+        close = next((j for j in range(i + 1, len(runs)) if len(runs[j].group()) == width), None)
+        if close is None:
+            i += 1
+            continue
+        end = runs[close]
+        if start.start() > pos:
+            yield False, prose[pos : start.start()]
+        body = prose[start.end() : end.start()]
+        if len(body) > 2 and body[0] == " " and body[-1] == " " and body.strip():
+            body = body[1:-1]
+        yield True, body
+        pos = end.end()
+        i = close + 1
+    if pos < len(prose):
+        yield False, prose[pos:]
+
+
+def split_urls(text: str) -> Iterator[tuple[bool, str]]:
+    """``(is_url, text)`` pieces: only http and https URLs are URLs."""
+    pos = 0
+    for match in URL.finditer(text):
+        url = match.group()
+        while url and url[-1] in _URL_TRAILING:
+            # keep a closing paren that belongs to the URL: (see https://x/a_(b))
+            if url[-1] == ")" and url.count("(") >= url.count(")"):
+                break
+            url = url[:-1]
+        if len(url) <= len("https://"):
+            continue
+        if match.start() > pos:
+            yield False, text[pos : match.start()]
+        yield True, url
+        pos = match.start() + len(url)
+    if pos < len(text):
+        yield False, text[pos:]
+
+
+def count_lines(text: str) -> int:
+    return text.count("\n") + 1 if text else 0
+
+
+def trim_lines(text: str, max_lines: int | None) -> tuple[str, int]:
+    """The first ``max_lines`` lines of ``text`` and how many were cut."""
+    if not max_lines or not text:
+        return text, 0
+    end = -1
+    for _ in range(max_lines):
+        end = text.find("\n", end + 1)
+        if end < 0:
+            return text, 0
+    rest = text[end + 1 :]
+    if not rest:
+        return text[:end], 0
+    return text[:end], rest.count("\n") + 1

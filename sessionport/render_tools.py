@@ -1,0 +1,150 @@
+"""How a tool call reads best, for both readable exporters.
+
+A shell command is shown as the command itself, an edit or a patch as a
+unified diff, anything else as compact JSON.  The shapes recognised are the
+ones the importers produce from real files: Claude Code ``Bash``/``Edit``/
+``MultiEdit``/``Write``, Codex ``shell`` (argv list), ``shell_command``,
+``exec_command``, ``local_shell`` and ``apply_patch`` (free-form patch text).
+"""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+# difflib is quadratic on long inputs: past this many lines an edit is shown
+# as all old lines removed and all new lines added.
+DIFF_LINE_LIMIT = 2000
+SHELL_NAMES = frozenset(
+    {"bash", "shell", "shell_command", "exec_command", "local_shell", "local_shell_call", "run_shell_command", "run_terminal_cmd", "terminal", "execute_command", "container.exec"}
+)
+SHELL_KEYS = ("command", "cmd", "commands", "script")
+PATCH_MARKERS = ("*** Begin Patch", "diff --git ", "--- ", "Index: ")
+
+
+@dataclass
+class ToolView:
+    """``kind`` is ``shell``, ``diff``, ``json`` or ``text``; ``summary`` a
+    one-line description for a collapsed view."""
+
+    kind: str
+    body: str
+    summary: str = ""
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _shell_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+        # Codex wraps scripts as ["bash", "-lc", "<script>"]: show the script.
+        if len(value) == 3 and value[1] in ("-lc", "-c") and value[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh"):
+            return value[2]
+        return shlex.join(value)
+    return None
+
+
+def _shell_view(name: str, tool_input: dict) -> ToolView | None:
+    lowered = name.lower()
+    if not (lowered in SHELL_NAMES or lowered.endswith(("__bash", ".bash", "_shell"))):
+        return None
+    action = tool_input.get("action")
+    source = action if isinstance(action, dict) else tool_input
+    for key in SHELL_KEYS:
+        text = _shell_text(source.get(key))
+        if text is not None:
+            return ToolView("shell", text, _first_line(text))
+    return None
+
+
+def _edit_diff(path: str, old: str, new: str) -> list[str]:
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    if len(old_lines) + len(new_lines) > DIFF_LINE_LIMIT:
+        return ["@@ edit @@", *("-" + line for line in old_lines), *("+" + line for line in new_lines)]
+    diff = list(difflib.unified_diff(old_lines, new_lines, lineterm="", n=3))
+    return diff[2:] if len(diff) > 2 else ["@@ no change @@"]
+
+
+def _edit_view(tool_input: dict) -> ToolView | None:
+    path = tool_input.get("file_path") or tool_input.get("path") or tool_input.get("notebook_path")
+    if not isinstance(path, str):
+        return None
+    head = [f"--- a/{path}", f"+++ b/{path}"]
+    if isinstance(tool_input.get("old_string"), str) and isinstance(tool_input.get("new_string"), str):
+        lines = head + _edit_diff(path, tool_input["old_string"], tool_input["new_string"])
+        return ToolView("diff", "\n".join(lines), path)
+    edits = tool_input.get("edits")
+    if isinstance(edits, list) and edits and all(isinstance(e, dict) for e in edits):
+        lines = list(head)
+        for edit in edits:
+            old, new = edit.get("old_string"), edit.get("new_string")
+            if not isinstance(old, str) or not isinstance(new, str):
+                return None
+            lines += _edit_diff(path, old, new)
+        return ToolView("diff", "\n".join(lines), f"{path} ({len(edits)} edits)")
+    content = tool_input.get("content")
+    if isinstance(content, str) and set(tool_input) <= {"file_path", "path", "content"}:
+        body = content.split("\n")
+        lines = ["--- /dev/null", f"+++ b/{path}", f"@@ -0,0 +1,{len(body)} @@", *("+" + line for line in body)]
+        return ToolView("diff", "\n".join(lines), f"{path} (new content)")
+    return None
+
+
+def _patch_text(tool_input: Any) -> str | None:
+    if isinstance(tool_input, str):
+        candidates = [tool_input]
+    elif isinstance(tool_input, dict):
+        candidates = [v for k, v in tool_input.items() if isinstance(v, str) and k in ("input", "patch", "diff", "content", "raw")]
+    else:
+        return None
+    for text in candidates:
+        if text.lstrip().startswith(PATCH_MARKERS):
+            return text
+    return None
+
+
+def patch_files(patch: str) -> list[str]:
+    files = []
+    for line in patch.split("\n"):
+        for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "+++ b/"):
+            if line.startswith(marker):
+                files.append(line[len(marker) :].strip())
+    return files
+
+
+def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolView:
+    """The readable form of one tool call."""
+    name = name or ""
+    if isinstance(tool_input, dict):
+        view = _shell_view(name, tool_input) or _edit_view(tool_input)
+        if view:
+            return view
+    patch = _patch_text(tool_input)
+    if patch is not None:
+        files = patch_files(patch)
+        return ToolView("diff", patch.strip("\n"), ", ".join(files[:3]) + (" …" if len(files) > 3 else ""))
+    if tool_input is None or tool_input == {}:
+        return ToolView("text", text, _first_line(text))
+    body = orjson.dumps(tool_input, option=orjson.OPT_NON_STR_KEYS).decode()
+    return ToolView("json", body, _first_line(text) if text else _first_line(body, 100))
+
+
+def diff_line_class(line: str) -> str:
+    """CSS class of one diff line: add, del, hunk, file or ''."""
+    if line.startswith(("+++", "---", "*** ")):
+        return "file"
+    if line.startswith("@@"):
+        return "hunk"
+    if line.startswith("+"):
+        return "add"
+    if line.startswith("-"):
+        return "del"
+    return ""
