@@ -4,36 +4,67 @@ from __future__ import annotations
 
 import click
 
+from ..select import select_sessions
 from .app import cli
 from .options import FormatChoice, read_options, run, split_format_options, write_options
+
+
+def selection_options(f):
+    """--session and --title: pick whole sessions from a stream that holds several."""
+    f = click.option(
+        "--title",
+        "titles",
+        multiple=True,
+        metavar="REGEX",
+        help="Keep only sessions whose title matches this regular expression (repeatable; (?i) ignores case).",
+    )(f)
+    f = click.option(
+        "--session",
+        "sessions",
+        multiple=True,
+        metavar="ID-OR-PREFIX",
+        help="Keep only the session whose id is or starts with this (repeatable).",
+    )(f)
+    return f
+
+
+def selection_stages(sessions, titles) -> list:
+    if not sessions and not titles:
+        return []
+    # Compiled now, so a bad --title fails before any input is read.
+    select_sessions((), sessions, titles)
+    return [lambda events: select_sessions(events, sessions, titles, require_match=True)]
 
 
 @cli.command()
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--to", "to", type=FormatChoice("export"), required=True, help="Output format (see `sessionport formats`).")
+@selection_options
 @read_options()
 @write_options(to_option=False)
-def convert(inputs, to, from_, strict, skip_bad, output, **kwargs):
+def convert(inputs, to, from_, strict, skip_bad, output, sessions, titles, **kwargs):
     """Convert INPUT (a path or -, default stdin) to another format.
 
     \b
       sessionport convert session.jsonl --to markdown -o session.md
       sessionport convert rollout.jsonl.zst --to portable-jsonl | jq .role
+      sessionport convert export.zip --session 6650a1b2 --to claude-code -o s.jsonl
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts)
+    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles))
 
 
 @cli.command()
 @click.argument("format", type=FormatChoice("export"))
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
+@selection_options
 @read_options()
 @write_options(to_option=False)
-def to(format, inputs, from_, strict, skip_bad, output, **kwargs):
+def to(format, inputs, from_, strict, skip_bad, output, sessions, titles, **kwargs):
     """Write the input (default stdin) as FORMAT; the end of a pipe.
 
     \b
       sessionport filter s.jsonl --role user | sessionport to markdown
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts)
+    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles))

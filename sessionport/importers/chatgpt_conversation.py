@@ -104,13 +104,17 @@ def _tool_input(kind: str, text: str, meta: dict) -> dict:
     return {"text": text}
 
 
-def _attachments(metadata: dict) -> tuple[list[str], list[dict]]:
+def _attachments(metadata: dict, assets: list) -> tuple[list[str], list[dict]]:
+    """Placeholders for uploaded files, except images the text already shows."""
     lines, kept = [], []
     for item in metadata.get("attachments") or ():
         if not isinstance(item, dict):
             continue
         info = {k: item[k] for k in ("name", "mime_type", "size") if item.get(k) is not None}
         kept.append(info)
+        file_id = item.get("id")
+        if isinstance(file_id, str) and file_id and any(isinstance(a, str) and a.endswith(file_id) for a in assets):
+            continue
         details = [str(x) for x in (info.get("mime_type"), human_size(info.get("size"))) if x]
         lines.append(f"[file: {info.get('name', 'attachment')}" + (", " + ", ".join(details) if details else "") + "]")
     return lines, kept
@@ -242,9 +246,10 @@ class ConversationReader:
         else:
             if role == "user":
                 self.tools.end_turn()
-            lines, attachments = _attachments(metadata)
+            lines, attachments = _attachments(metadata, extra.get("assets") or [])
             if lines:
                 text = "\n".join([text, *lines]) if text else "\n".join(lines)
+            if attachments:
                 meta["attachments"] = attachments
 
         if not text and meta.get("kind") not in ("tool_use", "tool_result"):

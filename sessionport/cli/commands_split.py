@@ -1,0 +1,58 @@
+"""``split``: one output file per session of the input."""
+
+from __future__ import annotations
+
+import click
+
+from ..registry import get_registry
+from ..split import split_sessions
+from .app import cli
+from .commands_convert import selection_options, selection_stages
+from .options import FormatChoice, read_all, read_options, split_format_options
+
+
+def _exporter_options(f):
+    _, exporter_opts = get_registry().option_sets()
+    for opt in reversed(exporter_opts):
+        f = _attach(f, opt.click_option())
+    return f
+
+
+def _attach(f, option: click.Option):
+    if not hasattr(f, "__click_params__"):
+        f.__click_params__ = []
+    f.__click_params__.append(option)
+    return f
+
+
+@cli.command()
+@click.argument("inputs", nargs=-1, metavar="[INPUT]...")
+@click.option("--to", "to", type=FormatChoice("export"), required=True, help="Format of each file (see `sessionport formats`).")
+@click.option("-o", "--output", "directory", type=click.Path(file_okay=False), required=True, help="Directory to write into (created if missing).")
+@click.option("--force", is_flag=True, help="Overwrite files that already exist in the directory.")
+@click.option("-q", "--quiet", is_flag=True, help="Do not list the files written on stderr.")
+@selection_options
+@read_options()
+@_exporter_options
+def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions, titles, **kwargs):
+    """Write each session of INPUT (a path or -, default stdin) to its own file.
+
+    Files are named from the session title and id (a safe ASCII slug,
+    unique even for equal titles) and never overwrite existing files unless
+    --force. Sessions are streamed one at a time.
+
+    \b
+      sessionport split chatgpt-export.zip --to markdown -o chats/
+      sessionport split conversations.json --to portable -o out/ --title '(?i)tax'
+    """
+    read_opts, write_opts, _ = split_format_options(kwargs)
+    events = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts)
+    for stage in selection_stages(sessions, titles):
+        events = stage(events)
+
+    def report(path, session):
+        if not quiet:
+            click.echo(path, err=True)
+
+    result = split_sessions(events, directory, format=to, force=force, options=write_opts, inputs=list(inputs), on_file=report)
+    click.echo(f"sessionport: wrote {len(result.files)} file(s) to {directory}", err=True)
