@@ -1,0 +1,134 @@
+"""Finding the subagent transcripts of a Claude Code session on disk.
+
+Where Claude Code puts them depends on its version:
+
+- 1.0.x: inline in the session file (``isSidechain: true``): nothing to find;
+- 2.0.x: ``agent-<id>.jsonl`` beside the session file, holding the parent's
+  ``sessionId`` on every line (so each candidate's first line is read);
+- 2.1.x: ``<session-id>/subagents/agent-<id>.jsonl``.
+
+"Warmup" agent files (2.0.28–2.0.37: a one-word prompt answered by a small
+model at start-up) are noise and are reported, not converted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+WARMUP_MAX_BYTES = 64 * 1024
+HEAD_BYTES = 64 * 1024
+
+
+@dataclass
+class Subagents:
+    files: list[str] = field(default_factory=list)
+    warmups: list[str] = field(default_factory=list)
+
+
+def _agent_id(path: str) -> str:
+    name = os.path.basename(path)
+    return name[len("agent-") : -len(".jsonl")] if name.startswith("agent-") else name
+
+
+def agent_id_of(path: str) -> str:
+    return _agent_id(path)
+
+
+def _head_records(path: str, limit: int) -> list[Any]:
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(limit)
+    except OSError:
+        return []
+    records = []
+    for line in head.split(b"\n"):
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            records.append(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            break
+    return records
+
+
+def _prompt_text(record: Any) -> str | None:
+    if not isinstance(record, dict) or record.get("type") != "user":
+        return None
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+        text = content[0].get("text")
+        return text if isinstance(text, str) else None
+    return None
+
+
+def is_warmup(path: str) -> bool:
+    """A small agent file whose only prompt is "Warmup"."""
+    try:
+        if os.path.getsize(path) > WARMUP_MAX_BYTES:
+            return False
+    except OSError:
+        return False
+    records = _head_records(path, WARMUP_MAX_BYTES)
+    prompts = [text for text in map(_prompt_text, records) if text is not None]
+    return len(records) <= 4 and prompts == ["Warmup"]
+
+
+def _session_id_of(path: str) -> str | None:
+    for record in _head_records(path, HEAD_BYTES)[:5]:
+        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
+            return record["sessionId"]
+    return None
+
+
+def _agent_files(folder: str) -> list[str]:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    return sorted(
+        os.path.join(folder, n) for n in names if n.startswith("agent-") and n.endswith(".jsonl")
+    )
+
+
+def find_subagents(path: str, session_id: str | None) -> Subagents:
+    """Subagent transcripts of the session file at ``path`` (a real path)."""
+    found = Subagents()
+    folder = os.path.dirname(path)
+    stem = os.path.basename(path)
+    if stem.endswith(".jsonl"):
+        stem = stem[: -len(".jsonl")]
+    candidates: list[str] = []
+    seen: set[str] = set()
+    for name in dict.fromkeys(x for x in (stem, session_id) if x):
+        for file in _agent_files(os.path.join(folder, name, "subagents")):
+            if file not in seen:
+                seen.add(file)
+                candidates.append(file)
+    if session_id:
+        for file in _agent_files(folder):
+            if file not in seen and file != path and _session_id_of(file) == session_id:
+                seen.add(file)
+                candidates.append(file)
+    for file in candidates:
+        (found.warmups if is_warmup(file) else found.files).append(file)
+    return found
+
+
+def read_sidecar_tool_call(path: str) -> str | None:
+    """``toolUseId`` from an ``agent-<id>.meta.json`` beside the transcript."""
+    meta_path = path[: -len(".jsonl")] + ".meta.json"
+    try:
+        with open(meta_path, "rb") as handle:
+            data = orjson.loads(handle.read(HEAD_BYTES))
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    value = data.get("toolUseId") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
