@@ -107,7 +107,8 @@ class MarkdownWriter:
         text = text if isinstance(text, str) else ""
         if is_injected(message):
             self.turn = None
-            label = summary_text(f"Injected context ({message.get('role', 'message')}, {count_lines(text)} lines)")
+            lines = count_lines(text)
+            label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
             self.emit(details(label, fenced(text, "text")) + "\n")
             return
         role = turn_role(message)

@@ -1,0 +1,164 @@
+"""``html``: one self-contained page to read or share a transcript.
+
+The page is written while the stream is read, one message at a time, so
+memory stays flat on a multi-gigabyte input.  What can only be known at the
+end goes at the end: each session closes with a summary line (time span,
+models, tokens), and with several sessions the sidebar listing them is
+written after the last one (one short entry per session is kept) and placed
+on the left by CSS.  Inline CSS and a small script are the only code; the
+page fetches nothing, reads fine with scripts off, and its Content Security
+Policy allows no other script.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Iterable
+
+from ..context import WriteContext
+from ..model import kind_of, session_event
+from ..registry import Exporter
+from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected
+from ..render_session import SessionTracker, extra_metadata, format_time, header_facts, role_label, session_title, turn_role
+from ..render_text import count_lines
+from .html_assets import CSS, CSP, JS
+from .html_blocks import collapsed, esc, facts_list, message_head, plain_block, rich_text, tool_call, tool_result
+
+PAGE_HEAD = (
+    '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+    '<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+    '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+    '<meta name="color-scheme" content="light dark">\n<meta name="referrer" content="no-referrer">\n'
+    '<meta name="generator" content="sessionport">\n<title>{title}</title>\n<style>{css}</style>\n</head>\n<body>\n'
+    '<header class="topbar"><div class="brand">{title}<small>sessionport</small></div>'
+    '<div class="controls" id="controls" hidden><input type="search" id="q" placeholder="Filter messages  ( / )" '
+    'aria-label="Filter messages"><button type="button" id="toggle">Expand all</button><span id="hits"></span></div></header>\n'
+    '<main id="main">\n'
+)
+
+
+class HtmlWriter:
+    def __init__(self, out: BinaryIO, options: RenderOptions) -> None:
+        self.out = out
+        self.options = options
+        self.started = False
+        self.sessions: list[tuple[str, str]] = []  # (title, one-line summary) for the sidebar
+        self.tracker: SessionTracker | None = None
+        self.turn: str | None = None
+        self.number = 0
+
+    def emit(self, text: str) -> None:
+        self.out.write(text.encode("utf-8", "replace"))
+
+    def _page(self, title: str) -> None:
+        if not self.started:
+            self.started = True
+            self.emit(PAGE_HEAD.format(csp=esc(CSP), title=esc(title), css=CSS))
+
+    def start(self, session: dict) -> None:
+        self.finish()
+        number = len(self.sessions) + 1
+        title = session_title(session, number)
+        self._page(title)
+        self.sessions.append((title, str(session.get("source") or "")))
+        self.tracker, self.turn, self.number = SessionTracker(), None, 0
+        sid = f"s{number}"
+        parts = [f'<section class="session" id="{sid}">', '<header class="session-head">', f'<h1><a href="#{sid}">{esc(title)}</a></h1>']
+        parts.append(facts_list(header_facts(session)))
+        extra = extra_metadata(session)
+        if extra:
+            parts.append(collapsed("Metadata", facts_list(extra)))
+        parts.append("</header>\n")
+        self.emit("".join(parts))
+
+    def end_event(self, event: dict) -> None:
+        if self.tracker is not None:
+            self.tracker.end = event
+
+    def finish(self) -> None:
+        if self.tracker is None:
+            return
+        parts = self.tracker.summary_parts()
+        title, source = self.sessions[-1]
+        self.sessions[-1] = (title, " · ".join(p for p in (source, parts[0]) if p))
+        notes = "".join(f"<p>{esc(n)}</p>" for n in self.tracker.notes())
+        self.emit(f'<footer class="session-end"><p>End of session: {esc(" · ".join(parts))}</p>{notes}</footer>\n</section>\n')
+        self.tracker = None
+
+    def message(self, message: dict) -> None:
+        if self.tracker is None:
+            self.start(session_event("unknown"))
+        assert self.tracker is not None
+        shown = self.options.shows(message)
+        self.tracker.see(message, shown)
+        if not shown:
+            return
+        self.number += 1
+        dom_id = f"s{len(self.sessions)}-m{self.number}"
+        text = message.get("text")
+        text = text if isinstance(text, str) else ""
+        kind = kind_of(message)
+        role = message.get("role")
+        source_id = message.get("id")
+        if is_injected(message):
+            self.turn = None
+            lines = count_lines(text)
+            label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
+            body = collapsed(label, plain_block(text))
+            self.emit(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
+            return
+        head = ""
+        turn = turn_role(message)
+        if turn != self.turn:
+            self.turn = turn
+            head = message_head("Assistant" if turn == "assistant" else role_label(message), message.get("timestamp"), dom_id, source_id)
+        if kind == "tool_use" or (message.get("toolName") is not None and kind != "tool_result"):
+            css, body = "tool call", tool_call(message, text)
+        elif kind == "tool_result":
+            css = "tool result error" if message.get("isError") else "tool result"
+            body = tool_result(message, text, self.options.max_output)
+        elif kind == "thinking":
+            css, body = "thinking", collapsed("Thinking", rich_text(text))
+        elif kind in ("summary", "compaction") or role == "system":
+            label = kind.capitalize() if kind in ("summary", "compaction") else "System message"
+            css, body = "note", collapsed(label, rich_text(text))
+        else:
+            css = "user" if role == "user" else "assistant"
+            body = f'<div class="bubble">{rich_text(text)}</div>'
+        self.emit(f'<article class="msg {css}" id="{dom_id}" data-kind="{esc(kind)}">{head}{body}</article>\n')
+
+    def close(self) -> None:
+        self.finish()
+        if not self.started:
+            self._page("Empty transcript")
+            self.emit('<p class="empty">This stream holds no sessions.</p>\n')
+        self.emit("</main>\n")
+        if len(self.sessions) > 1:
+            items = "".join(
+                f'<li><a href="#s{i}"><span class="t">{esc(title)}</span><span class="sub">{esc(sub)}</span></a></li>'
+                for i, (title, sub) in enumerate(self.sessions, 1)
+            )
+            self.emit(f'<nav class="sidebar" aria-label="Sessions"><h2>{len(self.sessions)} sessions</h2><ol>{items}</ol></nav>\n')
+        self.emit(f"<script>{JS}</script>\n</body>\n</html>\n")
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    writer = HtmlWriter(out, RenderOptions.from_options(ctx.options))
+    for event in events:
+        kind = event.get("type")
+        if kind == "message":
+            writer.message(event)
+        elif kind == "session":
+            writer.start(event)
+        elif kind == "end":
+            writer.end_event(event)
+    writer.close()
+
+
+EXPORTER = Exporter(
+    name="html",
+    description="one self-contained HTML page to read or share (collapsible tools, filter, light/dark, sidebar of sessions)",
+    write=write,
+    extension=".html",
+    multi_session=True,
+    options=COMMON_OPTIONS,
+)

@@ -1,0 +1,127 @@
+"""HTML fragments of the viewer, one message at a time.
+
+Every piece of transcript text goes through :func:`esc` (``html.escape`` with
+``quote=True``) before it reaches the page, in element text and attribute
+values alike; element ids are generated here, never taken from the
+transcript.  Links are made only for ``http``/``https`` URLs.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..render_session import format_time
+from ..render_text import count_lines, split_code_spans, split_fences, split_urls, trim_lines
+from ..render_tools import diff_line_class, view_tool_call
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_LANG = re.compile(r"[^\w+#.-]")
+OPEN_DIFF_LINES = 40
+TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
+
+
+def esc(value: object) -> str:
+    """Text (or any value) as HTML text or a quoted attribute value."""
+    text = value if isinstance(value, str) else str(value)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return html.escape(_CONTROL.sub("\ufffd", text), quote=True)
+
+
+def link(url: str) -> str:
+    return f'<a href="{esc(url)}" rel="nofollow noopener noreferrer" target="_blank">{esc(url)}</a>'
+
+
+def _inline(prose: str) -> str:
+    out = []
+    for is_code, piece in split_code_spans(prose):
+        if is_code:
+            out.append(f"<code>{esc(piece)}</code>")
+            continue
+        for is_url, part in split_urls(piece):
+            out.append(link(part) if is_url else esc(part))
+    return "".join(out)
+
+
+def rich_text(text: str) -> str:
+    """A message's text: prose with inline code and links, fenced code as
+    code blocks."""
+    if not text.strip():
+        return '<p class="empty">(empty message)</p>'
+    parts = []
+    for segment in split_fences(text):
+        if segment.code:
+            lang = _LANG.sub("", segment.info.split()[0]) if segment.info else ""
+            label = f'<span class="lang">{esc(lang)}</span>' if lang else ""
+            parts.append(f"<pre>{label}<code>{esc(segment.text)}</code></pre>")
+        else:
+            prose = segment.text.strip("\n")
+            if prose:
+                parts.append(f'<div class="prose">{_inline(prose)}</div>')
+    return "".join(parts)
+
+
+def plain_block(text: str, css: str = "out") -> str:
+    return f'<pre class="{css}">{esc(text)}</pre>'
+
+
+def _diff_block(body: str) -> str:
+    lines = []
+    for line in body.split("\n"):
+        css = diff_line_class(line)
+        lines.append(f'<span class="{css}">{esc(line)}</span>' if css else esc(line))
+    return '<pre class="diff">' + "\n".join(lines) + "</pre>"
+
+
+def anchor(dom_id: str, source_id: object = None) -> str:
+    title = f"message id {source_id}" if source_id is not None else "link to this message"
+    return f'<a class="anchor" href="#{dom_id}" title="{esc(title)}">#</a>'
+
+
+def message_head(label: str, timestamp: object, dom_id: str, source_id: object) -> str:
+    when = ""
+    if timestamp is not None:
+        when = f'<time datetime="{esc(timestamp)}">{esc(format_time(timestamp))}</time>'
+    return f'<div class="msg-head"><span class="who">{esc(label)}</span>{when}{anchor(dom_id, source_id)}</div>'
+
+
+def tool_call(message: dict, text: str) -> str:
+    view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
+    name = message.get("toolName") or "tool"
+    brief = esc(view.summary)
+    if view.kind == "shell":
+        body = f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>'
+    elif view.kind == "diff":
+        body = _diff_block(view.body)
+    elif view.body.strip():
+        body = plain_block(view.body, TOOL_CLASS[view.kind])
+    else:
+        body = '<p class="empty">(no input)</p>'
+    call_id = message.get("toolCallId")
+    id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
+    # A short edit is what a reader most wants to see: show it open.
+    is_open = " open" if view.kind == "diff" and view.body.count("\n") < OPEN_DIFF_LINES else ""
+    return f'<details{is_open}><summary><span class="badge">{esc(name)}</span><span class="brief">{brief}</span></summary>{body}{id_note}</details>'
+
+
+def tool_result(message: dict, text: str, max_output: int | None) -> str:
+    error = bool(message.get("isError"))
+    label = "error" if error else "output"
+    lines = count_lines(text)
+    first = text.strip().split("\n", 1)[0][:160] if text.strip() else "(no output)"
+    body, cut = trim_lines(text, max_output)
+    block = plain_block(body) if text else '<p class="empty">(no output)</p>'
+    if cut:
+        block += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
+    size = f'<span class="lines">{lines:,} line{"s" if lines != 1 else ""}</span>' if lines > 1 else ""
+    return f'<details><summary><span class="badge">{label}</span><span class="brief">{esc(first)}</span>{size}</summary>{block}</details>'
+
+
+def collapsed(label: str, inner: str, extra: str = "") -> str:
+    """A closed ``<details>`` whose label is transcript-free or escaped."""
+    return f'<details><summary>{esc(label)}{extra}</summary>{inner}</details>'
+
+
+def facts_list(pairs: list[tuple[str, str]]) -> str:
+    return '<dl class="facts">' + "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in pairs) + "</dl>"
