@@ -177,6 +177,10 @@ def tool_action(use: dict, result: dict | None, cwd: str | None, max_output: int
     duration = _number(meta.get("durationMs"))
     if duration is None:
         duration = outcome.duration_ms
+    if duration is None:
+        duration = _number(result_meta.get("durationMs"))
+    if duration is None and _number(result_meta.get("durationSeconds")) is not None:
+        duration = _number(result_meta.get("durationSeconds")) * 1000
     if duration is None and result is not None:
         duration = span_ms(parse_timestamp(use.get("timestamp")), parse_timestamp(result.get("timestamp")))
 

@@ -18,13 +18,21 @@ import orjson
 
 from .agentscope_tools import RUN_COMMAND, TEST_FAILED, TEST_PASSED
 
+# A runner counts at the start of a command (after ``&&``, ``;``, ``|``, ``(``,
+# an env assignment or a launcher such as ``uv run`` / ``npx`` / ``python -m``),
+# so ``which pytest`` or ``cat pytest.ini`` are not tests.
+_LAUNCH = (
+    r"(?:^|[;&|(]\s*|\b(?:uv|poetry|pipenv|hatch|pdm|rye|bundle)\s+(?:run|exec)\s+|\b(?:npx|bunx)\s+|"
+    r"\bpnpm\s+exec\s+|\bpython[\d.]*\s+-m\s+|\btime\s+|\b[A-Z_][A-Z0-9_]*=\S*\s+)"
+)
 _TEST_COMMAND = re.compile(
-    r"\b(npm|yarn|pnpm|bun|deno|go|cargo|make|mvn|gradle|gradlew|dotnet|mix|swift|flutter|dart|just|task)"
+    r"\b(npm|yarn|pnpm|bun|deno|go|cargo|make|mvn|gradle|gradlew|dotnet|mix|swift|flutter|dart|just)"
     r"\s+(run\s+)?(test|tests|check|lint|typecheck|type-check|clippy|verify)\b"
-    r"|\b(pytest|py\.test|jest|vitest|mocha|rspec|phpunit|tox|nox|ctest|tsc|mypy|pyright|eslint|flake8|pylint)\b"
-    r"|\b-m\s+(pytest|unittest)\b|\bruff\s+check\b",
+    + r"|" + _LAUNCH
+    + r"(pytest|py\.test|jest|vitest|mocha|rspec|phpunit|tox|nox|ctest|tsc|mypy|pyright|eslint|flake8|pylint|unittest|ruff\s+check)\b",
     re.I,
 )
+_NOT_A_RUN = re.compile(r"\s(--version|--help|-h|--collect-only|--co)\b")
 _TEST_OUTPUT = re.compile(
     r"^(PASS|FAIL)\s+\S|\b\d+ (passed|failed)\b|^Tests?:\s+\d|^Ran \d+ tests? in|^test result: |"
     r"^(ok|FAIL|---\s+FAIL:)\s+\S+\s+[\d.]+s|\bTest Suites?:",
@@ -85,7 +93,7 @@ def _window(text: str) -> str:
 
 def is_test(command: str | None, output: str | None) -> bool:
     if command and _TEST_COMMAND.search(command):
-        return True
+        return not _NOT_A_RUN.search(command)
     return bool(output and _TEST_OUTPUT.search(_window(output)))
 
 

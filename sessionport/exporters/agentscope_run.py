@@ -110,6 +110,7 @@ class RunBuilder:
         self.unnamed: deque[_Slot] = deque()
         self.first: datetime | None = parse_timestamp(session.get("createdAt"))
         self.last: datetime | None = self.first
+        self.stamps = 1 if self.first else 0
         self.first_user: str | None = None
         self.model: str | None = None
         self.last_text: dict | None = None
@@ -152,6 +153,7 @@ class RunBuilder:
         moment = parse_timestamp(stamp)
         if moment is None:
             return
+        self.stamps += 1
         if self.first is None or moment < self.first:
             self.first = moment
         if self.last is None or moment > self.last:
@@ -225,7 +227,7 @@ class RunBuilder:
             "status": status,
             "trustScore": TRUST[status],
             "startedAt": iso(self.first) if self.first else UNKNOWN,
-            "duration": format_duration(span_ms(self.first, self.last)) or UNKNOWN,
+            "duration": (format_duration(span_ms(self.first, self.last)) if self.stamps > 1 else None) or UNKNOWN,
             "cost": self._run_cost(),
             "filesChanged": len(self.files),
             "commands": self.commands,
