@@ -21,7 +21,7 @@ import orjson
 
 from ..context import ReadContext
 from ..jsondoc import walk_document
-from ..model import SCHEMA
+from ..model import SCHEMA, message_problem
 from ..registry import Importer
 
 _SCHEMA_KEY = b'"schema"'
@@ -47,6 +47,10 @@ def _message(item: Any, index: int, ctx: ReadContext) -> dict | None:
     event = {"type": "message"}
     event.update(item)
     event["type"] = "message"
+    problem = message_problem(event)
+    if problem:
+        ctx.bad_record(problem, path=f"messages[{index}]")
+        return None
     return event
 
 

@@ -6,7 +6,7 @@ from typing import BinaryIO, Iterator
 
 from ..context import ReadContext
 from ..jsonl import first_json_line, iter_lines, parse_line
-from ..model import SCHEMA
+from ..model import SCHEMA, message_problem
 from ..registry import Importer
 
 EVENT_TYPES = frozenset(("session", "message", "end"))
@@ -27,13 +27,19 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         event = parse_line(line, line_no, complete, ctx)
         if event is None:
             continue
-        if not isinstance(event, dict) or event.get("type") not in EVENT_TYPES:
+        kind = event.get("type") if isinstance(event, dict) else None
+        if type(kind) is not str or kind not in EVENT_TYPES:
             found = event.get("type") if isinstance(event, dict) else type(event).__name__
             ctx.bad_record(
                 f"expected a sessionport/v1 event with type session, message or end, found {found!r}",
                 line=line_no,
             )
             continue
+        if kind == "message":
+            problem = message_problem(event)
+            if problem:
+                ctx.bad_record(problem, line=line_no)
+                continue
         yield event
 
 
