@@ -1,0 +1,229 @@
+"""Building the JSON records of a Claude Code transcript, one event at a time.
+
+Each canonical message becomes one line: a ``user`` line (prompts, injected
+text, compaction summaries, and tool results), an ``assistant`` line holding
+exactly one content block (text, thinking, tool_use) with the ``message.id``
+it shares with the other blocks of the same API response, or a ``system``
+line (compaction boundaries, informational text).  Lines form one
+``uuid``/``parentUuid`` chain; a message's own ``parentId`` is kept when it
+names a line already written (so branches and sidechain roots survive).
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from collections import OrderedDict, deque
+from typing import Any
+
+NAMESPACE = uuidlib.UUID("6f1d1c52-8a47-4b0e-9c1e-3f2f6a0c5e11")
+FALLBACK_VERSION = "0.0.0-sessionport"
+FALLBACK_TIME = "1970-01-01T00:00:00.000Z"
+WRITTEN_WINDOW = 4096
+PENDING_CALLS = 1024
+
+
+def raw_usage(usage: Any) -> dict | None:
+    """Anthropic ``usage`` from the shared shape (input includes cache)."""
+    if not isinstance(usage, dict):
+        return None
+
+    def num(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    total_in, read, creation = num("input_tokens"), num("cached_input_tokens"), num("cache_creation_input_tokens")
+    return {
+        "input_tokens": max(0, total_in - read - creation),
+        "cache_creation_input_tokens": creation,
+        "cache_read_input_tokens": read,
+        "output_tokens": num("output_tokens"),
+    }
+
+
+class Thread:
+    """The envelope and chain state of one transcript (main or subagent)."""
+
+    def __init__(self, file_session_id: str, cwd: str, version: str, branch: str | None, agent_id: str | None, seed: str) -> None:
+        self.session_id = file_session_id
+        self.cwd = cwd
+        self.version = version
+        self.branch = branch
+        self.agent_id = agent_id
+        self.seed = seed
+        self.prev_uuid: str | None = None
+        self.written: OrderedDict[str, None] = OrderedDict()
+        self.last_time = FALLBACK_TIME
+        self.api_id: str | None = None  # message.id of the assistant line just written
+        self.api_synthetic = False
+        self.api_count = 0
+        self.lines = 0
+        self.open_calls: deque[str] = deque(maxlen=PENDING_CALLS)
+
+    def new_uuid(self, event: dict) -> str:
+        self.lines += 1
+        given = event.get("id")
+        if isinstance(given, str) and given and given not in self.written:
+            return given
+        return str(uuidlib.uuid5(NAMESPACE, f"{self.seed}:{self.lines}"))
+
+    def envelope(self, event: dict, line_type: str) -> tuple[dict, str]:
+        uid = self.new_uuid(event)
+        parent = event.get("parentId")
+        meta = event.get("meta") or {}
+        if not (isinstance(parent, str) and parent in self.written):
+            # An inline sidechain run starts a chain of its own (a null
+            # parent), as Claude Code writes it; anything else continues
+            # the chain.
+            if parent is None and meta.get("sidechain") and not self.agent_id and self.lines > 1:
+                parent = None
+            else:
+                parent = self.prev_uuid
+        stamp = event.get("timestamp")
+        if isinstance(stamp, str) and stamp:
+            self.last_time = stamp
+        record: dict[str, Any] = {
+            "parentUuid": parent,
+            "isSidechain": self.agent_id is not None or bool(meta.get("sidechain")),
+            "userType": "external",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": self.version,
+        }
+        if self.branch is not None:
+            record["gitBranch"] = self.branch
+        agent = self.agent_id or meta.get("agentId")
+        if isinstance(agent, str):
+            record["agentId"] = agent
+        record["type"] = line_type
+        return record, uid
+
+    def finish(self, record: dict, uid: str) -> dict:
+        record["uuid"] = uid
+        record["timestamp"] = self.last_time
+        self.prev_uuid = uid
+        self.written[uid] = None
+        if len(self.written) > WRITTEN_WINDOW:
+            self.written.popitem(last=False)
+        return record
+
+    # -- line kinds ---------------------------------------------------------
+    def user_line(self, event: dict, meta: dict) -> dict:
+        record, uid = self.envelope(event, "user")
+        record["message"] = {"role": "user", "content": event.get("text") or ""}
+        if meta.get("kind") == "summary":
+            record["isCompactSummary"] = True
+        elif meta.get("injected"):
+            record["isMeta"] = True
+        self.api_id = None
+        return self.finish(record, uid)
+
+    def tool_result_line(self, event: dict, meta: dict) -> dict:
+        record, uid = self.envelope(event, "user")
+        call_id = event.get("toolCallId")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = self.open_calls.popleft() if self.open_calls else f"toolu_sp_{uid[:8]}"
+        else:
+            try:
+                self.open_calls.remove(call_id)
+            except ValueError:
+                pass
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": event.get("text") or ""}
+        if isinstance(event.get("isError"), bool):
+            block["is_error"] = event["isError"]
+        record["message"] = {"role": "user", "content": [block]}
+        spawned = meta.get("spawnedAgentId")
+        if isinstance(spawned, str):
+            record["toolUseResult"] = {"agentId": spawned}
+        self.api_id = None
+        return self.finish(record, uid)
+
+    def assistant_line(self, event: dict, meta: dict, block: dict) -> dict:
+        record, uid = self.envelope(event, "assistant")
+        given = meta.get("messageId")
+        if isinstance(given, str) and given:
+            api_id, synthetic = given, False
+        elif self.api_id is not None and self.api_synthetic:
+            api_id, synthetic = self.api_id, True
+        else:
+            self.api_count += 1
+            api_id = "msg_sp_" + uuidlib.uuid5(NAMESPACE, f"{self.seed}:msg:{self.api_count}").hex[:24]
+            synthetic = True
+        self.api_id, self.api_synthetic = api_id, synthetic
+        model = meta.get("model")
+        message: dict[str, Any] = {
+            "id": api_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model if isinstance(model, str) and model else "<synthetic>",
+            "content": [block],
+            "stop_reason": None,
+            "stop_sequence": None,
+        }
+        usage = raw_usage(meta.get("usage"))
+        if usage is not None:
+            message["usage"] = usage
+        record["message"] = message
+        request = meta.get("requestId")
+        if isinstance(request, str):
+            record["requestId"] = request
+        if meta.get("apiError"):
+            record["isApiErrorMessage"] = True
+        return self.finish(record, uid)
+
+    def tool_use_line(self, event: dict, meta: dict) -> dict:
+        call_id = event.get("toolCallId")
+        if not isinstance(call_id, str) or not call_id:
+            call_id = "toolu_sp_" + uuidlib.uuid5(NAMESPACE, f"{self.seed}:call:{self.lines}").hex[:24]
+        self.open_calls.append(call_id)
+        tool_input = event.get("toolInput")
+        if not isinstance(tool_input, dict):
+            tool_input = {} if tool_input is None else {"input": tool_input}
+        name = event.get("toolName")
+        block = {"type": "tool_use", "id": call_id, "name": name if isinstance(name, str) and name else "tool", "input": tool_input}
+        return self.assistant_line(event, meta, block)
+
+    def system_line(self, event: dict, meta: dict) -> dict:
+        record, uid = self.envelope(event, "system")
+        text = event.get("text") or ""
+        if meta.get("kind") == "compaction":
+            subtype = meta.get("subtype") if meta.get("subtype") in ("compact_boundary", "microcompact_boundary") else "compact_boundary"
+            record["subtype"] = subtype
+            record["content"] = text
+            if isinstance(meta.get("compactMetadata"), dict):
+                record["compactMetadata"] = meta["compactMetadata"]
+            if isinstance(meta.get("logicalParentId"), str):
+                record["logicalParentUuid"] = meta["logicalParentId"]
+        else:
+            record["subtype"] = "local_command" if meta.get("subtype") == "local_command" else "informational"
+            record["content"] = text
+        record["isMeta"] = False
+        record["level"] = "info"
+        self.api_id = None
+        return self.finish(record, uid)
+
+    def line_for(self, event: dict) -> dict:
+        meta = event.get("meta")
+        if not isinstance(meta, dict):
+            meta = {}
+        role = event.get("role")
+        kind = meta.get("kind", "text")
+        text = event.get("text")
+        if not isinstance(text, str):
+            text = "" if text is None else str(text)
+            event = {**event, "text": text}
+        if role == "assistant":
+            if kind == "thinking":
+                if meta.get("redacted"):
+                    block = {"type": "redacted_thinking", "data": meta.get("data") if isinstance(meta.get("data"), str) else ""}
+                else:
+                    block = {"type": "thinking", "thinking": text, "signature": meta.get("signature") if isinstance(meta.get("signature"), str) else ""}
+            else:
+                block = {"type": "text", "text": text}
+            return self.assistant_line(event, meta, block)
+        if role == "tool":
+            if kind == "tool_use" or (kind != "tool_result" and event.get("toolName") and "toolInput" in event):
+                return self.tool_use_line(event, meta)
+            return self.tool_result_line(event, meta)
+        if role == "system":
+            return self.system_line(event, meta)
+        return self.user_line(event, meta)
