@@ -160,7 +160,7 @@ IMPORTER = Importer(
         Option(
             name="skip_inherited",
             flags=("--skip-inherited",),
-            help="codex: leave out the history a resumed or forked rollout copied from its parent session",
+            help="Codex: leave out the history a resumed or forked rollout copied from its parent.",
             is_flag=True,
         ),
     ),
