@@ -320,7 +320,11 @@ class RolloutReader:
         kind = payload.get("kind")
         injected = isinstance(kind, str) and kind != "plain"
         waiting = [entry for entry in self.queue if entry[1] is not None]
-        chosen = next((e for e in waiting if e[2] == key), waiting[0] if waiting else None)
+        # Exact text first; a message item with pasted images has placeholder
+        # lines after the typed text; else the oldest waiting user item.
+        chosen = next((e for e in waiting if e[2] == key), None) or next((e for e in waiting if e[2].startswith(key)), None)
+        if chosen is None and waiting:
+            chosen = waiting[0]
         if chosen is not None:
             chosen[1] = None
             if injected:
