@@ -52,6 +52,7 @@ _known(GENERATE_SUMMARY, "plan", "todowrite", "todoread", "update_plan", "exitpl
        "taskcreate", "taskupdate", "tasklist", "taskget", "write_todos")
 _known(GENERATE_SUMMARY, "summary", "summarize", "summary", "report", "wrap_up", "wrapup", "generate_summary")
 _known(RUN_COMMAND, "ask", "askuserquestion", "request_user_input")
+_known(RUN_COMMAND, "shell", "test_passed", "test_failed")  # AgentScope's own action types as names
 
 _WORD_FAMILIES = (
     (GENERATE_SUMMARY, "summary", {"summary", "summarize", "summarise", "report", "wrapup", "wrap"}),
@@ -229,8 +230,8 @@ def inspect_tool(name: Any, tool_input: Any, *, strict: bool = False) -> ToolFac
             facts.action, facts.kind = RUN_COMMAND, "shell"
         elif not strict:
             facts.action, facts.kind = RUN_COMMAND, "agent" if mcp else "unknown"
-    elif strict and facts.action == READ_FILE and kind == "read" and tool.lower() not in _KNOWN and not facts.file:
-        # The adapter's rule: a read-like name counts as a read only with a file.
+    elif strict and facts.action == READ_FILE and not (facts.file or facts.url or facts.pattern):
+        # The adapter's rule: a read-like call counts as a read only with a target.
         facts.action = None
 
     if facts.action == EDIT_FILE:
