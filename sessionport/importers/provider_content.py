@@ -1,0 +1,141 @@
+"""Pieces shared by the provider message-list importers (Anthropic, OpenAI).
+
+Placeholders for binary content, a short readable rendering of tool
+arguments, tool arguments that arrive as (sometimes doubly) JSON-encoded
+strings, epoch timestamps, and the text the provider exporters write for a
+tool call that has no recorded result (so that re-importing such a document
+does not invent a result the source never had).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+
+# Written by the provider exporters as the result of a call whose result the
+# stream did not hold: the APIs reject a call without a result.  The
+# importers recognise it and drop it again (counted in the end event).
+MISSING_RESULT_TEXT = "[sessionport: no result was recorded for this tool call]"
+
+_RENDER_KEYS = ("command", "cmd", "file_path", "path", "filePath", "pattern", "query", "url", "description", "prompt", "input")
+_RENDER_LIMIT = 200
+_DATA_URL = re.compile(r"^data:([^;,]+)?(;base64)?,", re.ASCII)
+
+
+def human_size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def base64_size(data: Any) -> int | None:
+    """Decoded size of a base64 string without decoding it."""
+    if not isinstance(data, str):
+        return None
+    padding = len(data) - len(data.rstrip("="))
+    return max(0, len(data) * 3 // 4 - padding)
+
+
+def placeholder(kind: str, media_type: str | None = None, size: int | None = None, label: str | None = None) -> str:
+    """``[image: image/png, 1.0 MB]`` and friends; never the payload itself."""
+    parts = [p for p in (media_type, human_size(size) if size is not None else None, label) if p]
+    return f"[{kind}: {', '.join(parts)}]" if parts else f"[{kind}]"
+
+
+def url_placeholder(kind: str, url: Any, media_type: str | None = None) -> str:
+    """An image or file given by URL: a ``data:`` URL becomes a sized
+    placeholder, a real URL is kept (it is a reference, not a payload)."""
+    if not isinstance(url, str):
+        return placeholder(kind, media_type)
+    match = _DATA_URL.match(url)
+    if match:
+        data = url[match.end():]
+        size = base64_size(data) if match.group(2) else len(data)
+        return placeholder(kind, match.group(1) or media_type, size)
+    return placeholder(kind, media_type, label=url)
+
+
+def render_tool_input(tool_input: Any) -> str:
+    """A short readable line for a tool call: the command, path or query if
+    the arguments have one, else compact JSON cut to a readable length."""
+    if isinstance(tool_input, dict):
+        for key in _RENDER_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                return value if len(value) <= _RENDER_LIMIT else value[:_RENDER_LIMIT] + "…"
+        if not tool_input:
+            return ""
+    if isinstance(tool_input, str):
+        text = tool_input
+    else:
+        text = orjson.dumps(tool_input).decode()
+    return text if len(text) <= _RENDER_LIMIT else text[:_RENDER_LIMIT] + "…"
+
+
+def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
+    """``(toolInput, rawArguments)`` from OpenAI ``arguments``.
+
+    Arguments are a JSON string, sometimes JSON-encoded twice; an object
+    comes back as ``toolInput``.  Anything else (invalid JSON, a bare
+    string or list) keeps its raw text so nothing is lost.
+    """
+    if isinstance(raw, dict):
+        return raw, None
+    if not isinstance(raw, str):
+        return None, (None if raw is None else orjson.dumps(raw).decode())
+    value: Any = raw
+    for _ in range(2):  # a second pass unwraps double-encoded arguments
+        if not isinstance(value, str):
+            break
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            break
+    if isinstance(value, dict):
+        return value, None
+    return None, raw
+
+
+def iso_from_epoch(value: Any) -> str | None:
+    """ISO-8601 UTC for epoch seconds or milliseconds (Cline's ``ts``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    seconds = value / 1000 if value > 1e11 else value
+    try:
+        moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def text_of(value: Any) -> str:
+    """Text of a value that may be a string, a list of text parts or null."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        pieces = []
+        for part in value:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif isinstance(part, dict):
+                for key in ("text", "refusal", "output"):
+                    if isinstance(part.get(key), str):
+                        pieces.append(part[key])
+                        break
+        return "\n".join(pieces)
+    return orjson.dumps(value).decode()
+
+
+def compact_extras(block: dict, known: tuple[str, ...]) -> dict | None:
+    """The keys of ``block`` this importer does not map, for ``meta`` (nulls
+    and empty lists say nothing and are left out).  Opaque strings such as
+    signatures are kept verbatim."""
+    extras = {k: v for k, v in block.items() if k not in known and v is not None and v != []}
+    return extras or None
