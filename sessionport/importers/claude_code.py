@@ -46,7 +46,8 @@ def sniff(head: bytes) -> int:
     # from its opening bytes.
     start = head[3:] if head.startswith(BOM) else head
     start = start.lstrip(b" \t\r\n")
-    if start.startswith(b'{"parentUuid":') and b'"sessionId":"' in start and b'"isSidechain":' in start:
+    opening = start[:4096]
+    if start.startswith(b'{"') and b'"sessionId":"' in opening and b'"parentUuid":' in opening:
         return 80
     if start.startswith((b'{"type":"file-history-snapshot"', b'{"type":"summary","summary":')):
         return 75

@@ -453,7 +453,7 @@ class _Transcript:
 
     def why_empty(self) -> str:
         if not self.lines:
-            return "the file holds no records; no conversation in it"
+            return "the file is empty (no records); no conversation in it"
         kinds = dict(self.skipped)
         if self.titles:
             kinds["summary"] = len(self.titles)
