@@ -1,0 +1,277 @@
+"""The redaction engine: layered detection over decoded strings, typed and
+stable replacements, structure-aware walking of events.
+
+Layers run from precise to broad; where two findings overlap, the more
+precise one wins (a PEM block beats the entropy of its body, a URL password
+beats the email look-alike ``pass@host``):
+
+1. private key blocks (also JSON-escaped, also base64 of a PEM);
+2. ``--pattern`` regexes given by the user;
+3. vendor-prefixed tokens and JWTs (:mod:`.rules`);
+4. structural contexts: auth headers, URL userinfo, query parameters, CLI
+   password flags, ``.netrc`` (:mod:`.rules`);
+5. keyword assignments (:mod:`.keywords`);
+6. personal data: home-directory usernames, emails, public IPs (:mod:`.pii`);
+7. high-entropy runs outside known-safe shapes (:mod:`.entropy`);
+8. usernames learned from home paths, where they stand alone.
+
+Existing ``[REDACTED:...]`` tokens are never matched again, which makes
+redaction idempotent.  A replacement is ``[REDACTED:<kind>#<n>]`` where n
+numbers the distinct values of that kind in this run, so the same secret
+gets the same tag in every copy of it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any, Iterable
+
+import orjson
+
+from . import entropy, keywords, pii, rules
+
+TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
+_VENDOR_PLACEHOLDER = re.compile(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
+_MIN_TEXT = 6
+_CACHE_CHARS = 32 << 20
+# Keys of metadata whose values are load-bearing identifiers or opaque
+# payloads, never free text: rewriting them would break the session.
+_STRUCTURAL_KEYS = frozenset(
+    "id uuid parentUuid parentId logicalParentUuid leafUuid sessionId requestId messageId agentId callId call_id "
+    "tool_use_id toolUseId toolCallId item_id itemId turn_id turnId response_id responseId thread_id threadId "
+    "kind model type role timestamp createdAt updatedAt version signature encrypted_content encryptedContent "
+    "schema source hash sha commit digest etag".split()
+)
+_JWK_PRIVATE = ("d", "p", "q", "dp", "dq", "qi", "k")
+
+
+def _is_structural_key(key: str) -> bool:
+    return key in _STRUCTURAL_KEYS or key.endswith(("Id", "_id", "ID", "Uuid", "_uuid"))
+
+
+class Redactor:
+    """Redacts strings and JSON-like values; one instance per run, so the
+    numbering of replacements is stable within that run."""
+
+    def __init__(self, *, patterns: Iterable[str] = (), allow: Iterable[str] = (), pii: bool = True) -> None:
+        self.custom = [re.compile(p) for p in patterns]
+        self.allow = [re.compile(a) for a in allow]
+        self.pii = pii
+        self.counts: Counter[str] = Counter()
+        self._numbers: dict[str, dict[str, int]] = {}
+        self._users: set[str] = set()
+        self._bare_users: re.Pattern | None = None
+        self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._cache_chars = 0
+
+    # -- replacements -------------------------------------------------------
+
+    def token(self, kind: str, secret: str) -> str:
+        numbers = self._numbers.setdefault(kind, {})
+        number = numbers.get(secret)
+        if number is None:
+            number = numbers[secret] = len(numbers) + 1
+        return f"[REDACTED:{kind}#{number}]"
+
+    def _allowed(self, secret: str) -> bool:
+        return any(a.search(secret) for a in self.allow)
+
+    # -- detection ----------------------------------------------------------
+
+    def find(self, text: str) -> list[tuple[int, int, str]]:
+        """Non-overlapping (start, end, kind) findings in ``text``, in order."""
+        taken: list[tuple[int, int]] = [m.span() for m in TOKEN.finditer(text)] if "[REDACTED:" in text else []
+        taken.extend(rules.public_block_spans(text))
+        found: list[tuple[int, int, str]] = []
+
+        def offer(spans: Iterable[tuple[int, int, str]], check=None) -> None:
+            for start, end, kind in spans:
+                if end <= start:
+                    continue
+                if any(start < e and s < end for s, e in taken):
+                    continue
+                secret = text[start:end]
+                if check is not None and check(secret):
+                    continue
+                if self.allow and self._allowed(secret):
+                    continue
+                taken.append((start, end))
+                found.append((start, end, kind))
+
+        offer(rules.private_key_spans(text))
+        for pattern in self.custom:
+            offer(_custom_spans(pattern, text))
+        offer(rules.vendor_spans(text), _VENDOR_PLACEHOLDER.search)
+        offer(rules.context_spans(text), keywords.is_placeholder)
+        offer(keywords.assignment_spans(text))
+        if self.pii:
+            offer(self._home_spans(text))
+            offer(pii.email_spans(text))
+            offer(pii.ip_spans(text))
+        offer(entropy.entropy_spans(text, entropy.url_spans(text)))
+        if self.pii and self._bare_users is not None:
+            offer((m.start(), m.end(), "username") for m in self._bare_users.finditer(text))
+        found.sort()
+        return found
+
+    def _home_spans(self, text: str):
+        for start, end, user in pii.home_users(text):
+            if user not in self._users:
+                self._users.add(user)
+                if pii.learnable(user):
+                    self._bare_users = pii.bare_user_pattern(self._users)
+                    self._clear_cache()  # strings seen before may hold the name
+            yield start, end, "username"
+
+    # -- strings ------------------------------------------------------------
+
+    def redact_text(self, text: str) -> str:
+        """``text`` with every finding replaced by its tag."""
+        if len(text) < _MIN_TEXT:
+            return text
+        cached = self._cache.get(text)
+        if cached is not None:
+            result, kinds = cached
+            self.counts.update(kinds)
+            return result
+        result, kinds = self._redact_uncached(text)
+        self.counts.update(kinds)
+        if self._cache_chars + len(text) > _CACHE_CHARS:
+            self._clear_cache()
+        self._cache[text] = (result, kinds)
+        self._cache_chars += len(text) + len(result)
+        return result
+
+    def _clear_cache(self) -> None:
+        self._cache.clear()
+        self._cache_chars = 0
+
+    def _redact_uncached(self, text: str) -> tuple[str, tuple[str, ...]]:
+        embedded = self._redact_embedded_json(text)
+        if embedded is not None:
+            return embedded
+        findings = self.find(text)
+        if not findings:
+            return text, ()
+        parts: list[str] = []
+        position = 0
+        for start, end, kind in findings:
+            parts.append(text[position:start])
+            parts.append(self.token(kind, text[start:end]))
+            position = end
+        parts.append(text[position:])
+        return "".join(parts), tuple(kind for _, _, kind in findings)
+
+    def _redact_embedded_json(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """A string that is itself a JSON object or array (tool arguments,
+        serialized outputs) is parsed, redacted value by value and written
+        back, so escapes never split a secret.  None when it is not JSON."""
+        head = text.lstrip()[:1]
+        if head not in ("{", "[") or text.rstrip()[-1:] not in ("}", "]"):
+            return None
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return None
+        if not isinstance(value, (dict, list)):
+            return None
+        snapshot = Counter(self.counts)
+        redacted = self.redact_value(value)
+        kinds = tuple((self.counts - snapshot).elements())
+        self.counts = snapshot  # the caller counts these kinds once
+        if redacted is value:
+            return text, ()
+        return _dump_like(redacted, text), kinds
+
+    # -- values -------------------------------------------------------------
+
+    def redact_value(self, value: Any, key: str | None = None) -> Any:
+        """A copy of a JSON-like value with secrets replaced; the very same
+        object when nothing changed (cheap to test with ``is``)."""
+        if isinstance(value, str):
+            if key is not None and value:
+                kind = keywords.secret_kind_for_field(key, value)
+                if kind is not None and not TOKEN.fullmatch(value) and not (self.allow and self._allowed(value)):
+                    self.counts[kind] += 1
+                    return self.token(kind, value)
+            return self.redact_text(value)
+        if isinstance(value, dict):
+            return self._redact_dict(value)
+        if isinstance(value, list):
+            changed = False
+            items = []
+            for item in value:
+                new = self.redact_value(item)
+                changed = changed or new is not item
+                items.append(new)
+            return items if changed else value
+        return value
+
+    def _redact_dict(self, value: dict, skip_structural: bool = False) -> dict:
+        out: dict | None = None
+        paired = _name_value_secret(value)
+        jwk = "kty" in value
+        for key, item in value.items():
+            if skip_structural and _is_structural_key(key):
+                continue
+            if paired is not None and key in ("value", "Value") and isinstance(item, str):
+                new: Any = self._field_token(paired, item)
+            elif jwk and key in _JWK_PRIVATE and isinstance(item, str) and len(item) >= 16:
+                new = self._field_token("private-key", item)
+            elif skip_structural and isinstance(item, dict):
+                new = self._redact_dict(item, skip_structural=True)
+            else:
+                new = self.redact_value(item, key)
+            new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
+            if new is not item or new_key is not key:
+                if out is None:
+                    out = dict(value)
+                if new_key is not key:
+                    del out[key]
+                out[new_key] = new
+        return value if out is None else out
+
+    def _field_token(self, kind: str, item: str) -> str:
+        if TOKEN.fullmatch(item) or keywords.is_placeholder(item) or (self.allow and self._allowed(item)):
+            return item
+        self.counts[kind] += 1
+        return self.token(kind, item)
+
+    def redact_metadata(self, value: Any) -> Any:
+        """Like :meth:`redact_value`, keeping identifier-like keys untouched."""
+        if isinstance(value, dict):
+            return self._redact_dict(value, skip_structural=True)
+        return self.redact_value(value)
+
+
+def _custom_spans(pattern: re.Pattern, text: str):
+    for match in pattern.finditer(text):
+        group = "s" if "s" in pattern.groupindex else (1 if pattern.groups else 0)
+        start, end = match.span(group)
+        if start >= 0:
+            yield start, end, "custom"
+
+
+def _name_value_secret(value: dict) -> str | None:
+    """``{"name": "DB_PASSWORD", "value": "..."}`` (k8s env, CI variables)."""
+    if "value" not in value and "Value" not in value:
+        return None
+    for name_key in ("name", "Name", "key", "Key"):
+        name = value.get(name_key)
+        if isinstance(name, str) and keywords.classify_name(name) == "strong":
+            return keywords.kind_for_name(name)
+    return None
+
+
+def _dump_like(value: Any, original: str) -> str:
+    """Serialize ``value`` in the style of ``original`` (compact, spaced or
+    indented), so a redacted JSON string still looks like its source."""
+    if "\n" in original.strip():
+        match = re.search(r"\n([ \t]+)\S", original)
+        indent = match.group(1) if match else 2
+        return json.dumps(value, ensure_ascii=False, indent=indent)
+    if re.search(r"\"\s*:\s|,\s\"", original):
+        return json.dumps(value, ensure_ascii=False)
+    return orjson.dumps(value).decode()

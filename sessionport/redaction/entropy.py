@@ -1,0 +1,103 @@
+"""The last resort: long random-looking runs with no prefix and no keyword.
+
+This is where scanners do most of their damage, so a run is redacted only
+when it is long (>= 24), mixes character classes like random data does,
+has high Shannon entropy, and is none of the shapes transcripts are full of:
+hex (git SHAs, digests, container ids), UUIDs, API object ids (``toolu_``,
+``msg_``, ``call_``, ...), SRI/``sha256:``/``h1:`` hashes, SSH public keys,
+paths, camelCase/snake_case identifiers, and anything inside a URL (URL
+credentials have their own rules).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Iterator
+
+Span = tuple[int, int, str]
+
+MIN_LENGTH = 24
+RUN = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_LENGTH)
+_HEX = re.compile(r"^[0-9a-fA-F-]+$")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# Object ids of APIs and tools: load-bearing, high-entropy, never secrets.
+_ID_PREFIX = re.compile(
+    r"^(?:toolu|srvtoolu|msg|msgbatch|req|call|fc|resp|rs|ctc|chatcmpl|cmpl|cus|pi|pm|ch|evt|sub|in|ii|price|prod|txn|"
+    r"ws|file|batch|run|thread|asst|step|vs|org|proj|user|sess|item|conv|ctx|ses|cs|seti|si|acct|tok|pk_live|pk_test|"
+    r"src|card|ba|py|po|tr|re|il|li|cn|dp|du|ic|iv|plink|prc|promo|qt|sched|sh|tax|tmpl|trr|wh|gen|img|span|trace|"
+    r"toolu_vrtx|req_vrtx|agent|task|job|deployment|build|commit|node|pod|container|image|layer|vol|snap|ami|i|vpc|subnet|sg|eni|igw|rtb|acl|arn)[_-]"
+)
+_SAFE_BEFORE = re.compile(
+    r"(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|h1|base64|integrity|commit|rev|revision|HEAD|tree|blob|nonce)"
+    r"[\s:=\"'-]{0,4}$|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com) $|[@#]$|\"(?:n|e|x|y|kid|x5t|x5c)\"\s*:\s*\"$",
+    re.I,
+)
+_SSH_PUBLIC = re.compile(r"^AAAA(?:B3NzaC1|C3NzaC1|E2VjZHNh|B3NzaC|C3NzaC)")
+_WORDY = re.compile(r"^(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])|\d{1,4}|[_/+-]|v\d+)+$")
+_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s\"'<>`]+")
+
+
+def shannon(value: str) -> float:
+    length = len(value)
+    if not length:
+        return 0.0
+    return -sum(n / length * math.log2(n / length) for n in Counter(value).values())
+
+
+def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
+    """Whether ``value`` looks like key material rather than a word, an id
+    shape, a path or a hash.  Used by this layer and for weak keyword names."""
+    if len(value) < min_length:
+        return False
+    core = value.rstrip("=")
+    if _HEX.match(core) or _UUID.search(core):
+        return False
+    if _WORDY.match(core):
+        return False
+    digits = sum(c.isdigit() for c in core)
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    if "/" in core:
+        parts = [p for p in core.split("/") if p]
+        if len(parts) >= 2 and sum(bool(_WORDY.match(p)) for p in parts) * 2 >= len(parts):
+            return False  # a path
+    entropy = shannon(core)
+    if upper and lower and digits:
+        # random base62/64: digits ~16%, both cases well represented
+        return entropy >= 3.6 and digits >= 2 and min(upper, lower) >= 3
+    if lower and digits and not upper:
+        return entropy >= 3.5 and digits >= max(3, len(core) // 8) and lower >= len(core) // 4
+    if upper and digits and not lower:
+        return entropy >= 3.5 and digits >= max(3, len(core) // 8) and upper >= len(core) // 4
+    return False
+
+
+def url_spans(text: str) -> list[tuple[int, int]]:
+    if "://" not in text:
+        return []
+    return [m.span() for m in _URL.finditer(text)]
+
+
+def entropy_spans(text: str, shielded: list[tuple[int, int]]) -> Iterator[Span]:
+    """Random-looking runs outside ``shielded`` spans (URLs, public blocks)."""
+    for match in RUN.finditer(text):
+        start, end = match.span()
+        if start >= 1 and text[start - 1] == "\\" and text[start] in "nrt":
+            start += 1  # "\nABC..." in escaped text: the n belongs to the escape
+        value = text[start:end]
+        if len(value) < MIN_LENGTH:
+            continue
+        if start and text[start - 1] == "." and start >= 2 and text[start - 2].isalnum():
+            continue  # part of a dotted name (domain, module path, file name)
+        if end + 1 < len(text) and text[end] == "." and text[end + 1].isalnum():
+            continue
+        if _ID_PREFIX.match(value) or _SSH_PUBLIC.match(value) or value.startswith(("LS0tLS1CRUdJTi", "sha512-", "sha384-", "sha256-", "sha1-")):
+            continue
+        if _SAFE_BEFORE.search(text[max(0, start - 40):start]):
+            continue
+        if any(s <= start < e for s, e in shielded):
+            continue
+        if looks_random(value):
+            yield start, end, "high-entropy"

@@ -1,0 +1,184 @@
+"""Keyword assignments: ``password=...``, ``API_KEY: ...``, ``"clientSecret": "..."``.
+
+Found in env files, YAML, JSON (also escaped: ``\\"token\\": \\"...\\"``), CLI
+flags and source code.  Two parts decide:
+
+- the *name*: :func:`classify_name` says whether a name holds a secret
+  (``strong``: any real value is redacted), might (``weak``: only random-
+  looking values), or is a known non-secret (``*_id``, ``max_tokens``,
+  ``public_key``, ``keyboard``, ...);
+- the *value*: :func:`is_placeholder` rejects templates, variables, code
+  references and placeholders, which are not secrets and must survive.
+
+The same two functions serve structured data (dict keys in tool inputs and
+metadata) through :func:`secret_kind_for_field`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from .entropy import looks_random
+
+Span = tuple[int, int, str]
+
+_STRONG = re.compile(
+    r"pass(?:word|wd|phrase|wrd)?|pwd|secret|private[_.-]?key|privkey|api[_.-]?key|apikey|access[_.-]?key|"
+    r"token|credential|bearer|signing[_.-]?key|session[_.-]?key|master[_.-]?key|encryption[_.-]?key|"
+    r"client[_.-]?key|auth[_.-]?key|account[_.-]?key|shared[_.-]?access[_.-]?key|subscription[_.-]?key|"
+    r"app[_.-]?key|license[_.-]?key|webhook[_.-]?key|consumer[_.-]?key|deploy[_.-]?key|admin[_.-]?key|"
+    r"service[_.-]?key|storage[_.-]?key|secret[_.-]?key|write[_.-]?key|connection[_.-]?string|conn[_.-]?str|"
+    r"dsn|salt|cookie|auth"
+)
+_WEAK = re.compile(r"key|creds?|sig|signature")
+# Names that contain a keyword but hold no secret.  Checked on the
+# lower-cased name with separators normalised to "_".
+_NOT_SECRET = re.compile(
+    r"(?:^|_)(?:id|ids|name|names|url|uri|urls|file|filename|path|dir|type|len|length|count|size|limit|max|min|ttl|"
+    r"timeout|expiry|expires|expires_in|expiration|at|header|env|var|field|prefix|suffix|format|mode|policy|version|"
+    r"endpoint|enabled|required|method|hint|label|strategy|provider|source|store|helper|command|cmd|index|usage|"
+    r"budget|regex|pattern|placeholder|reset|error|scope|scopes|algorithm|alg|location|lifetime|rotation|"
+    r"hash_algorithm|param|params|schema|description|desc|title|key_id|kid|fingerprint|policy|flag|option|"
+    r"status|state|kind|class|input|output|in|out|button|icon|link|host|port|user|username|login|email|"
+    r"rotated|changed|updated|created|reset_at|strength|validation|validator|policy|"
+    r"manager|service|handler|loader|reader|provider|factory|generator|module|plugin|client|db_index)$"
+    r"|tokens|tokeniz|keyboard|keyword|keys$|keycode|keydown|keyup|keypress|keymap|keybind|key_?binding|hotkey|"
+    r"monkey|donkey|turkey|jockey|whiskey|public|author(?!iz)|authority|csrf|xsrf|passthrough|pass_through|passenger|passive|"
+    r"compass|bypass|surpass|passed|passes|passing|primary_key|foreign_key|sort_key|partition_key|cache_key|"
+    r"idempotency|dedup|lookup_key|row_key|hash_key|range_key|object_key|s3_key|map_key|dict_key|key_?name|"
+    r"page_?token|next_?token|continuation|cursor|sync_?token|token_?type|auth_?type|authn?_?method|"
+    r"oauth_?url|has_|is_|use_|should_|need|requires?_|allow|disable|enable|show_|hide_|no_|with_|"
+    r"token_?count|max_?token|secret_?name|secret_?ref|secretref|secret_?key_?ref|secrets_?manager|"
+    r"key_?vault|keychain|keyring|keystore|keyfile|key_?file|key_?path|cert|pubkey|hashed|hash_?type|"
+    r"pinned|pinyin|spinner|pinch|hashtag|hashmap|hash_?map|signature_?version|sig_?version|design|assign|signal"
+)
+
+
+def classify_name(name: str) -> str | None:
+    """``"strong"``, ``"weak"`` or None (not a secret name)."""
+    lowered = name.lower()
+    normal = re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()).strip("_")
+    if not normal:
+        return None
+    if _NOT_SECRET.search(normal):
+        return None
+    if _STRONG.search(lowered):
+        return "strong"
+    if _WEAK.search(normal):
+        return "weak"
+    return None
+
+
+def kind_for_name(name: str) -> str:
+    lowered = name.lower()
+    if "pass" in lowered or "pwd" in lowered:
+        return "password"
+    if "aws" in lowered and "secret" in lowered:
+        return "aws-secret-key"
+    if "token" in lowered or "bearer" in lowered:
+        return "token"
+    if "private" in lowered:
+        return "private-key"
+    if re.search(r"api[_.-]?key|apikey", lowered):
+        return "api-key"
+    if "connection" in lowered or "dsn" in lowered or "conn" in lowered:
+        return "connection-string"
+    return "secret"
+
+
+_PLACEHOLDER = re.compile(
+    r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{|\{\{|^\$[A-Za-z_]|^%\(|^%s$|^#\{|"
+    r"your[_-]?(?:own[_-]?)?(?:api[_-]?)?(?:key|token|secret|password|pass)|changeme|change[_-]me|replace[_-]?me|"
+    r"placeholder|redacted|^\[redacted|<redacted>|^(?:true|false|null|none|nil|undefined|yes|no|on|off|empty|"
+    r"string|str|int|integer|bool|boolean|number|any|object|optional|required|secret|password|token|value|"
+    r"default|unset|set|todo|tbd|n/a|na|test|foo|bar|baz|hidden|masked|omitted|sensitive|bearer|basic|digest|"
+    r"negotiate|bot|apikey|api-key|key)$"
+)
+_CODE_REF = re.compile(
+    r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$"  # settings.API_KEY, process.env.TOKEN
+    r"|[()\[\]{}]"  # calls, indexing, literals: getpass(), os.environ["X"]
+    r"|^(?:self|this|os|env|process|config|settings|cfg|args|opts|options|ctx|request|req|params)\b"
+    r"|^[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS)$"  # another variable's name
+)
+_KEYWORD_IN_VALUE = re.compile(r"(?i)key|token|secret|pass|pwd|auth|cred")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def is_placeholder(value: str) -> bool:
+    """True for values that are not secrets: templates, variables, code, words."""
+    if not value or value.startswith("[REDACTED"):
+        return True
+    if _PLACEHOLDER.search(value):
+        return True
+    if _CODE_REF.search(value):
+        return True
+    # api_key=api_key, token: authToken -- a variable, not a value
+    if _IDENTIFIER.match(value) and _KEYWORD_IN_VALUE.search(value) and not any(c.isdigit() for c in value):
+        return True
+    return False
+
+
+def secret_value(name_class: str, value: str, *, min_strong: int = 4) -> bool:
+    """Whether ``value`` assigned to a name of class ``name_class`` is a secret."""
+    value = value.strip()
+    if is_placeholder(value):
+        return False
+    if name_class == "strong":
+        if len(value) < min_strong:
+            return False
+        if value.isdigit() and len(value) < 6:
+            return False
+        if re.fullmatch(r"[0-9.:/-]+", value) and not value.isdigit():
+            return False  # dates, times, versions, ports
+        return True
+    return len(value) >= 12 and looks_random(value, min_length=12)
+
+
+# -- text ---------------------------------------------------------------------
+
+_ASSIGNMENT = re.compile(
+    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P<nq>\\{0,3}[\"'])?[ \t]*"
+    r"(?P<op>:=|=>|->|=(?!=)|:(?!:)|\s(?=\\{0,3}[\"']))[ \t]*"
+    r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
+)
+_TRIGGER = re.compile(r"(?i)pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig|hash|otp|pin")
+
+
+def assignment_spans(text: str) -> Iterator[Span]:
+    if not _TRIGGER.search(text):
+        return
+    for match in _ASSIGNMENT.finditer(text):
+        name = match.group("name")
+        if not _TRIGGER.search(name):
+            continue
+        name_class = classify_name(name.rsplit(".", 1)[-1] if "." in name else name)
+        if name_class is None:
+            continue
+        if match.group("op").isspace() and name_class != "strong":
+            continue
+        if match.group("qv") is not None:
+            start, end = match.span("qv")
+        else:
+            start, end = match.span("uv")
+            cut = text.find("\\", start, end)  # stop at a literal \n, \t, \" escape
+            if cut >= 0:
+                end = cut
+            while end > start and text[end - 1] in ")}],.":
+                end -= 1
+        value = text[start:end]
+        if value.startswith("\\"):
+            continue
+        if secret_value(name_class, value):
+            yield start, end, kind_for_name(name)
+
+
+# -- structured data ----------------------------------------------------------
+
+
+def secret_kind_for_field(name: str, value: str) -> str | None:
+    """The replacement kind when ``value`` under dict key ``name`` is a secret."""
+    name_class = classify_name(name)
+    if name_class is None or not secret_value(name_class, value):
+        return None
+    return kind_for_name(name)

@@ -1,0 +1,124 @@
+"""Personal data: email addresses, home-directory usernames, public IPs.
+
+- Emails, but not ``git@host:`` remotes, ``pkg@1.2.3`` versions, ``@scope``
+  packages, ``noreply@`` addresses or ``example.com``/``.test``/``.invalid``
+  domains (placeholders by design).
+- The username of ``/Users/<u>``, ``/home/<u>``, ``C:\\Users\\<u>`` (also
+  written with escaped or forward slashes).  Only the name is replaced, so
+  paths stay readable.  Learned names are also redacted where they appear
+  alone (``ls -l`` owners, shell prompts), when long and unusual enough.
+- Public IPv4 and IPv6 addresses; private, loopback, link-local, unspecified
+  and broadcast addresses, OIDs and 4-part versions are kept.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Iterator
+
+Span = tuple[int, int, str]
+
+EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63})@"
+    r"(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24})"
+    r"(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
+)
+_KEEP_LOCAL = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon", "postmaster"})
+_KEEP_DOMAIN = re.compile(r"(?:^|\.)(?:example\.(?:com|org|net)|example|test|invalid|localhost|local)$", re.I)
+
+HOME = re.compile(
+    r"(?:(?<![A-Za-z0-9_])(?:/Users|/home|/export/home)/|[A-Za-z]:(?:\\{1,4}|/)(?:Users|Documents and Settings)(?:\\{1,4}|/))"
+    r"(?P<user>[A-Za-z0-9._-]{1,64}?)(?=$|[\\/\s\"'`:;,)\]}>]|\\[nrt])"
+)
+# Account names that are not people; kept in paths and never learned.
+GENERIC_USERS = frozenset(
+    "user users username me you runner ubuntu debian ec2-user admin administrator root node app appuser www www-data "
+    "default public shared guest vscode codespace codespaces coder dev developer jenkins circleci travis vagrant docker "
+    "git build builder ci test tester nobody runneradmin all default.migrated localuser linuxbrew".split()
+)
+_COMMON_WORDS = frozenset(
+    "main master home data work code test tests docs src project projects file files name user admin local temp tmp "
+    "build dist list item path true false none null info error debug warning config setup".split()
+)
+
+IPV4 = re.compile(r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9]|\.[0-9])")
+IPV6 = re.compile(r"(?<![0-9A-Za-z:])(?:[0-9a-fA-F]{1,4}:){2,7}(?::|[0-9a-fA-F]{1,4}|(?::[0-9a-fA-F]{1,4}){1,6})(?![0-9A-Za-z:])")
+_VERSION_BEFORE = re.compile(r"(?i)(?:v|version|ver|release|build|[=@~^<>]|-|/)\s*$")
+
+
+def email_spans(text: str) -> Iterator[Span]:
+    if "@" not in text:
+        return
+    for match in EMAIL.finditer(text):
+        start = match.start()
+        local = match.group("local")
+        if start >= 1 and text[start - 1] == "\\" and local[0] in "nrt":
+            start += 1  # "\nalice@x.com" in escaped text
+            local = local[1:]
+        if not local or local.lower() in _KEEP_LOCAL or _KEEP_DOMAIN.search(match.group("domain")):
+            continue
+        yield start, match.end(), "email"
+
+
+def home_users(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, username) of each home-directory username."""
+    if "Users" not in text and "/home/" not in text and "Documents and Settings" not in text:
+        return
+    for match in HOME.finditer(text):
+        user = match.group("user")
+        if user.lower() in GENERIC_USERS or user.startswith("[REDACTED") or user in (".", ".."):
+            continue
+        yield match.start("user"), match.end("user"), user
+
+
+def learnable(user: str) -> bool:
+    """Whether a username is distinctive enough to redact where it stands alone."""
+    return len(user) >= 4 and user.lower() not in GENERIC_USERS and user.lower() not in _COMMON_WORDS
+
+
+def bare_user_pattern(users: set[str]) -> re.Pattern | None:
+    names = sorted((u for u in users if learnable(u)), key=len, reverse=True)
+    if not names:
+        return None
+    return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])")
+
+
+def _is_public(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if ip.is_private and not _is_documentation(ip):
+        return False
+    return not (ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_unspecified or ip.is_reserved)
+
+
+def _is_documentation(ip) -> bool:
+    # 192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32 stand for public
+    # addresses in examples and tests; a real log would hold the real thing.
+    return any(ip in net for net in _DOC_NETS if net.version == ip.version)
+
+
+_DOC_NETS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")]
+
+
+def ip_spans(text: str) -> Iterator[Span]:
+    if "." in text:
+        for match in IPV4.finditer(text):
+            start = match.start()
+            if start and text[start - 1].isalpha() and not (start >= 2 and text[start - 2] == "\\"):
+                continue
+            if _VERSION_BEFORE.search(text[max(0, start - 12):start]):
+                continue
+            if any(len(part) > 1 and part[0] == "0" for part in match.group().split(".")):
+                continue  # zero-padded: a version or a date, not an address
+            if _is_public(match.group()):
+                yield start, match.end(), "ip-address"
+    if "::" in text or text.count(":") >= 5:
+        for match in IPV6.finditer(text):
+            value = match.group()
+            if value[0] not in "23" or value.index(":") != 4 or (value.count(":") < 3 and "::" not in value):
+                continue  # global unicast (2000::/3) written in full form only
+            if _is_public(value):
+                yield match.start(), match.end(), "ip-address"

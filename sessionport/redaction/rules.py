@@ -1,0 +1,238 @@
+"""Precise detectors: private key blocks, vendor-prefixed tokens, JWTs and
+structural contexts (auth headers, URL userinfo, query parameters, CLI flags).
+
+Each rule is a regular expression whose group ``s`` (or the whole match) is
+the secret.  Vendor rules are joined into one alternation so a string is
+scanned once; which rule matched is read from ``match.lastgroup``.  Lengths
+are minimums, not exact values, so longer future tokens still match.
+
+A token may follow a literal ``\\n``/``\\t`` escape in text that holds
+escaped JSON, so "no letter before" is checked in Python
+(:func:`starts_at_boundary`) rather than with ``\\b``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Iterator
+
+Span = tuple[int, int, str]
+
+# -- private key blocks ------------------------------------------------------
+
+_NL = r"(?:\r?\n|\\r|\\n|\\\\n|\\\\r)"  # a real newline or one escaped once or twice
+PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:(?:(?!-----)[\s\S]){0,20000}?-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+    # a key cut off before its END line: take the body that follows
+    r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\])*)"
+)
+PUTTY_KEY = re.compile(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+(?:" + _NL + r"|[\sA-Za-z0-9+/=])*(?:Private-MAC:\s*[0-9a-f]+)?")
+# Public material that entropy must not touch: certificates, public keys.
+PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PGP SIGNATURE)-----"
+    r"[\s\S]{0,20000}?-----END [A-Z0-9 ]{0,40}-----"
+)
+# base64 of "-----BEGIN": kubeconfig client-key-data, k8s tls.key, ...
+BASE64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
+
+
+def base64_pem_is_private(value: str) -> bool:
+    head = value[:120]
+    head = head[: len(head) // 4 * 4]
+    try:
+        decoded = base64.b64decode(head)
+    except (binascii.Error, ValueError):
+        return True  # unreadable: err on the side of redacting
+    return b"PRIVATE" in decoded or b"ENCRYPTED" in decoded
+
+
+# -- vendor-prefixed tokens ---------------------------------------------------
+
+# (kind, pattern).  Order matters only between overlapping alternatives:
+# more specific prefixes come first (sk-ant- before sk-).
+VENDOR_RULES: list[tuple[str, str]] = [
+    ("anthropic-oauth-token", r"sk-ant-(?:oat|ort)\d\d-[A-Za-z0-9_-]{20,}"),
+    ("anthropic-admin-key", r"sk-ant-admin\d\d-[A-Za-z0-9_-]{20,}"),
+    ("anthropic-key", r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,}"),
+    ("openrouter-key", r"sk-or-v\d-[A-Za-z0-9]{32,}"),
+    ("openai-key", r"sk-(?:proj|svcacct|admin|None|service)-[A-Za-z0-9_-]{20,}"),
+    ("openai-key", r"sk-[A-Za-z0-9]{16,}T3BlbkFJ[A-Za-z0-9]{16,}"),
+    ("api-key", r"sk-[A-Za-z0-9_-]{32,}"),  # OpenAI legacy, DeepSeek, Moonshot, ... (sk- + long random)
+    ("aws-access-key-id", r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|A3T[A-Z0-9])[A-Z2-7]{16}(?![A-Za-z0-9])"),
+    ("aws-session-token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|FQoGZXIvYXdz)[A-Za-z0-9/+=]{40,}"),
+    ("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
+    ("github-token", r"github_pat_[A-Za-z0-9_]{40,}"),
+    ("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat|ffct|agent|ocid)-[A-Za-z0-9_.-]{20,}"),
+    ("gitlab-token", r"GR1348941[A-Za-z0-9_-]{20,}"),
+    ("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
+    ("slack-token", r"xoxe\.xox[bp]-\d-[A-Za-z0-9-]{20,}"),
+    ("slack-token", r"xapp-\d-[A-Za-z0-9-]{20,}"),
+    ("slack-webhook", r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}"),
+    ("stripe-key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}"),
+    ("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/=]{20,}"),
+    ("google-api-key", r"AIza[A-Za-z0-9_-]{35}"),
+    ("google-oauth-token", r"ya29\.[A-Za-z0-9_-]{20,}"),
+    ("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),
+    ("google-refresh-token", r"1//0[A-Za-z0-9_-]{30,}"),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
+    ("huggingface-token", r"api_org_[A-Za-z0-9]{30,}"),
+    ("npm-token", r"npm_[A-Za-z0-9]{30,}"),
+    ("pypi-token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
+    ("telegram-bot-token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}"),
+    ("twilio-api-key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
+    ("sendgrid-key", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
+    ("azure-ad-client-secret", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,}"),
+    ("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}"),
+    ("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?"),
+    ("supabase-token", r"sbp_[a-f0-9]{40}"),
+    ("supabase-token", r"sb_secret_[A-Za-z0-9_-]{20,}"),
+    ("groq-key", r"gsk_[A-Za-z0-9]{40,}"),
+    ("xai-key", r"xai-[A-Za-z0-9]{40,}"),
+    ("perplexity-key", r"pplx-[A-Za-z0-9]{40,}"),
+    ("replicate-token", r"r8_[A-Za-z0-9]{30,}"),
+    ("vault-token", r"hv[sbr]\.[A-Za-z0-9_-]{20,}"),
+    ("age-secret-key", r"AGE-SECRET-KEY-1[A-Z0-9]{50,}"),
+    ("docker-token", r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}"),
+    ("mailgun-key", r"key-[a-f0-9]{32}(?![a-f0-9])"),
+    ("shopify-token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
+    ("linear-key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
+    ("notion-token", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})"),
+    ("atlassian-token", r"ATATT3[A-Za-z0-9_=-]{50,}"),
+    ("bitbucket-token", r"ATBB[A-Za-z0-9_=.-]{28,}"),
+    ("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
+    ("sentry-token", r"sntr[ysu]_[A-Za-z0-9+/=_]{40,}"),
+    ("discord-webhook", r"(?<=/api/webhooks/)\d{15,20}/[A-Za-z0-9_-]{50,}"),
+    ("discord-token", r"[MNO][A-Za-z\d]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"),
+    ("grafana-token", r"(?:glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})"),
+    ("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
+    ("pulumi-token", r"pul-[a-f0-9]{40}"),
+    ("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
+    ("netlify-token", r"nfp_[A-Za-z0-9]{36}"),
+    ("newrelic-key", r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}"),
+    ("square-token", r"(?:sq0atp|sq0csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60}"),
+    ("langsmith-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
+    ("pinecone-key", r"pcsk_[A-Za-z0-9_]{40,}"),
+    ("airtable-token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
+    ("figma-token", r"figd_[A-Za-z0-9_-]{40,}"),
+    ("mapbox-secret-token", r"sk\.eyJ[A-Za-z0-9_.-]{50,}"),
+    ("contentful-token", r"CFPAT-[A-Za-z0-9_-]{43}"),
+    ("planetscale-token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}"),
+    ("heroku-key", r"HRKU-[A-Za-z0-9_-]{20,}"),
+    ("elevenlabs-key", r"sk_[a-f0-9]{48}"),
+    ("fly-token", r"fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}"),
+    ("vercel-token", r"vc[pkiar]_[A-Za-z0-9]{40,}"),
+    ("cloudinary-url", r"(?<=cloudinary://)\d{6,}:[A-Za-z0-9_-]{20,}"),
+    ("facebook-token", r"EAA[A-Za-z0-9]{90,}"),
+    ("dropbox-token", r"sl\.[A-Za-z0-9_-]{100,}"),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?"),
+]
+
+_VENDOR_KINDS: list[str] = []
+
+
+def _combine(rules: list[tuple[str, str]]) -> re.Pattern:
+    parts = []
+    for index, (kind, pattern) in enumerate(rules):
+        _VENDOR_KINDS.append(kind)
+        parts.append(f"(?P<v{index}>{pattern})")
+    return re.compile("|".join(parts))
+
+
+VENDOR = _combine(VENDOR_RULES)
+
+_WORDCHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def starts_at_boundary(text: str, start: int) -> bool:
+    """True when ``text[start]`` does not continue a word; a letter that ends
+    a ``\\n``/``\\t``/``\\r`` escape counts as a boundary."""
+    if start == 0:
+        return True
+    before = text[start - 1]
+    if before not in _WORDCHAR:
+        return True
+    return start >= 2 and text[start - 2] == "\\" and before in "nrt"
+
+
+def vendor_spans(text: str) -> Iterator[Span]:
+    for match in VENDOR.finditer(text):
+        start = match.start()
+        if not starts_at_boundary(text, start):
+            continue
+        kind = _VENDOR_KINDS[int(match.lastgroup[1:])]
+        end = match.end()
+        if kind == "jwt" and text.count(".", start, end) < 2:
+            continue
+        yield start, end, kind
+
+
+# -- structural contexts ------------------------------------------------------
+
+_VALUE = r"[^\s\"'`\\<>]+"
+CONTEXT_RULES: list[tuple[str, re.Pattern]] = [
+    # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
+    ("authorization", re.compile(
+        r"(?i)(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
+    )),
+    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{16,})")),
+    ("api-key-header", re.compile(
+        r"(?i)\b(?:x-[a-z0-9-]*(?:api-?key|token|secret|auth)[a-z0-9-]*|api-key|apikey|private-token|x-goog-api-key)\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'`\\,]{8,})"
+    )),
+    # scheme://user:password@host (password only; user and host are kept)
+    ("url-password", re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[A-Za-z0-9\[.-])")),
+    # credentials in query strings and form bodies
+    ("url-token", re.compile(
+        r"(?i)[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth)=(?P<s>[^&\s\"'#\\<>]{6,})"
+    )),
+    ("azure-storage-key", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?P<s>[A-Za-z0-9+/%=_-]{16,})")),
+    ("aws-signature", re.compile(r"Signature=(?P<s>[0-9a-f]{64})")),
+    # curl -u user:pass, --user user:pass
+    ("password", re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})")),
+    # mysql -pSECRET, --password=SECRET / --password SECRET, sshpass -p SECRET
+    ("password", re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})")),
+    ("password", re.compile(r"(?i)(?:^|\s)--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
+    ("password", re.compile(r"\bsshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
+    # ~/.netrc: machine host login user password secret
+    ("password", re.compile(r"(?i)\blogin\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)")),
+    ("docker-auth", re.compile(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[A-Za-z0-9+/=]{20,})")),
+]
+CONTEXT_TRIGGERS = re.compile(
+    r"(?i)authori|bearer|api-?key|x-|token|://|[?&;][a-z_-]+=|accountkey|sharedaccess|sig=|signature=|-u |--user|-p|--pass|--secret|sshpass|password|dockerconfig"
+)
+
+
+def context_spans(text: str) -> Iterator[Span]:
+    if not CONTEXT_TRIGGERS.search(text):
+        return
+    for kind, pattern in CONTEXT_RULES:
+        for match in pattern.finditer(text):
+            start, end = match.span("s")
+            yield start, _trim_escape(text, start, end), kind
+
+
+def _trim_escape(text: str, start: int, end: int) -> int:
+    """End a value before a literal ``\\n``/``\\t``/``\\r``/``\\"`` escape."""
+    cut = text.find("\\", start, end)
+    return end if cut < 0 else max(cut, start + 1)
+
+
+def private_key_spans(text: str) -> Iterator[Span]:
+    if "PRIVATE KEY" in text:
+        for match in PRIVATE_KEY_BLOCK.finditer(text):
+            yield match.start(), match.end(), "private-key"
+    if "PuTTY-User-Key-File" in text:
+        for match in PUTTY_KEY.finditer(text):
+            yield match.start(), match.end(), "private-key"
+    if "LS0tLS1CRUdJTi" in text:
+        for match in BASE64_PEM.finditer(text):
+            if base64_pem_is_private(match.group()):
+                yield match.start(), match.end(), "private-key"
+
+
+def public_block_spans(text: str) -> Iterator[tuple[int, int]]:
+    if "-----BEGIN " in text:
+        for match in PUBLIC_BLOCK.finditer(text):
+            yield match.span()

@@ -1,0 +1,113 @@
+"""``redact``: replace secrets and personal data in every string of the stream.
+
+The stage works on decoded values, so it is format-independent and its
+output stays valid in every format.  Identifiers (message ids, parent links,
+tool call ids, session ids, timestamps, model names) are never rewritten.
+See ``docs/redaction.md`` for what is detected.
+
+``--check`` is a dry run for CI gates: it reads everything, writes no
+events, reports the counts per kind on stderr and fails with exit code 1
+when anything would have been redacted.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Callable, Iterable, Iterator
+
+import click
+
+from ..errors import SessionportError, UsageError
+from ..redaction import Redactor
+from ..registry import Stage
+
+# Message fields that are identifiers or enumerations, never free text.
+_MESSAGE_KEEP = frozenset(("type", "role", "timestamp", "id", "parentId", "toolName", "toolCallId", "isError"))
+_SESSION_KEEP = frozenset(("type", "schema", "source", "sessionId", "createdAt"))
+_END_KEEP = frozenset(("type", "usage", "counts", "skipped"))
+
+
+class SecretsFound(SessionportError):
+    """``redact --check`` found something to redact (exit code 1)."""
+
+    exit_code = 1
+
+
+def redact_event(redactor: Redactor, event: dict) -> dict:
+    """A copy of ``event`` with its free-text fields redacted (the same dict
+    when nothing changed)."""
+    kind = event.get("type")
+    keep = _MESSAGE_KEEP if kind == "message" else _SESSION_KEEP if kind == "session" else _END_KEEP
+    out: dict | None = None
+    for key, value in event.items():
+        if key in keep or value is None or isinstance(value, (bool, int, float)):
+            continue
+        if key in ("meta", "metadata"):
+            new = redactor.redact_metadata(value)
+        else:
+            new = redactor.redact_value(value)
+        if new is not value:
+            if out is None:
+                out = dict(event)
+            out[key] = new
+    return event if out is None else out
+
+
+def describe_counts(counts) -> str:
+    total = sum(counts.values())
+    if not total:
+        return "nothing to redact"
+    kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{total} value{'s' if total != 1 else ''} ({kinds})"
+
+
+def build(
+    pattern: tuple[str, ...] = (),
+    allow: tuple[str, ...] = (),
+    no_pii: bool = False,
+    report: bool = False,
+    check: bool = False,
+    **_: object,
+) -> Callable[[Iterable[dict]], Iterator[dict]]:
+    """The redact stage as a function over event iterators."""
+    for flag, values in (("--pattern", pattern), ("--allow", allow)):
+        for value in values:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise UsageError(f"{flag} {value!r}: invalid regular expression ({exc})") from None
+
+    def stage(events: Iterable[dict]) -> Iterator[dict]:
+        redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
+        for event in events:
+            redacted = redact_event(redactor, event)
+            if not check:
+                yield redacted
+        if report or check:
+            verb = "would redact" if check else "redacted"
+            print(f"sessionport: redact: {verb} {describe_counts(redactor.counts)}", file=sys.stderr)
+        if check and redactor.counts:
+            raise SecretsFound(f"redact --check: secrets or personal data found: {describe_counts(redactor.counts)}")
+
+    return stage
+
+
+STAGE = Stage(
+    name="redact",
+    description="Replace secrets and personal data with typed tags",
+    help=(
+        "Replace secrets (API keys and tokens of ~70 vendors, private keys, JWTs, passwords in URLs, "
+        "headers and assignments, high-entropy strings) and personal data (emails, home-directory "
+        "usernames, public IPs) with stable tags such as [REDACTED:github-token#2]. Ids and links "
+        "between messages are kept. Running it twice changes nothing more."
+    ),
+    build=build,
+    params=(
+        click.Option(["--pattern"], multiple=True, metavar="REGEX", help="Also redact matches of REGEX (its group 's' or 1 if present) as 'custom' (repeatable)."),
+        click.Option(["--allow"], multiple=True, metavar="REGEX", help="Keep findings whose text matches REGEX (repeatable)."),
+        click.Option(["--no-pii"], is_flag=True, help="Keep emails, usernames and IP addresses; redact secrets only."),
+        click.Option(["--report"], is_flag=True, help="Print the number of redactions per kind on stderr (never the values)."),
+        click.Option(["--check"], is_flag=True, help="Dry run: write nothing, report counts, exit 1 if anything would be redacted."),
+    ),
+)
