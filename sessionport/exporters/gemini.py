@@ -28,7 +28,10 @@ from ..context import WriteContext
 from ..model import kind_of
 from ..registry import Exporter
 
-MAX_DEFERRED = 256
+# Look-ahead bound while calls wait for results (subagent transcripts
+# inlined between a call and its result can be long).
+MAX_DEFERRED = 10000
+MAX_DEFERRED_BYTES = 64 << 20
 MAX_NAMES = 65536
 MISSING_RESULT = "sessionport: no result was recorded for this call"
 
@@ -73,6 +76,7 @@ class _Session:
         self.responding = False  # the user turn after the calls has started
         self.deferred: list[dict] = []
         self.replaying = False
+        self.deferred_bytes = 0
         self.names: OrderedDict[str, str] = OrderedDict()
         self.synthetic_ids = 0
 
@@ -80,7 +84,8 @@ class _Session:
     def message(self, event: dict) -> None:
         if self.open_calls and not self._fits_open_turn(event):
             self.deferred.append(event)
-            if len(self.deferred) > MAX_DEFERRED:
+            self.deferred_bytes += len(event.get("text") or "")
+            if len(self.deferred) > MAX_DEFERRED or self.deferred_bytes > MAX_DEFERRED_BYTES:
                 self._answer_missing()
             return
         self._write(event)
@@ -95,7 +100,7 @@ class _Session:
         kind = kind_of(event)
         if kind == "tool_result":
             return self._open_id(event) is not None
-        if self.responding:
+        if self.responding or self.deferred:  # keep the order of what waits
             return False
         return kind == "tool_use" or (event.get("role") == "assistant" and kind in ("text", "thinking"))
 
@@ -104,8 +109,13 @@ class _Session:
             return
         self.replaying = True
         try:
+            # Each pass writes what fits and holds back the rest, in order;
+            # a held-back result may answer a call opened during the pass.
             while self.deferred and not self.open_calls:
-                self.message(self.deferred.pop(0))
+                waiting, self.deferred = self.deferred, []
+                self.deferred_bytes = 0
+                for event in waiting:
+                    self.message(event)
         finally:
             self.replaying = False
 

@@ -68,6 +68,7 @@ class _Reader:
         self.usage: dict[str, int] = {}
         self.notes: list[str] = []
         self.skipped: dict[str, int] = {}
+        self.late: dict = {}  # request keys that followed the history
 
     def content(self, item: Any, path: str) -> Iterator[dict]:
         by_model = isinstance(item, dict) and item.get("role") in ("model", "assistant")
@@ -99,20 +100,21 @@ class _Reader:
     def end(self) -> dict | None:
         if self.converter.unknown_parts:
             self.notes.append(f"{self.converter.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
-        if not (self.usage or self.notes or self.skipped):
+        if not (self.usage or self.notes or self.skipped or self.late):
             return None
-        return end_event(usage=self.usage or None, skipped=self.skipped or None, notes=self.notes or None)
+        return end_event(usage=self.usage or None, skipped=self.skipped or None, notes=self.notes or None, metadata=self.late or None)
 
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
+SYSTEM_KEYS = ("systemInstruction", "system_instruction")
+
+
 def _session(ctx: ReadContext, header: dict) -> dict:
-    metadata = {}
-    for key in ("model", "generationConfig", "cachedContent"):
-        if key in header:
-            metadata[key] = header[key]
+    # Request keys beside the history (generationConfig, tools, ...) are kept.
+    metadata = {k: v for k, v in header.items() if k not in SYSTEM_KEYS}
     return session_event("gemini", sessionId=_session_id(ctx), metadata=metadata)
 
 
@@ -131,8 +133,10 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     spool = None
     index = 0
     traffic: _Traffic | None = None
+    header: dict = {}
     for kind, value in walk_document(stream, ctx, ARRAY_KEYS):
         if kind == "start":
+            header = value
             yield _session(ctx, value)
             system = value.get("systemInstruction", value.get("system_instruction"))
             if system is not None:
@@ -153,6 +157,7 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             index += 1
         else:
             _check_shape(value, index, ctx)
+            reader.late = {k: v for k, v in value.items() if k not in header and k not in SYSTEM_KEYS}
             if spool_needed:
                 yield from reader.system(value.get("systemInstruction", value.get("system_instruction")), "$.systemInstruction")
             if spool is not None:
