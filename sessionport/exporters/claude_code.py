@@ -64,7 +64,7 @@ def _thread_for(session: dict, main: Thread | None) -> Thread:
     return thread
 
 
-def _summary_lines(session: dict) -> list[dict]:
+def _summary_lines(session: dict, session_id: str) -> list[dict]:
     metadata = session.get("metadata") if isinstance(session.get("metadata"), dict) else {}
     out = []
     for entry in metadata.get("summaries") or ():
@@ -72,7 +72,7 @@ def _summary_lines(session: dict) -> list[dict]:
             kind = entry.get("type")
             if kind in ("ai-title", "custom-title"):
                 key = "aiTitle" if kind == "ai-title" else "customTitle"
-                out.append({"type": kind, key: entry["summary"]})
+                out.append({"type": kind, key: entry["summary"], "sessionId": session_id})
             else:
                 out.append({"type": "summary", "summary": entry["summary"], "leafUuid": _str(entry.get("leafUuid")) or ""})
     if not out and _str(session.get("title")):
@@ -95,7 +95,7 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
             if main is None:
                 thread = main = _thread_for(event, None)
                 main_ids = {x for x in (_str(event.get("sessionId")), main.session_id) if x}
-                for line in _summary_lines(event):
+                for line in _summary_lines(event, main.session_id):
                     emit(orjson.dumps(line, option=_DUMP))
                 continue
             metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}

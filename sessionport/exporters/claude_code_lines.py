@@ -58,6 +58,7 @@ class Thread:
         self.api_count = 0
         self.lines = 0
         self.open_calls: deque[str] = deque(maxlen=PENDING_CALLS)
+        self.model: str | None = None
 
     def new_uuid(self, event: dict) -> str:
         self.lines += 1
@@ -150,6 +151,10 @@ class Thread:
             synthetic = True
         self.api_id, self.api_synthetic = api_id, synthetic
         model = meta.get("model")
+        if isinstance(model, str) and model:
+            self.model = model
+        else:
+            model = self.model
         message: dict[str, Any] = {
             "id": api_id,
             "type": "message",
