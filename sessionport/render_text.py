@@ -19,6 +19,9 @@ _BACKTICKS = re.compile(r"`+")
 # trimmed below so "see https://x.y/z." links to https://x.y/z.
 URL = re.compile(r"https?://[^\s<>\"'`\x00-\x1f\x7f]+", re.IGNORECASE)
 _URL_TRAILING = ".,;:!?)]}*_"
+# Terminal colour and cursor codes in captured command output: CSI
+# sequences (ESC [ ... final byte) and OSC sequences (ESC ] ... BEL or ST).
+_TERMINAL_CODES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 
 
 @dataclass
@@ -130,6 +133,12 @@ def split_urls(text: str) -> Iterator[tuple[bool, str]]:
         pos = match.start() + len(url)
     if pos < len(text):
         yield False, text[pos:]
+
+
+def strip_terminal_codes(text: str) -> str:
+    """``text`` without ANSI escape sequences, which a reader would see as
+    garbage; other characters are untouched."""
+    return _TERMINAL_CODES.sub("", text) if "\x1b" in text else text
 
 
 def count_lines(text: str) -> int:

@@ -21,7 +21,7 @@ from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected
 from ..render_session import SessionTracker, extra_metadata, format_time, header_facts, role_label, session_title, turn_role
 from ..render_text import count_lines
 from .html_assets import CSS, CSP, JS
-from .html_blocks import collapsed, esc, facts_list, message_head, plain_block, rich_text, tool_call, tool_result
+from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, tool_call, tool_result
 
 PAGE_HEAD = (
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -117,7 +117,7 @@ class HtmlWriter:
             css = "tool result error" if message.get("isError") else "tool result"
             body = tool_result(message, text, self.options.max_output)
         elif kind == "thinking":
-            css, body = "thinking", collapsed("Thinking", rich_text(text))
+            css, body = "thinking", collapsed("Thinking", rich_text(text), gist(text))
         elif kind in ("summary", "compaction") or role == "system":
             label = kind.capitalize() if kind in ("summary", "compaction") else "System message"
             css, body = "note", collapsed(label, rich_text(text))

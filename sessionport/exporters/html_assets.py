@@ -44,7 +44,8 @@ background:var(--panel);border-right:1px solid var(--line);z-index:4}
 .sidebar ol{list-style:none;margin:0;padding:0}
 .sidebar a{display:block;padding:.4rem .5rem;border-radius:6px;text-decoration:none;color:var(--ink)}
 .sidebar a:hover{background:var(--tool)}
-.sidebar .t{display:block;font-size:14px;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.sidebar .t{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;font-size:14px;line-height:1.35;overflow:hidden;overflow-wrap:anywhere}
+.sidebar a.current{background:var(--user);box-shadow:inset 3px 0 0 var(--accent)}
 .sidebar .sub{display:block;font-size:12px;color:var(--muted)}
 @media (max-width:900px){.sidebar{position:static;width:auto;padding:1rem;border-right:0;border-top:1px solid var(--line)}
 body:has(> nav.sidebar) main{margin-left:auto}}
@@ -58,7 +59,7 @@ body:has(> nav.sidebar) main{margin-left:auto}}
 .facts dd{margin:0;font-family:var(--mono);font-size:12.5px;overflow-wrap:anywhere}
 .session-head details{margin-top:.6rem;font-size:13px}
 .session-head details summary{color:var(--muted);cursor:pointer}
-.msg{position:relative;margin:.5rem 0}
+.msg{position:relative;margin:.4rem 0}
 .msg.hide,.session.hide{display:none}
 .msg-head{display:flex;align-items:baseline;gap:.6rem;margin:1.4rem 0 .35rem;font-size:13px}
 .who{font-weight:650;font-size:14px}
@@ -89,6 +90,7 @@ details[open]>summary::before{transform:rotate(90deg)}
 .lines{color:var(--muted);font-size:12px;white-space:nowrap}
 .result{margin-left:1.5rem}
 .thinking summary{color:var(--think);font-style:italic}
+.gist{color:var(--muted);font-style:normal;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;min-width:0;flex:1 1 auto}
 .thinking .prose{color:var(--muted);font-size:14px;padding:.35rem 0}
 .note summary{color:var(--muted)}
 .cut{color:var(--muted);font-size:12px;font-style:italic;margin:.2rem 0 .3rem}
@@ -148,6 +150,22 @@ JS = """
     if (e.key === "/" && document.activeElement !== q) { e.preventDefault(); q.focus(); }
     if (e.key === "Escape" && document.activeElement === q) { q.value = ""; run(); }
   });
+  var links = {};
+  document.querySelectorAll(".sidebar a").forEach(function (a) { links[a.getAttribute("href").slice(1)] = a; });
+  if (sessions.length > 1 && "IntersectionObserver" in window) {
+    var current = null;
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (!e.isIntersecting) return;
+        var a = links[e.target.id];
+        if (!a || a === current) return;
+        if (current) current.classList.remove("current");
+        current = a;
+        a.classList.add("current");
+      });
+    }, { rootMargin: "-20% 0px -70% 0px" });
+    sessions.forEach(function (sec) { seen.observe(sec); });
+  }
   var toggle = document.getElementById("toggle");
   toggle.addEventListener("click", function () {
     var open = toggle.getAttribute("data-open") !== "1";

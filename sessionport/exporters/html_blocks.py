@@ -12,7 +12,7 @@ import html
 import re
 
 from ..render_session import format_time
-from ..render_text import count_lines, split_code_spans, split_fences, split_urls, trim_lines
+from ..render_text import count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
 from ..render_tools import diff_line_class, view_tool_call
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -23,7 +23,7 @@ TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
 
 def esc(value: object) -> str:
     """Text (or any value) as HTML text or a quoted attribute value."""
-    text = value if isinstance(value, str) else str(value)
+    text = strip_terminal_codes(value if isinstance(value, str) else str(value))
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return html.escape(_CONTROL.sub("\ufffd", text), quote=True)
@@ -121,6 +121,14 @@ def tool_result(message: dict, text: str, max_output: int | None) -> str:
 def collapsed(label: str, inner: str, extra: str = "") -> str:
     """A closed ``<details>`` whose label is transcript-free or escaped."""
     return f'<details><summary>{esc(label)}{extra}</summary>{inner}</details>'
+
+
+def gist(text: str, limit: int = 140) -> str:
+    """The first line of a text, for a collapsed block's label (escaped)."""
+    line = next((l.strip(" *#_") for l in text.split("\n") if l.strip(" *#_")), "")
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return f'<span class="gist">{esc(line)}</span>' if line else ""
 
 
 def facts_list(pairs: list[tuple[str, str]]) -> str:

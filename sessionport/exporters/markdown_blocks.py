@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from ..render_text import fence_for, longest_run, split_code_spans, split_fences
+from ..render_text import fence_for, longest_run, split_code_spans, split_fences, strip_terminal_codes
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
@@ -24,8 +24,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def clean(text: str) -> str:
-    """Text without control characters (they are invisible and upset
-    renderers) and with one kind of line end."""
+    """Text without terminal escape codes or other control characters (they
+    are invisible and upset renderers) and with one kind of line end."""
+    text = strip_terminal_codes(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROL.sub("\ufffd", text)
