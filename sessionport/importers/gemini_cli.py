@@ -236,6 +236,7 @@ def _read_checkpoint(stream: BinaryIO, ctx: ReadContext, head: bytes) -> Iterato
     converter = PartConverter(ctx, CallPairing("gemini-cli-call"))
     index = 0
     header: dict = {}
+    late: dict = {}
     for kind, value in walk_document(stream, ctx, keys):
         if kind == "start":
             header = {k: v for k, v in value.items() if k != "history"}
@@ -246,12 +247,14 @@ def _read_checkpoint(stream: BinaryIO, ctx: ReadContext, head: bytes) -> Iterato
         elif kind == "item":
             yield from converter.content_events(value, f"{keys[0]}[{index}]")
             index += 1
+        elif isinstance(value, dict):
+            late = {k: v for k, v in value.items() if k not in header and k != "history"}
     notes = []
     if restore:
         notes.append("the checkpoint's UI history (history) was not read; its API history (clientHistory) was")
     if converter.unknown_parts:
         notes.append(f"{converter.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
-    yield end_event(notes=notes) if notes else end_event(counts={"contents": index})
+    yield end_event(counts={"contents": index}, notes=notes or None, metadata=late or None)
 
 
 IMPORTER = Importer(
