@@ -12,7 +12,6 @@ from typing import Any
 
 import click
 
-from .model import kind_of
 from .registry import Option
 
 MAX_OUTPUT = Option(
@@ -66,7 +65,7 @@ class RenderOptions:
 
     def shows(self, message: dict) -> bool:
         """Whether ``message`` is rendered at all under these options."""
-        kind = kind_of(message)
+        kind = message_kind(message)
         if not self.tools and (kind in TOOL_KINDS or message.get("toolName") is not None):
             return False
         if not self.thinking and kind == "thinking":
@@ -78,4 +77,11 @@ class RenderOptions:
 
 def is_injected(message: dict) -> bool:
     meta = message.get("meta")
-    return bool(meta and meta.get("injected"))
+    return isinstance(meta, dict) and bool(meta.get("injected"))
+
+
+def message_kind(message: dict) -> str:
+    """``meta.kind``, or ``text``; tolerant of a malformed ``meta``."""
+    meta = message.get("meta")
+    kind = meta.get("kind") if isinstance(meta, dict) else None
+    return kind if isinstance(kind, str) else "text"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .model import kind_of
+from .render_options import message_kind
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 MAX_MODELS = 5
@@ -85,7 +85,7 @@ def turn_role(message: dict) -> str:
     """The speaker whose turn ``message`` belongs to: tool calls and results
     belong to the assistant's turn."""
     role = message.get("role")
-    if role == "tool" or kind_of(message) in ("tool_use", "tool_result", "thinking"):
+    if role == "tool" or message_kind(message) in ("tool_use", "tool_result", "thinking"):
         return "assistant"
     return role if isinstance(role, str) else "message"
 
@@ -144,7 +144,7 @@ class SessionTracker:
             if self.last is None or moment > self.last:
                 self.last = moment
         meta = message.get("meta")
-        model = meta.get("model") if meta else None
+        model = meta.get("model") if isinstance(meta, dict) else None
         if isinstance(model, str) and model and model not in self.models and len(self.models) < MAX_MODELS:
             self.models.append(model)
 

@@ -10,6 +10,7 @@ ones the importers produce from real files: Claude Code ``Bash``/``Edit``/
 from __future__ import annotations
 
 import difflib
+import json
 import shlex
 from dataclasses import dataclass
 from typing import Any
@@ -122,7 +123,7 @@ def patch_files(patch: str) -> list[str]:
 
 def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolView:
     """The readable form of one tool call."""
-    name = name or ""
+    name = name if isinstance(name, str) else ""
     if isinstance(tool_input, dict):
         view = _shell_view(name, tool_input) or _edit_view(tool_input)
         if view:
@@ -133,7 +134,10 @@ def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolVie
         return ToolView("diff", patch.strip("\n"), ", ".join(files[:3]) + (" …" if len(files) > 3 else ""))
     if tool_input is None or tool_input == {}:
         return ToolView("text", text, _first_line(text))
-    body = orjson.dumps(tool_input, option=orjson.OPT_NON_STR_KEYS).decode()
+    try:
+        body = orjson.dumps(tool_input, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # values built in Python that JSON cannot hold (huge ints, objects)
+        body = json.dumps(tool_input, default=repr, ensure_ascii=False)
     return ToolView("json", body, _first_line(text) if text else _first_line(body, 100))
 
 

@@ -281,3 +281,23 @@ def test_real_sessions_render_with_every_prompt_and_no_raw_html(fmt, path):
     for block in raw:
         for piece in block.split("\n"):
             assert OUR_HTML.match(piece.strip()) or not piece.strip(), f"raw HTML from the transcript: {piece[:200]!r}"
+
+
+ODD_EVENTS = [
+    {"type": "session", "source": None, "title": 5, "sessionId": ["x"], "metadata": "not an object", "createdAt": 1e300},
+    {"type": "message", "role": "assistant", "text": None, "meta": "kind"},
+    {"type": "message", "role": "weird", "text": "x", "meta": {"kind": 7, "model": ["m"]}, "timestamp": -1e20},
+    {"type": "message", "role": "tool", "text": "t", "toolName": 3, "toolInput": {"command": [1, 2]}, "meta": {"kind": "tool_use"}},
+    {"type": "message", "role": "tool", "toolInput": {"n": 2**70, "o": object()}, "meta": {"kind": "tool_use"}},
+    {"type": "message", "role": "tool", "text": "", "toolInput": "*** Begin Patch\n*** End Patch", "meta": {"kind": "tool_use"}},
+    {"type": "end", "usage": {"input_tokens": "many", "output_tokens": True}, "skipped": {"a": "b"}, "notes": "not a list"},
+    {"type": "unknown-event"},
+]
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "html"])
+def test_malformed_events_render_without_crashing(fmt):
+    data = sessionport.dumps(ODD_EVENTS, format=fmt, front_matter=True) if fmt == "markdown" else sessionport.dumps(ODD_EVENTS, format=fmt)
+    text = data.decode()
+    assert "Session 1" in text and "*** Begin Patch" in text
+    assert "1180591620717411303424" in text  # the huge int, shown by repr

@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import BinaryIO, Iterable
 
 from ..context import WriteContext
-from ..model import kind_of, session_event
+from ..model import session_event
 from ..registry import Exporter
-from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected
+from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected, message_kind
 from ..render_session import SessionTracker, extra_metadata, format_time, header_facts, role_label, session_title, turn_role
 from ..render_text import count_lines
 from .html_assets import CSS, CSP, JS
@@ -96,7 +96,7 @@ class HtmlWriter:
         dom_id = f"s{len(self.sessions)}-m{self.number}"
         text = message.get("text")
         text = text if isinstance(text, str) else ""
-        kind = kind_of(message)
+        kind = message_kind(message)
         role = message.get("role")
         source_id = message.get("id")
         if is_injected(message):

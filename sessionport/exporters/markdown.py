@@ -16,9 +16,9 @@ import tempfile
 from typing import BinaryIO, Callable, Iterable
 
 from ..context import WriteContext
-from ..model import kind_of, session_event
+from ..model import session_event
 from ..registry import Exporter
-from ..render_options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions, is_injected
+from ..render_options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions, is_injected, message_kind
 from ..render_session import (
     SessionTracker,
     extra_metadata,
@@ -117,7 +117,7 @@ class MarkdownWriter:
             when = format_time(message.get("timestamp")) if message.get("timestamp") is not None else ""
             label = "Assistant" if role == "assistant" else role_label(message)
             self.emit(f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n")
-        kind = kind_of(message)
+        kind = message_kind(message)
         if kind == "tool_use" or (message.get("toolName") is not None and kind != "tool_result"):
             self.emit(self._tool_call(message, text))
         elif kind == "tool_result":
