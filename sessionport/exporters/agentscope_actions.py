@@ -242,7 +242,7 @@ def summary_action(message: dict, title: str, max_output: int = DEFAULT_MAX_OUTP
     """A ``generate_summary`` action from a summary or final assistant message."""
     text = message.get("text") or ""
     output, cut = shorten(text, max_output, keep_tail=False)
-    details = [f"From a {message.get('role', 'assistant')} message ({_meta(message).get('kind', 'text')})."]
+    details = [f"From the {message.get('role', 'assistant')} message of kind {_meta(message).get('kind', 'text')}."]
     if cut:
         details.append(f"Text shortened from {len(text)} to {max_output} characters.")
     action = {

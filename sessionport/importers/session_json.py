@@ -136,10 +136,11 @@ def _looks_like_lines(stream: BinaryIO) -> bool:
     if not sep or not rest.strip():
         return False
     try:
-        value = orjson.loads(first)
+        value = orjson.loads(first.decode("utf-8", "replace"))
     except orjson.JSONDecodeError:
         return False
-    return isinstance(value, dict) and rest.lstrip().startswith(b"{")
+    # A document cannot go on after a complete object on its first line.
+    return isinstance(value, dict)
 
 
 def _read_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:

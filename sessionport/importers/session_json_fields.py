@@ -281,7 +281,7 @@ def entry_messages(entry: Any, index: int, known_calls: set[str]) -> tuple[list[
     if facts.output is not None or facts.result_meta.get("exitCode") is not None or facts.is_error:
         messages.append(
             message_event(
-                "tool", facts.output or "", timestamp=facts.end_timestamp or facts.timestamp,
+                "tool", facts.output or "", timestamp=facts.end_timestamp,
                 toolName=name, toolCallId=call_id, isError=facts.is_error, meta=facts.result_meta,
             )
         )

@@ -31,7 +31,7 @@ SCORE_BARE_LOG = 10
 SCORE_CHAT_LIKE = 3
 
 _ARRAY_KEY = re.compile(rb'"(' + b"|".join(k.encode() for k in ENTRY_KEYS) + rb')"\s*:\s*\[')
-_TOOL_KEY = re.compile(rb'"(tool|toolName|tool_name|command|cmd|file_path|tool_input|toolCalls|tool_calls)"\s*:')
+_TOOL_KEY = re.compile(rb'"(tool|toolName|tool_name|command|cmd|file_path|tool_input|toolCalls|tool_calls|arguments|call_id)"\s*:')
 _ROLE_KEY = re.compile(rb'"role"\s*:')
 _TOOL_FIELDS = frozenset(("tool", "toolName", "tool_name", "command", "cmd", "tool_input", "function"))
 _OTHER_FORMATS = frozenset(("session", "message", "end", "response_item", "event_msg", "session_meta", "turn_context",
