@@ -63,6 +63,40 @@ def first_significant_byte(stream: BinaryIO) -> bytes:
     return stripped[:1]
 
 
+# ijson builds a prefix string per token, so memory and time grow with the
+# square of the nesting depth.  Feeding slices with at most SLICE_OPENERS
+# opening brackets each, and checking the depth after each, bounds that:
+# within one slice depth can grow by at most SLICE_OPENERS.  Real data has a
+# few thousand brackets per MiB, so its slices stay large.
+SLICE_OPENERS = 4096
+MAX_DEPTH = 1000
+
+
+def _slices(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    for chunk in chunks:
+        openers = chunk.count(b"[") + chunk.count(b"{")
+        if openers <= SLICE_OPENERS:
+            yield chunk
+            continue
+        pieces = -(-openers // SLICE_OPENERS)
+        size = -(-len(chunk) // pieces)
+        view = memoryview(chunk)
+        for start in range(0, len(chunk), size):
+            yield bytes(view[start : start + size])
+
+
+def _check_depth(prefix: str, ctx: ReadContext) -> None:
+    if len(prefix) > MAX_DEPTH and prefix.count(".") >= MAX_DEPTH:
+        from .errors import DataError
+
+        raise DataError(
+            ctx.name,
+            f"JSON nested deeper than {MAX_DEPTH} levels",
+            path=_path(prefix[:60]) + "...",
+            hint="no transcript nests this deep; the file is damaged or not a transcript",
+        )
+
+
 def _path(prefix: str) -> str:
     """ijson's ``a.item.b`` prefix as a readable JSON path ``a[].b``."""
     return (prefix or "$").replace(".item", "[]")
@@ -107,13 +141,15 @@ def walk_document(
     state = _DocState(doc_prefix, item_prefixes)
     error: Exception | None = None
     try:
-        for chunk in iter_chunks(stream, ctx):
+        for piece in _slices(iter_chunks(stream, ctx)):
             try:
-                parser.send(chunk)
+                parser.send(piece)
                 for coro in coros:
-                    coro.send(chunk)
+                    coro.send(piece)
             except ijson.JSONError as exc:
                 error = exc
+            if tokens:
+                _check_depth(tokens[-1][0], ctx)
             yield from state.consume(tokens, queues, taken)
             del tokens[:]
             for prefix, queue in queues.items():

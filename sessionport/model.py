@@ -97,3 +97,17 @@ def iter_sessions(events: Iterable[dict]) -> Iterator[tuple[dict, list[dict]]]:
             session["_end"] = event
     if session is not None:
         yield session, messages
+
+
+_ROLE_SET = frozenset(ROLES)
+
+
+def message_problem(event: dict) -> str | None:
+    """Why ``event`` is not a valid message (role and text), or None.  Cheap:
+    the portable readers call it on every message."""
+    role = event.get("role")
+    if type(role) is not str or role not in _ROLE_SET:
+        return f"expected a role of {', '.join(ROLES)}, found {role!r}"
+    if type(event.get("text")) is not str:
+        return f"expected the message text to be a string, found {type(event.get('text')).__name__}"
+    return None
