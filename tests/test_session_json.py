@@ -170,9 +170,9 @@ def test_the_session_event_arrives_before_the_input_is_read(shape):
     if shape == "jsonl":
         data = b"\n".join(orjson.dumps(entry) for _ in range(5000)) + b"\n"
     elif shape == "array":
-        data = orjson.dumps([entry] * 5000)
+        data = orjson.dumps([entry] * 20000)  # documents are read in 1 MiB chunks
     else:
-        data = orjson.dumps({"title": "big", "events": [entry] * 5000})
+        data = orjson.dumps({"title": "big", "events": [entry] * 20000})
     raw = _CountingRaw(data)
     ctx = ReadContext(name="<large>", on_warning=lambda m: None)
     events = session_json.read(io.BufferedReader(raw, buffer_size=64 * 1024), ctx)
