@@ -46,7 +46,7 @@ class _Writer:
     # -- turns -> messages ---------------------------------------------------
     def turn(self, turn: Turn) -> None:
         if turn.role == "system":
-            texts = [p.event["text"] for p in turn.parts if p.event and p.event.get("text")]
+            texts = [p.event["text"] for p in turn.parts if p.event and (p.event.get("text") or "").strip()]
             if turn.leading:
                 self.system.extend(texts)
             elif texts:
@@ -73,7 +73,7 @@ class _Writer:
                     blocks.append({"type": "redacted_thinking", "data": meta["redactedThinking"]})
                 else:
                     self.unsigned_thinking += 1
-            elif event.get("text"):
+            elif (event.get("text") or "").strip():
                 blocks.append(_text_block(event["text"]))
             else:
                 self.dropped_empty += 1
@@ -93,7 +93,7 @@ class _Writer:
                 blocks.append(block)
             elif part.kind == "orphan_result":
                 blocks.append(_text_block(orphan_text(part)))
-            elif event.get("text"):
+            elif (event.get("text") or "").strip():
                 blocks.append(_text_block(event["text"]))
             else:
                 self.dropped_empty += 1
@@ -133,6 +133,8 @@ class _Writer:
         self.open()
         self.doc.close({"model": self.model or self.stats.model})
         self.stats.warn_all(self.ctx.warn)
+        if self.dropped_empty:
+            self.ctx.warn(f"{self.dropped_empty} empty or blank text(s) left out: the Messages API rejects blank text blocks")
         if self.unsigned_thinking:
             self.ctx.warn(
                 f"{self.unsigned_thinking} thinking block(s) without a signature dropped: the Messages API rejects unsigned thinking"

@@ -17,6 +17,10 @@ it, for the Anthropic and OpenAI exporters alike:
   plain user text naming the call, never as a dangling tool result.
 - A system message that arrives while calls are open is held until their
   results have been written.
+- Sub-agent messages inlined in the main thread (``meta.sidechain``, Claude
+  Code 1.0.x) are left out and counted: they would split a call from its
+  result, and a request holds one thread.  Sub-agent *sessions* (their own
+  session event) are exported like any session.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ class TurnStats:
     synthesized_ids: int = 0
     missing_results: int = 0
     orphan_results: int = 0
+    sidechain: int = 0
     model: str | None = None
 
     def warn_all(self, warn: Callable[[str], None]) -> None:
@@ -64,6 +69,11 @@ class TurnStats:
             warn(f"{self.missing_results} tool call(s) had no recorded result; a placeholder result was written for each")
         if self.orphan_results:
             warn(f"{self.orphan_results} tool result(s) had no matching call; written as user text")
+        if self.sidechain:
+            warn(
+                f"{self.sidechain} sub-agent message(s) inlined in the main thread (meta.sidechain) left out: "
+                "a provider request holds one thread"
+            )
 
 
 def arguments_of(event: dict) -> str:
@@ -221,6 +231,9 @@ def iter_turns(
     for event in events:
         kind = event.get("type")
         if kind == "message":
+            if (event.get("meta") or {}).get("sidechain") is True:
+                builder.stats.sidechain += 1
+                continue
             for turn in builder.feed(event):
                 yield "turn", turn
         elif kind == "session":

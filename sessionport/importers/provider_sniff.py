@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+import ijson
+
 from ..jsonl import first_json_line
 
 ANTHROPIC, CHAT, RESPONSES = "anthropic-messages", "openai-chat", "openai-responses"
@@ -51,6 +53,22 @@ def _is_jsonl(head: bytes) -> bool:
         return False
     rest = head.split(b"\n", 1)[1] if b"\n" in head else b""
     return rest.lstrip(b" \t\r\n").startswith(b"{")
+
+
+_LIST_KEYS = frozenset(("messages", "input", "output", "choices"))
+
+
+def top_level_array_key(body: bytes) -> str | None:
+    """The first of ``messages``/``input``/``output``/``choices`` holding an
+    array directly under a top-level object, read with ijson from a head
+    that may be cut anywhere."""
+    try:
+        for prefix, event, _ in ijson.parse(body, use_float=True):
+            if event == "start_array" and prefix in _LIST_KEYS:
+                return prefix
+    except Exception:  # a cut or broken head: no judgement from it
+        return None
+    return None
 
 
 def cassette_api(head: bytes) -> str | None:
@@ -96,13 +114,19 @@ def scores(head: bytes) -> dict[str, int]:
     # The array key decides between Responses (``input``/``output``) and
     # the two message-list APIs (``messages``).
     if body.startswith(b"{"):
-        if re.search(rb'"input"\s*:\s*\[', head) or (re.search(rb'"output"\s*:\s*\[', head) and b"response" in head):
+        array = top_level_array_key(body)
+        if array in ("input", "output"):
             responses += 3
-        elif b"messages" in keys:
+            anthropic = chat = 0
+        elif array == "messages":
             anthropic, chat = anthropic + 1, chat + 1
             responses = 0
-    if b'"model"' in head and re.search(rb'"model"\s*:\s*"claude', head):
-        anthropic += 2
+        elif array == "choices":
+            anthropic = responses = 0
+        else:
+            return result  # an object whose list none of these importers reads
+    if b"system" in keys:  # only Anthropic has a system key (the others use a role)
+        anthropic += 1
     best = max(anthropic, chat, responses)
     if best == 0:
         # Plain role/content messages: any of the three reads them the
