@@ -181,7 +181,12 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def stdout_stream() -> BinaryIO:
-    return open(sys.stdout.fileno(), "wb", buffering=WRITE_BUFFER, closefd=False)
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        # stdout replaced by an in-memory stream (tests, notebooks)
+        return sys.stdout.buffer
+    return open(fd, "wb", buffering=WRITE_BUFFER, closefd=False)
 
 
 def _os_error(target: str, exc: OSError) -> OutputError:

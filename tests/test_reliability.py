@@ -1,0 +1,138 @@
+"""Interrupted runs, live and damaged files, odd encodings, and the last-resort
+error handler."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES, ROOT, run_cli
+from sessionport.cli import cli
+
+SAMPLE = FIXTURES / "portable-jsonl" / "session.jsonl"
+
+
+def big_stream(path, megabytes: int) -> None:
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    body = b"".join(lines[1:-1])
+    with open(path, "wb") as out:
+        out.write(lines[0])
+        for _ in range(megabytes * 1_000_000 // len(body) + 1):
+            out.write(body)
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    path = tmp_path_factory.mktemp("big") / "big.jsonl"
+    big_stream(path, 300)
+    return path
+
+
+def _kill_after(args, seconds: float) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "sessionport", *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    time.sleep(seconds)
+    assert process.poll() is None, "the conversion finished before it could be interrupted"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def test_sigkill_leaves_no_output_file(big, tmp_path):
+    target = tmp_path / "out.json"
+    _kill_after(["convert", big, "--to", "portable", "-o", target], 1.0)
+    assert not target.exists()
+
+
+def test_sigkill_leaves_the_previous_output_intact(big, tmp_path):
+    target = tmp_path / "out.json"
+    target.write_bytes(b"previous result\n")
+    _kill_after(["convert", big, "--to", "portable", "-o", target], 1.0)
+    assert target.read_bytes() == b"previous result\n"
+
+
+def test_a_growing_file_is_read_up_to_where_it_is(tmp_path):
+    path = tmp_path / "live.jsonl"
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:-1]))
+    stop = threading.Event()
+
+    def keep_writing() -> None:
+        with open(path, "ab") as handle:
+            while not stop.is_set():
+                handle.write(lines[1])
+                handle.write(lines[2][: len(lines[2]) // 2])  # a torn line for a moment
+                handle.flush()
+                handle.write(lines[2][len(lines[2]) // 2 :])
+                handle.flush()
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        result = run_cli("convert", path, "--to", "portable-jsonl")
+    finally:
+        stop.set()
+        writer.join()
+    assert result.returncode == 0, result.stderr
+    events = [orjson.loads(line) for line in result.stdout.splitlines()]
+    assert events[: len(lines) - 1] == [orjson.loads(line) for line in lines[:-1]]
+    assert b"Traceback" not in result.stderr
+
+
+def test_bom_and_crlf_are_accepted(tmp_path):
+    path = tmp_path / "windows.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + SAMPLE.read_bytes().replace(b"\n", b"\r\n"))
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0 and result.stderr == b""
+    assert result.stdout == SAMPLE.read_bytes()
+
+
+def test_invalid_utf8_is_replaced_and_reported(tmp_path):
+    path = tmp_path / "latin1.jsonl"
+    data = SAMPLE.read_bytes().replace(b"discount change", b"discount \xe9change")
+    path.write_bytes(data)
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0
+    assert "discount \ufffdchange" in result.stdout.decode()
+    assert b"line 2: invalid UTF-8 replaced" in result.stderr
+
+
+def test_a_huge_single_line(tmp_path):
+    path = tmp_path / "huge.jsonl"
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    huge = {"type": "message", "role": "tool", "text": "z" * 60_000_000, "meta": {"kind": "tool_result"}}
+    path.write_bytes(lines[0] + orjson.dumps(huge) + b"\n" + lines[1])
+    result = run_cli("convert", path, "--to", "portable-jsonl", timeout=300)
+    assert result.returncode == 0
+    out = result.stdout.splitlines()
+    assert len(out) == 3 and len(orjson.loads(out[1])["text"]) == 60_000_000
+
+
+def test_unexpected_errors_are_one_line_unless_debugging(monkeypatch):
+    from sessionport.registry import get_registry
+
+    stage = get_registry().stage("filter")
+
+    def explode(**options):
+        def run(events):
+            for _ in events:
+                raise ValueError("boom")
+                yield
+        return run
+
+    monkeypatch.setattr(type(stage), "build", property(lambda self: explode), raising=False)
+    monkeypatch.delenv("SESSIONPORT_DEBUG", raising=False)
+    result = CliRunner().invoke(cli, ["filter", str(SAMPLE), "--role", "user"])
+    assert result.exit_code == 1
+    err = result.stderr.strip().splitlines()
+    assert err[-1].startswith("sessionport: internal error") and "ValueError: boom" in err[-1] and "SESSIONPORT_DEBUG=1" in err[-1]
+    assert "Traceback" not in result.stderr
+    monkeypatch.setenv("SESSIONPORT_DEBUG", "1")
+    debug = CliRunner().invoke(cli, ["filter", str(SAMPLE), "--role", "user"])
+    assert debug.exit_code == 1 and "Traceback" in debug.stderr
