@@ -50,6 +50,7 @@ def read(
     inp = open_input(source)
     ctx = context or ReadContext()
     ctx.name, ctx.path = inp.name, inp.path
+    ctx.position, ctx.size = inp.bytes_read, inp.size
     ctx.strict, ctx.skip_bad = strict or ctx.strict, skip_bad or ctx.skip_bad
     if options:
         ctx.options.update(options)

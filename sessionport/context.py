@@ -44,6 +44,10 @@ class ReadContext:
     # Set by the input layer: returns a seekable binary file of the whole
     # (decompressed) input, spooling a pipe to a temporary file if needed.
     open_seekable: Callable[[], BinaryIO] | None = None
+    # Set by the input layer: how far into the stored file reading has got,
+    # and its size when known (for progress).
+    position: Callable[[], int] | None = None
+    size: int | None = None
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)

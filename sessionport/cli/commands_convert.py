@@ -42,7 +42,7 @@ def selection_stages(sessions, titles) -> list:
 @selection_options
 @read_options()
 @write_options(to_option=False)
-def convert(inputs, to, from_, strict, skip_bad, output, sessions, titles, **kwargs):
+def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles, **kwargs):
     """Convert INPUT (a path or -, default stdin) to another format.
 
     \b
@@ -51,7 +51,7 @@ def convert(inputs, to, from_, strict, skip_bad, output, sessions, titles, **kwa
       sessionport convert export.zip --session 6650a1b2 --to claude-code -o s.jsonl
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles))
+    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles), quiet=quiet)
 
 
 @cli.command()
@@ -60,11 +60,11 @@ def convert(inputs, to, from_, strict, skip_bad, output, sessions, titles, **kwa
 @selection_options
 @read_options()
 @write_options(to_option=False)
-def to(format, inputs, from_, strict, skip_bad, output, sessions, titles, **kwargs):
+def to(format, inputs, from_, strict, skip_bad, quiet, output, sessions, titles, **kwargs):
     """Write the input (default stdin) as FORMAT; the end of a pipe.
 
     \b
       sessionport filter s.jsonl --role user | sessionport to markdown
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles))
+    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles), quiet=quiet)

@@ -77,7 +77,7 @@ def _human(summary: dict) -> list[str]:
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: totals, usage and a list of sessions.")
 @read_options()
-def inspect(inputs, as_json, from_, strict, skip_bad, **kwargs):
+def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
     """Summarize sessions without printing message bodies.
 
     Counts by role, kind and tool, models, time span, token usage and
@@ -87,7 +87,7 @@ def inspect(inputs, as_json, from_, strict, skip_bad, **kwargs):
     sessions = []
     warnings: list[str] = []
     for spec in inputs or (None,):
-        ctx = ReadContext()
+        ctx = ReadContext(on_warning=lambda message: None) if quiet else ReadContext()
         sessions.extend(summarize(api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=read_opts, context=ctx)))
         warnings.extend(ctx.warnings)
     per_session = [s.as_dict() for s in sessions]

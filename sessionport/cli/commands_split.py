@@ -4,25 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..registry import get_registry
 from ..split import split_sessions
 from .app import cli
 from .commands_convert import selection_options, selection_stages
-from .options import FormatChoice, read_all, read_options, split_format_options
-
-
-def _exporter_options(f):
-    _, exporter_opts = get_registry().option_sets()
-    for opt in reversed(exporter_opts):
-        f = _attach(f, opt.click_option())
-    return f
-
-
-def _attach(f, option: click.Option):
-    if not hasattr(f, "__click_params__"):
-        f.__click_params__ = []
-    f.__click_params__.append(option)
-    return f
+from .options import FormatChoice, exporter_options, read_all, read_options, split_format_options
 
 
 @cli.command()
@@ -30,10 +15,9 @@ def _attach(f, option: click.Option):
 @click.option("--to", "to", type=FormatChoice("export"), required=True, help="Format of each file (see `sessionport formats`).")
 @click.option("-o", "--output", "directory", type=click.Path(file_okay=False), required=True, help="Directory to write into (created if missing).")
 @click.option("--force", is_flag=True, help="Overwrite files that already exist in the directory.")
-@click.option("-q", "--quiet", is_flag=True, help="Do not list the files written on stderr.")
 @selection_options
 @read_options()
-@_exporter_options
+@exporter_options()
 def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions, titles, **kwargs):
     """Write each session of INPUT (a path or -, default stdin) to its own file.
 
@@ -46,7 +30,7 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
       sessionport split conversations.json --to portable -o out/ --title '(?i)tax'
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    events = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts)
+    events = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts, quiet=quiet)
     for stage in selection_stages(sessions, titles):
         events = stage(events)
 

@@ -33,7 +33,7 @@ def _stage_flags(stage: Stage) -> set[str]:
 
 
 def _standalone(stage: Stage) -> click.Command:
-    def callback(inputs, from_, strict, skip_bad, output, to, **kwargs):
+    def callback(inputs, from_, strict, skip_bad, quiet, output, to, **kwargs):
         read_opts, write_opts, stage_opts = split_format_options(kwargs)
         run(
             inputs,
@@ -45,6 +45,7 @@ def _standalone(stage: Stage) -> click.Command:
             read_opts=read_opts,
             write_opts=write_opts,
             stages=[stage.build(**stage_opts)],
+            quiet=quiet,
         )
 
     taken = _stage_flags(stage)
@@ -71,7 +72,7 @@ def _chain_step(stage: Stage) -> click.Command:
 @cli.group(chain=True, invoke_without_command=True)
 @click.option("-i", "--input", "inputs", multiple=True, help="An input path or - (repeatable; default stdin).")
 @read_options()
-def chain(inputs, from_, strict, skip_bad, **kwargs):
+def chain(inputs, from_, strict, skip_bad, quiet, **kwargs):
     """Run several stages in one process, then write once.
 
     Steps are stage names with their options, optionally ending with
@@ -84,7 +85,7 @@ def chain(inputs, from_, strict, skip_bad, **kwargs):
 
 
 @chain.result_callback()
-def _run_chain(steps, inputs, from_, strict, skip_bad, **kwargs):
+def _run_chain(steps, inputs, from_, strict, skip_bad, quiet, **kwargs):
     read_opts, _, _ = split_format_options(kwargs)
     target = _WriteStep(WIRE_FORMAT, None)
     stages = []
@@ -105,6 +106,7 @@ def _run_chain(steps, inputs, from_, strict, skip_bad, **kwargs):
         read_opts=read_opts,
         write_opts=target.options,
         stages=stages,
+        quiet=quiet,
     )
 
 

@@ -6,7 +6,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
-from .. import api
+from .. import api, progress
+from ..context import ReadContext
 from ..registry import get_registry
 
 WIRE_FORMAT = "portable-jsonl"
@@ -45,6 +46,7 @@ def read_options(taken: Iterable[str] = ()) -> Callable:
     def decorate(f):
         for opt in reversed([o for o in importer_opts if not taken.intersection(o.flags)]):
             f = _attach(f, opt.click_option())
+        f = click.option("-q", "--quiet", is_flag=True, help="No progress bar and no warnings on stderr (errors are still shown).")(f)
         f = click.option("--skip-bad", is_flag=True, help="Skip unreadable records, counting them on stderr, instead of stopping.")(f)
         f = click.option("--strict", is_flag=True, help="Treat a torn or NUL-padded end of input as an error (exit 1), not a warning.")(f)
         f = click.option("--from", "from_", type=FormatChoice("import"), help="Input format; detected from the first bytes when left out.")(f)
@@ -53,14 +55,24 @@ def read_options(taken: Iterable[str] = ()) -> Callable:
     return decorate
 
 
-def write_options(*, to_option: bool, taken: Iterable[str] = ()) -> Callable:
-    """-o, optionally --to, and every exporter's own options."""
+def exporter_options(taken: Iterable[str] = ()) -> Callable:
+    """Every exporter's own options (those whose flags are not ``taken``)."""
     _, exporter_opts = get_registry().option_sets()
     taken = set(taken)
 
     def decorate(f):
         for opt in reversed([o for o in exporter_opts if not taken.intersection(o.flags)]):
             f = _attach(f, opt.click_option())
+        return f
+
+    return decorate
+
+
+def write_options(*, to_option: bool, taken: Iterable[str] = ()) -> Callable:
+    """-o, optionally --to, and every exporter's own options."""
+
+    def decorate(f):
+        f = exporter_options(taken)(f)
         f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), help="Write to this file (atomically) instead of stdout.")(f)
         if to_option:
             f = click.option("--to", "to", type=FormatChoice("export"), default=None, help=f"Output format (default: {WIRE_FORMAT}).")(f)
@@ -93,10 +105,19 @@ def read_all(
     strict: bool,
     skip_bad: bool,
     options: dict[str, Any],
+    quiet: bool = False,
 ) -> Iterator[dict]:
-    """The events of every input in turn (stdin when there is none)."""
+    """The events of every input in turn (stdin when there is none), with a
+    progress bar when stderr is a terminal."""
+    show = progress.wanted(quiet)
     for spec in inputs or (None,):
-        yield from api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=dict(options))
+        ctx = ReadContext(on_warning=_silent) if quiet else ReadContext()
+        events = api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=dict(options), context=ctx)
+        yield from progress.track(events, ctx) if show else events
+
+
+def _silent(message: str) -> None:
+    pass
 
 
 def run(
@@ -110,8 +131,9 @@ def run(
     read_opts: dict[str, Any] | None = None,
     write_opts: dict[str, Any] | None = None,
     stages: Sequence[Callable[[Iterable[dict]], Iterator[dict]]] = (),
+    quiet: bool = False,
 ) -> None:
-    events: Iterable[dict] = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts or {})
+    events: Iterable[dict] = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts or {}, quiet=quiet)
     for stage in stages:
         events = stage(events)
     api.write(events, output, format=to, options=write_opts or {}, inputs=list(inputs))
