@@ -97,10 +97,13 @@ def command_text(args: dict) -> str | None:
     command = args.get("command", args.get("cmd"))
     if isinstance(command, str):
         return command
-    if isinstance(command, list) and all(isinstance(c, str) for c in command):
-        if len(command) == 3 and command[1] in ("-lc", "-c") and command[0].endswith(("sh", "bash", "zsh")):
+    if isinstance(command, list):
+        if len(command) == 3 and command[1] in ("-lc", "-c") and isinstance(command[2], str) and isinstance(command[0], str) and command[0].endswith("sh"):
             return command[2]
-        return " ".join(command)
+        try:
+            return " ".join(command)
+        except TypeError:
+            return None
     return None
 
 
@@ -147,13 +150,12 @@ def output_result(output: Any) -> tuple[str, bool | None, dict]:
     """
     meta: dict = {}
     if isinstance(output, str):
-        stripped = output.lstrip()
-        if stripped[:1] in ("{", "["):
+        if output.startswith(("{", "[")):
             try:
                 value = orjson.loads(output)
             except orjson.JSONDecodeError:
                 value = None
-            if isinstance(value, dict) and isinstance(value.get("output"), str) and set(value) <= {"output", "metadata"}:
+            if isinstance(value, dict) and isinstance(value.get("output"), str) and len(value) == 1 + ("metadata" in value):
                 metadata = value.get("metadata")
                 is_error = None
                 if isinstance(metadata, dict):
@@ -169,8 +171,10 @@ def output_result(output: Any) -> tuple[str, bool | None, dict]:
             if isinstance(value, list) and value and all(isinstance(v, dict) and "type" in v for v in value):
                 meta["outputShape"] = "content-json"
                 return _content_items_text(value), None, meta
-        match = _EXIT_CODE.search(output[:4096])
-        is_error = int(match.group(1)) != 0 if match else None
+        is_error = None
+        if output.startswith(("Exit code: ", "Chunk ID: ")):
+            match = _EXIT_CODE.search(output, 0, 1024)
+            is_error = int(match.group(1)) != 0 if match else None
         return output, is_error, meta
     if isinstance(output, list):
         meta["outputShape"] = "list"
@@ -246,7 +250,10 @@ class ItemConverter:
         else:
             out_role = "user"
         self.counts["messages"] += 1
-        return [message_event(out_role, text, timestamp=timestamp, id=_item_id(item), meta=meta or None)]
+        event = _base(out_role, text, timestamp, item)
+        if meta:
+            event["meta"] = meta
+        return [event]
 
     def _reasoning(self, item: dict, timestamp: str | None) -> list[dict]:
         encrypted = item.get("encrypted_content")
@@ -263,7 +270,9 @@ class ItemConverter:
         if self.model:
             meta["model"] = self.model
         self.counts["thinking"] += 1
-        return [message_event("assistant", summary, timestamp=timestamp, id=_item_id(item), meta=meta)]
+        event = _base("assistant", summary, timestamp, item)
+        event["meta"] = meta
+        return [event]
 
     # -- calls ------------------------------------------------------------
     def _call(self, name: str, call_id: Any, tool_input: dict, timestamp: str | None, item: dict, extra: dict | None = None) -> list[dict]:
@@ -279,18 +288,13 @@ class ItemConverter:
         if call_id is not None:
             self.pending[call_id] = name
         self.counts["toolCalls"] += 1
-        return [
-            message_event(
-                "tool",
-                tool_text(name, tool_input),
-                timestamp=timestamp,
-                id=_item_id(item),
-                toolName=name,
-                toolCallId=call_id,
-                toolInput=tool_input,
-                meta=meta,
-            )
-        ]
+        event = _base("tool", tool_text(name, tool_input), timestamp, item)
+        event["toolName"] = name
+        if call_id is not None:
+            event["toolCallId"] = call_id
+        event["toolInput"] = tool_input
+        event["meta"] = meta
+        return [event]
 
     def _function_call(self, item: dict, timestamp: str | None) -> list[dict]:
         tool_input, shape = parse_arguments(item.get("arguments"))
@@ -333,18 +337,17 @@ class ItemConverter:
         if name is None and call_id is not None:
             meta["unpaired"] = True
         self.counts["toolResults"] += 1
-        return [
-            message_event(
-                "tool",
-                text,
-                timestamp=timestamp,
-                id=_item_id(item),
-                toolName=name or (item.get("name") if isinstance(item.get("name"), str) else None),
-                toolCallId=call_id,
-                isError=is_error,
-                meta=meta,
-            )
-        ]
+        event = _base("tool", text, timestamp, item)
+        if name is None and isinstance(item.get("name"), str):
+            name = item["name"]
+        if name is not None:
+            event["toolName"] = name
+        if call_id is not None:
+            event["toolCallId"] = call_id
+        if is_error is not None:
+            event["isError"] = is_error
+        event["meta"] = meta
+        return [event]
 
     def _compaction(self, item: dict, timestamp: str | None) -> list[dict]:
         size = len(item.get("encrypted_content") or "")
@@ -355,6 +358,18 @@ class ItemConverter:
     def _ghost_snapshot(self, item: dict, timestamp: str | None) -> list[dict]:
         self.skipped["response_item/ghost_snapshot"] += 1
         return []
+
+
+def _base(role: str, text: str, timestamp: str | None, item: dict) -> dict:
+    """The start of a message event, keys in ``model.MESSAGE_FIELDS`` order
+    (built inline: this runs for most lines of a rollout)."""
+    event = {"type": "message", "role": role, "text": text}
+    if timestamp is not None:
+        event["timestamp"] = timestamp
+    item_id = item.get("id")
+    if item_id and isinstance(item_id, str):
+        event["id"] = item_id
+    return event
 
 
 def _item_id(item: dict) -> str | None:

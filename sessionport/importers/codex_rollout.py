@@ -40,6 +40,8 @@ COPY_BURST_GAP = 1.0
 _HEAD = re.compile(rb'\{"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{(?:"type":"([a-z_]+)")?')
 USED_EVENTS = frozenset((b"user_message", b"token_count", b"thread_rolled_back"))
 PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted"))
+_TOTAL = re.compile(rb'"total_token_usage":\{[^{}]*?"total_tokens":(\d+)')
+_MODEL = re.compile(rb'"model":"([^"]*)"')
 _CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
 _CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
 
@@ -116,16 +118,26 @@ class RolloutReader:
         ctx = self.ctx
         head_match = _HEAD.match
         skipped_fast = self.skipped_fast
+        queue = self.queue
         for line_no, line, complete in iter_lines(stream, ctx):
             self.line_no = line_no
             match = head_match(line) if complete else None
             if match is not None:
                 outer, inner = match.group(2), match.group(3)
-                if outer == b"event_msg" and inner not in USED_EVENTS or outer not in PARSED_TYPES:
-                    skipped_fast[(outer, inner if outer == b"event_msg" else None)] += 1
-                    if self.inherit_from is not None:
-                        self._copy_clock(match.group(1))
-                    if self.queue or self.recent_prompts:
+                if self.inherit_from is not None:
+                    self._copy_clock(match.group(1))
+                if outer == b"event_msg":
+                    used = inner == b"token_count" and self._token_count_bytes(line)
+                    fast = used or inner not in USED_EVENTS
+                elif outer == b"turn_context":
+                    fast = used = self._turn_context_bytes(line)
+                else:
+                    used = False
+                    fast = outer not in PARSED_TYPES
+                if fast:
+                    if not used:
+                        skipped_fast[(outer, inner if outer == b"event_msg" else None)] += 1
+                    if queue or self.recent_prompts:
                         yield from self._drain()
                     continue
             record = parse_line(line, line_no, complete, ctx)
@@ -138,10 +150,42 @@ class RolloutReader:
                 if not self._hold_for_prelude(line_no, record):
                     yield from self._start()
                 continue
-            yield from self._record(line_no, record)
+            self._record(line_no, record, match is not None)
+            # Inline the common case of _drain: events already decided.
+            while queue:
+                head = queue[0]
+                if head.__class__ is list:
+                    break
+                queue.popleft()
+                if self.skip_inherited and "inherited" in head.get("meta", ()):
+                    continue
+                yield head
+            if queue or self.recent_prompts:
+                yield from self._drain()
         if not self.session_sent:
             yield from self._start()
         yield from self._finish()
+
+    def _token_count_bytes(self, line: bytes) -> bool:
+        """Most lines of a rollout are token counts: read their total from
+        the bytes and parse only the lines whose totals the end event needs."""
+        found = _TOTAL.search(line)
+        if found is None:
+            return b'"info":null' in line
+        target = self.inherited_usage if self.inherit_from is not None else self.usage
+        target.add_line(int(found.group(1)), line)
+        return True
+
+    def _turn_context_bytes(self, line: bytes) -> bool:
+        """The model of a ``turn_context`` line, without parsing it, when the
+        line names exactly one model."""
+        if line.count(b'"model":"') != 1:
+            return False
+        found = _MODEL.search(line)
+        if found is None or b"\\" in found.group(1):
+            return False
+        self.items.model = found.group(1).decode("utf-8", "replace")
+        return True
 
     def _hold_for_prelude(self, line_no: int, record: dict) -> bool:
         """Keep records back until the session event can be written; True
@@ -193,15 +237,16 @@ class RolloutReader:
             metadata=metadata,
         )
         for line_no, record in rest:
-            yield from self._record(line_no, record)
+            self._record(line_no, record)
+            yield from self._drain()
 
     # -- one record -----------------------------------------------------
-    def _record(self, line_no: int, record: dict) -> Iterator[dict]:
+    def _record(self, line_no: int, record: dict, clocked: bool = False) -> None:
         kind = record.get("type")
         payload = record.get("payload")
         try:
             if isinstance(payload, dict) and isinstance(kind, str):
-                if self.inherit_from is not None:
+                if self.inherit_from is not None and not clocked:
                     self._copy_clock(record.get("timestamp"))
                 self._envelope(line_no, kind, payload, record.get("timestamp"))
             elif "record_type" in record:
@@ -219,7 +264,6 @@ class RolloutReader:
                 self.malformed_warned = True
                 self.ctx.warn(f"line {line_no}: a {name} record has an unexpected shape ({type(exc).__name__}: {exc}); skipped, later ones are only counted")
             self.skipped[f"malformed {name}"] += 1
-        yield from self._drain()
 
     def _envelope(self, line_no: int, kind: str, payload: dict, timestamp: Any) -> None:
         ts = timestamp if isinstance(timestamp, str) else None
@@ -243,7 +287,7 @@ class RolloutReader:
                 meta["replacedItems"] = count
             self._push(message_event("system", text, timestamp=ts, meta=meta))
             self.items.counts["compactions"] += 1
-            self.last_compaction = True
+            self.last_compaction = True  # a compaction item right after it is the same boundary
         else:
             self.skipped[kind] += 1
 
@@ -262,7 +306,7 @@ class RolloutReader:
         now = seconds(timestamp)
         if now is None:
             return
-        if now - self.inherit_from > COPY_BURST_GAP:
+        if abs(now - self.inherit_from) > COPY_BURST_GAP:  # a step back in time ends it too
             self.inherit_from = None
         else:
             self.inherit_from = now
@@ -301,7 +345,7 @@ class RolloutReader:
             info = payload.get("info")
             if isinstance(info, dict):
                 target = self.inherited_usage if self.inherit_from is not None else self.usage
-                target.add(info.get("total_token_usage"))
+                target.add_usage(info.get("total_token_usage"))
         elif kind == "user_message":
             self._user_event(line_no, payload, ts)
         elif kind == "thread_rolled_back":
@@ -319,7 +363,7 @@ class RolloutReader:
         key = message.strip() if isinstance(message, str) else ""
         kind = payload.get("kind")
         injected = isinstance(kind, str) and kind != "plain"
-        waiting = [entry for entry in self.queue if entry[1] is not None]
+        waiting = [entry for entry in self.queue if entry.__class__ is list and entry[1] is not None]
         # Exact text first; a message item with pasted images has placeholder
         # lines after the typed text; else the oldest waiting user item.
         chosen = next((e for e in waiting if e[2] == key), None) or next((e for e in waiting if e[2].startswith(key)), None)
@@ -347,29 +391,31 @@ class RolloutReader:
         return event
 
     def _push(self, event: dict) -> None:
-        if event.get("meta", {}).get("kind") != "compaction":
-            self.last_compaction = False
-        self.queue.append([self._tag(event), None, None])
+        self.last_compaction = False
+        if self.inherit_from is not None:
+            event.setdefault("meta", {})["inherited"] = True
+        self.queue.append(event)
 
     def _drain(self, final: bool = False) -> Iterator[dict]:
         line_no = self.line_no
         recent = self.recent_prompts
+        queue = self.queue
         while recent and (final or recent[0][1] < line_no):
             # user_message with no matching message item: the prompt exists only here
-            self.queue.append([recent.popleft()[3], None, None])
-        queue = self.queue
+            queue.append(recent.popleft()[3])
         while queue:
             entry = queue[0]
-            if entry[1] is not None:
-                if not final and entry[1] >= line_no:
-                    return
-                if self.seen_user_event:
-                    _mark_injected(entry[0])
+            if entry.__class__ is list:  # a user message item waiting for its event
+                if entry[1] is not None:
+                    if not final and entry[1] >= line_no:
+                        return
+                    if self.seen_user_event:
+                        _mark_injected(entry[0])
+                entry = entry[0]
             queue.popleft()
-            event = entry[0]
-            if self.skip_inherited and event.get("meta", {}).get("inherited"):
+            if self.skip_inherited and "inherited" in entry.get("meta", ()):
                 continue
-            yield event
+            yield entry
 
     def _finish(self) -> Iterator[dict]:
         yield from self._drain(final=True)

@@ -5,40 +5,71 @@ absent (``info: null``) and sometimes reset to a small value mid-file (after
 an interrupt, a resume or a review).  Each reset starts a new segment; the
 session total is the sum of the last total of every segment.  For a file whose
 totals never reset, that is simply its last total.
+
+Token counts are a large share of a rollout's lines, so the reader hands
+over the raw line with the ``total_tokens`` it read from the bytes; a line is
+parsed only when its totals are needed (the last line of a segment).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
 
+def usage_of(total: Any) -> dict[str, int]:
+    if not isinstance(total, dict):
+        return {}
+    return {k: v for k in USAGE_KEYS if isinstance(v := total.get(k), int) and not isinstance(v, bool)}
+
+
+def _usage_of_line(line: bytes) -> dict[str, int]:
+    try:
+        record = orjson.loads(line)
+        return usage_of(record["payload"]["info"]["total_token_usage"])
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return {}
+
+
 class TokenTotals:
-    __slots__ = ("base", "last", "resets")
+    __slots__ = ("base", "last", "last_total", "resets")
 
     def __init__(self) -> None:
         self.base: dict[str, int] = {}
-        self.last: dict[str, int] | None = None
+        self.last: dict[str, int] | bytes | None = None  # usage, or the line holding it
+        self.last_total = -1
         self.resets = 0
 
-    def add(self, total: Any) -> None:
-        if not isinstance(total, dict):
-            return
-        current = {k: v for k in USAGE_KEYS if isinstance(v := total.get(k), int)}
-        if not current:
-            return
-        last = self.last
-        if last is not None and current.get("total_tokens", 0) < last.get("total_tokens", 0):
+    def add_line(self, total_tokens: int, line: bytes) -> None:
+        self._segment(total_tokens)
+        self.last = line
+
+    def add_usage(self, total: Any) -> None:
+        usage = usage_of(total)
+        if usage:
+            self._segment(usage.get("total_tokens", 0))
+            self.last = usage
+
+    def _segment(self, total_tokens: int) -> None:
+        if total_tokens < self.last_total:
             self.resets += 1
-            for key, value in last.items():
+            for key, value in self._last_usage().items():
                 self.base[key] = self.base.get(key, 0) + value
-        self.last = current
+        self.last_total = total_tokens
+
+    def _last_usage(self) -> dict[str, int]:
+        last = self.last
+        if isinstance(last, bytes):
+            last = self.last = _usage_of_line(last)
+        return last or {}
 
     def usage(self) -> dict[str, int] | None:
         if self.last is None:
             return None
         result = dict(self.base)
-        for key, value in self.last.items():
+        for key, value in self._last_usage().items():
             result[key] = result.get(key, 0) + value
-        return {k: result[k] for k in USAGE_KEYS if k in result}
+        return {k: result[k] for k in USAGE_KEYS if k in result} or None
