@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 from ..select import select_sessions
 from .app import cli
-from .options import FormatChoice, read_options, run, split_format_options, write_options
+from .options import FormatChoice, batch_options, read_options, run, split_format_options, write_options
 
 
 def selection_options(f):
@@ -28,12 +30,17 @@ def selection_options(f):
     return f
 
 
+def _selection_stage(sessions, titles):
+    return lambda events: select_sessions(events, sessions, titles, require_match=True)
+
+
 def selection_stages(sessions, titles) -> list:
+    """Stage factories (picklable, for batch workers) for --session/--title."""
     if not sessions and not titles:
         return []
     # Compiled now, so a bad --title fails before any input is read.
     select_sessions((), sessions, titles)
-    return [lambda events: select_sessions(events, sessions, titles, require_match=True)]
+    return [functools.partial(_selection_stage, tuple(sessions), tuple(titles))]
 
 
 @cli.command()
@@ -42,16 +49,24 @@ def selection_stages(sessions, titles) -> list:
 @selection_options
 @read_options()
 @write_options(to_option=False)
-def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles, **kwargs):
+@batch_options
+def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles, jobs, globs, **kwargs):
     """Convert INPUT (a path or -, default stdin) to another format.
+
+    Several inputs, a directory (walked recursively) or an @ reference to
+    discovered sessions make a batch: with -o DIR one output per input,
+    mirroring the inputs' layout, converted in parallel (--jobs); without
+    -o one combined stream on stdout in input order. A failing input is
+    reported and the others go on (exit 1 at the end).
 
     \b
       sessionport convert session.jsonl --to markdown -o session.md
+      sessionport convert ~/.codex/sessions --to markdown -o archive/ --jobs 4
       sessionport convert rollout.jsonl.zst --to portable-jsonl | jq .role
       sessionport convert export.zip --session 6650a1b2 --to claude-code -o s.jsonl
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles), quiet=quiet)
+    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles), quiet=quiet, jobs=jobs, globs=globs)
 
 
 @cli.command()

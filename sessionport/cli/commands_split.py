@@ -31,8 +31,8 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
     events = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts, quiet=quiet)
-    for stage in selection_stages(sessions, titles):
-        events = stage(events)
+    for factory in selection_stages(sessions, titles):
+        events = factory()(events)
 
     def report(path, session):
         if not quiet:

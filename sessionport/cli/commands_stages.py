@@ -21,7 +21,8 @@ import click
 
 from ..registry import Stage, get_registry
 from .app import cli
-from .options import WIRE_FORMAT, FormatChoice, read_options, run, split_format_options, write_options
+from ..batch import stage_factory
+from .options import WIRE_FORMAT, FormatChoice, batch_options, read_options, run, split_format_options, write_options
 
 
 def _stage_flags(stage: Stage) -> set[str]:
@@ -33,7 +34,7 @@ def _stage_flags(stage: Stage) -> set[str]:
 
 
 def _standalone(stage: Stage) -> click.Command:
-    def callback(inputs, from_, strict, skip_bad, quiet, output, to, **kwargs):
+    def callback(inputs, from_, strict, skip_bad, quiet, output, to, jobs, globs, **kwargs):
         read_opts, write_opts, stage_opts = split_format_options(kwargs)
         run(
             inputs,
@@ -44,13 +45,16 @@ def _standalone(stage: Stage) -> click.Command:
             skip_bad=skip_bad,
             read_opts=read_opts,
             write_opts=write_opts,
-            stages=[stage.build(**stage_opts)],
+            stages=[stage_factory(stage.build, **stage_opts)],
             quiet=quiet,
+            jobs=jobs,
+            globs=globs,
         )
 
     taken = _stage_flags(stage)
     callback = write_options(to_option=True, taken=taken)(callback)
     callback = read_options(taken=taken)(callback)
+    callback = batch_options(callback)
     params = [click.Argument(["inputs"], nargs=-1, metavar="[INPUT]...")] + list(callback.__click_params__[::-1]) + list(stage.params)
     return click.Command(stage.name, callback=callback, params=params, help=stage.help or stage.description, short_help=stage.description)
 
@@ -64,7 +68,7 @@ class _WriteStep:
 
 def _chain_step(stage: Stage) -> click.Command:
     def callback(**kwargs):
-        return stage.build(**kwargs)
+        return stage_factory(stage.build, **kwargs)
 
     return click.Command(stage.name, callback=callback, params=list(stage.params), help=stage.help or stage.description, short_help=stage.description)
 

@@ -6,7 +6,10 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
-from .. import api, progress
+import os
+
+from .. import api, batch, progress
+from ..errors import UsageError
 from ..context import ReadContext
 from ..registry import get_registry
 
@@ -120,6 +123,17 @@ def _silent(message: str) -> None:
     pass
 
 
+def batch_options(f):
+    """--jobs and --glob, for commands that take many inputs."""
+    f = click.option("--glob", "globs", multiple=True, metavar="PATTERN", help="File names to pick up in directory inputs (repeatable; default: *.jsonl, *.json, *.jsonl.zst, ...).")(f)
+    f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Convert this many files at once in worker processes (default: the number of cores).")(f)
+    return f
+
+
+def _is_batch(inputs: Sequence[str | None], sources: Sequence[batch.Source]) -> bool:
+    return len(sources) > 1 or any(spec and (os.path.isdir(spec) or spec.startswith("@")) for spec in inputs)
+
+
 def run(
     inputs: Sequence[str | None],
     *,
@@ -130,10 +144,62 @@ def run(
     skip_bad: bool = False,
     read_opts: dict[str, Any] | None = None,
     write_opts: dict[str, Any] | None = None,
-    stages: Sequence[Callable[[Iterable[dict]], Iterator[dict]]] = (),
+    stages: Sequence[batch.StageFactory] = (),
     quiet: bool = False,
+    jobs: int | None = None,
+    globs: Sequence[str] = (),
 ) -> None:
-    events: Iterable[dict] = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts or {}, quiet=quiet)
-    for stage in stages:
-        events = stage(events)
-    api.write(events, output, format=to, options=write_opts or {}, inputs=list(inputs))
+    """Read the inputs, run the stages, write the result.
+
+    One input streams straight through.  Several inputs (or a directory, or
+    an ``@`` reference) are a batch: with ``-o DIR`` one output per input,
+    mirroring the inputs' layout; without ``-o`` one combined stream on
+    stdout in input order.  A failing input is reported and the others go
+    on; the exit code is 1 when any failed.
+    """
+    sources = batch.expand(inputs, globs)
+    if not _is_batch(inputs, sources):
+        events: Iterable[dict] = read_all([sources[0].spec], from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts or {}, quiet=quiet)
+        for factory in stages:
+            events = factory()(events)
+        api.write(events, output, format=to, options=write_opts or {}, inputs=list(inputs))
+        return
+    run_batch(sources, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts or {}, write_opts=write_opts or {}, stages=tuple(stages), quiet=quiet, jobs=jobs or batch.default_jobs())
+
+
+def run_batch(sources, *, from_, to, output, strict, skip_bad, read_opts, write_opts, stages, quiet, jobs) -> None:
+    if any(s.spec == "-" for s in sources):
+        raise UsageError("stdin cannot be one of several inputs; give paths")
+    failed: list[batch.Outcome] = []
+    done = 0
+
+    def report(outcome: batch.Outcome) -> None:
+        nonlocal done
+        done += 1
+        if not quiet:
+            for warning in outcome.warnings:
+                click.echo(f"sessionport: warning: {warning}", err=True)
+        if not outcome.ok:
+            failed.append(outcome)
+            click.echo(f"sessionport: error: {outcome.error}", err=True)
+
+    if output and output != "-":
+        if os.path.exists(output) and not os.path.isdir(output):
+            raise UsageError(f"{output}: several inputs need -o to be a directory (one output per input)")
+        os.makedirs(output, exist_ok=True)
+        extension = batch.exporter_extension(to)
+        taken: set[str] = set()
+        jobs_list = []
+        for source in sources:
+            target = batch.target_path(output, source.relative, extension, taken)
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            jobs_list.append(batch.Job(source.spec, target, to, from_, strict, skip_bad, read_opts, write_opts, stages))
+        for outcome in batch.run_jobs(jobs_list, jobs):
+            report(outcome)
+    else:
+        jobs_list = [batch.Job(s.spec, None, to, from_, strict, skip_bad, read_opts, write_opts, stages) for s in sources]
+        api.write(batch.combined_stream(jobs_list, jobs, report), None, format=to, options=write_opts)
+    if not quiet or failed:
+        click.echo(f"sessionport: {done - len(failed)} of {len(sources)} input(s) converted" + (f", {len(failed)} failed" if failed else ""), err=True)
+    if failed:
+        raise click.exceptions.Exit(1)
