@@ -7,6 +7,7 @@
 from .app import cli, main
 from . import commands_convert, commands_info, commands_stages  # noqa: F401  (they register commands)
 from . import commands_split  # noqa: F401
+from . import commands_ls  # noqa: F401
 from . import commands_validate, commands_agentscope  # noqa: F401
 
 __all__ = ["cli", "main"]

@@ -7,6 +7,7 @@ import ijson
 import orjson
 
 from .. import api
+from ..batch import expand
 from ..context import ReadContext
 from ..registry import get_registry
 from ..summary import summarize, totals
@@ -86,7 +87,8 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
     read_opts, _, _ = split_format_options(kwargs)
     sessions = []
     warnings: list[str] = []
-    for spec in inputs or (None,):
+    for source in expand(inputs):
+        spec = source.spec
         ctx = ReadContext(on_warning=lambda message: None) if quiet else ReadContext()
         sessions.extend(summarize(api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=read_opts, context=ctx)))
         warnings.extend(ctx.warnings)

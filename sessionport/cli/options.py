@@ -113,7 +113,8 @@ def read_all(
     """The events of every input in turn (stdin when there is none), with a
     progress bar when stderr is a terminal."""
     show = progress.wanted(quiet)
-    for spec in inputs or (None,):
+    for source in batch.expand(inputs):
+        spec = source.spec
         ctx = ReadContext(on_warning=_silent) if quiet else ReadContext()
         events = api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=dict(options), context=ctx)
         yield from progress.track(events, ctx) if show else events

@@ -1,0 +1,56 @@
+"""``ls``: the sessions on this machine."""
+
+from __future__ import annotations
+
+import click
+import orjson
+
+from ..discover import discover
+from ..timeparse import parse_event_time, parse_user_time
+from .app import cli
+
+SOURCES = ("claude-code", "codex", "gemini-cli")
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "K", "M", "G"):
+        if n < 1024 or unit == "G":
+            return f"{n:.0f}{unit}" if unit == "B" else f"{n:.1f}{unit}"
+        n /= 1024
+    return str(n)
+
+
+@cli.command("ls")
+@click.option("--source", "sources", multiple=True, type=click.Choice(SOURCES), help="Only sessions of this tool (repeatable).")
+@click.option("--since", metavar="WHEN", help="Only sessions started at or after WHEN (ISO 8601, or relative: 2h, 3d).")
+@click.option("--cwd", metavar="TEXT", help="Only sessions whose working directory contains TEXT.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects (source, sessionId, path, cwd, start, size, prompt).")
+def ls(sources, since, cwd, as_json):
+    """List the Claude Code, Codex and Gemini CLI sessions on this machine.
+
+    Reads only the beginning of each file. Honours CLAUDE_CONFIG_DIR and
+    CODEX_HOME. Any command takes @ID-PREFIX (or @all) in place of a path:
+
+    \b
+      sessionport ls --source codex --since 7d
+      sessionport convert @019a3f --to markdown
+    """
+    threshold = parse_user_time(since) if since else None
+    rows = []
+    for found in discover(sources=tuple(sources)):
+        if cwd and (not found.cwd or cwd not in found.cwd):
+            continue
+        if threshold is not None:
+            started = parse_event_time(found.start)
+            if started is None or started < threshold:
+                continue
+        rows.append(found)
+    if as_json:
+        click.echo(orjson.dumps([r.as_dict() for r in rows], option=orjson.OPT_INDENT_2).decode())
+        return
+    if not rows:
+        click.echo("no sessions found", err=True)
+        return
+    for r in rows:
+        prompt = (r.prompt or "").replace("\t", " ")
+        click.echo("\t".join([r.source, r.sessionId or "-", r.cwd or "-", r.start or "-", _size(r.size), prompt[:80]]))
