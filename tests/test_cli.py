@@ -241,3 +241,10 @@ def test_empty_input_is_an_empty_result(tmp_path):
 def test_chain_to_must_be_last(doc):
     result = CliRunner().invoke(cli, ["chain", "-i", str(doc), "to", "portable", "filter", "--role", "user"])
     assert result.exit_code == 2
+
+
+def test_chain_to_takes_options_after_the_format(tmp_path):
+    target = tmp_path / "out.json"
+    result = CliRunner().invoke(cli, ["chain", "-i", str(SAMPLE), "filter", "--role", "user", "to", "portable", "-o", str(target)])
+    assert result.exit_code == 0, result.output
+    assert [m["role"] for m in orjson.loads(target.read_bytes())["messages"]] == ["user"]

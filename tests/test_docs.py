@@ -44,3 +44,12 @@ def test_readme_shows_the_two_commands():
     readme = (ROOT / "README.md").read_text()
     assert "pip install . && sessionport convert fixtures/" in readme
     assert "pip install '.[test]' && pytest" in readme
+
+
+def test_python_api_page_examples_run(monkeypatch):
+    import doctest
+
+    monkeypatch.chdir(ROOT)
+    failures, tried = doctest.testfile(str(ROOT / "docs" / "python-api.md"), module_relative=False, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert tried > 8
+    assert failures == 0

@@ -114,7 +114,16 @@ def _run_chain(steps, inputs, from_, strict, skip_bad, quiet, **kwargs):
     )
 
 
-@chain.command("to")
+class _LastStep(click.Command):
+    """``to`` ends a chain, so its options may follow FORMAT (click parses the
+    steps of a chain without interspersed arguments)."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        extra["allow_interspersed_args"] = True
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+
+@chain.command("to", cls=_LastStep)
 @click.argument("format", type=FormatChoice("export"))
 @write_options(to_option=False)
 def _chain_to(format, output, **kwargs):
