@@ -250,6 +250,11 @@ def test_export_warns_about_what_it_changed():
 def test_synthetic_varied_stream_round_trips():
     back = assert_round_trip(varied_stream())
     assert [m["role"] for m in messages(back)][0] == "system"
+    # the call that had no result gets a placeholder answer in the request,
+    # which reading drops again: unpaired as in the source, and counted
+    push = next(m for m in back if m.get("toolName") == "Bash" and m["toolInput"] == {"command": "git push"})
+    assert not [m for m in back if kind(m) == "tool_result" and m["toolCallId"] == push["toolCallId"]]
+    assert back[-1]["skipped"] == {"placeholder result": 1}
 
 
 def test_sample_round_trip_is_stable():

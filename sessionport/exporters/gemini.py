@@ -27,13 +27,13 @@ import orjson
 from ..context import WriteContext
 from ..model import kind_of
 from ..registry import Exporter
+from ..importers.gemini_parts import MISSING_RESULT
 
 # Look-ahead bound while calls wait for results (subagent transcripts
 # inlined between a call and its result can be long).
 MAX_DEFERRED = 10000
 MAX_DEFERRED_BYTES = 64 << 20
 MAX_NAMES = 65536
-MISSING_RESULT = "sessionport: no result was recorded for this call"
 
 
 class _Contents:

@@ -100,6 +100,8 @@ class _Reader:
     def end(self) -> dict | None:
         if self.converter.unknown_parts:
             self.notes.append(f"{self.converter.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
+        if self.converter.placeholders:
+            self.skipped["placeholder result"] = self.converter.placeholders
         if not (self.usage or self.notes or self.skipped or self.late):
             return None
         return end_event(usage=self.usage or None, skipped=self.skipped or None, notes=self.notes or None, metadata=self.late or None)

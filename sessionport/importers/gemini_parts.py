@@ -19,6 +19,9 @@ from ..model import message_event
 # the tool's output.  ``output`` is gemini-cli's and the exporter's default.
 RESPONSE_TEXT_KEYS = ("output", "result", "return_value", "content", "text")
 TOOL_INPUT_PREVIEW = 200
+# What the gemini exporter answers a call that had no result with (the API
+# refuses an unanswered call); reading it back leaves the call unpaired again.
+MISSING_RESULT = "sessionport: no result was recorded for this call"
 MAX_PENDING_CALLS = 4096
 
 
@@ -161,6 +164,7 @@ class PartConverter:
         self.ctx = ctx
         self.pairing = pairing or CallPairing()
         self.unknown_parts = 0
+        self.placeholders = 0
 
     def content_events(
         self,
@@ -245,6 +249,9 @@ class PartConverter:
                 return
             yield self.call_event(call, path, fields, meta)
         elif isinstance(response, dict):
+            if response.get("response") == {"error": MISSING_RESULT}:
+                self.placeholders += 1
+                return
             yield self.response_event(response, fields, meta)
         elif _get(part, "inlineData", "inline_data") is not None:
             blob = _get(part, "inlineData", "inline_data")
