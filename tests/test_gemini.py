@@ -252,7 +252,7 @@ def test_synthetic_varied_stream_round_trips():
     assert [m["role"] for m in messages(back)][0] == "system"
     # the call that had no result gets a placeholder answer in the request,
     # which reading drops again: unpaired as in the source, and counted
-    push = next(m for m in back if m.get("toolName") == "Bash" and m["toolInput"] == {"command": "git push"})
+    push = next(m for m in back if kind(m) == "tool_use" and m["toolInput"] == {"command": "git push"})
     assert not [m for m in back if kind(m) == "tool_result" and m["toolCallId"] == push["toolCallId"]]
     assert back[-1]["skipped"] == {"placeholder result": 1}
 
