@@ -145,7 +145,17 @@ def test_branch_option_then_metadata_then_current_git_branch(monkeypatch):
     assert trace_of([_session()] + base)["runs"][0]["branch"] == "unknown"
 
 
-def test_cost_comes_from_known_costs_only():
+def test_cost_is_estimated_from_usage_and_list_prices():
+    usage = {"input_tokens": 1_000_000, "cached_input_tokens": 500_000, "output_tokens": 100_000}
+    per_message = [_session(), message_event("assistant", "a", meta={"model": "claude-sonnet-4-5-20250929", "usage": usage})]
+    assert trace_of(per_message)["runs"][0]["cost"] == "$3.15"  # 0.5M x $3 + 0.5M x $0.30 + 0.1M x $15
+    totals = [_session(), message_event("assistant", "a", meta={"model": "gpt-5-codex"}), end_event(usage=usage)]
+    assert trace_of(totals)["runs"][0]["cost"] == "$1.69"  # 0.5M x $1.25 + 0.5M x $0.125 + 0.1M x $10
+    unknown_model = [_session(), message_event("assistant", "a", meta={"model": "llama-3-70b", "usage": usage})]
+    assert trace_of(unknown_model)["runs"][0]["cost"] == "unknown"
+
+
+def test_a_stated_cost_wins_over_the_estimate():
     base = [_call("Bash", {"command": "ls"}, "c1")]
     assert trace_of([_session(metadata={"cost": 0.384})] + base)["runs"][0]["cost"] == "$0.38"
     priced = [_session(), message_event("assistant", "a", meta={"costUSD": 0.25}), message_event("assistant", "b", meta={"costUSD": 0.5})]

@@ -21,9 +21,9 @@ def _summary(report: checks.Report) -> str:
 @click.option("--max-errors", type=click.IntRange(min=1), default=checks.DEFAULT_MAX_PROBLEMS, show_default=True,
               help="List at most this many problems per file (all are counted).")
 def validate(files, kind, as_json, max_errors):
-    """Check FILE... against the JSON Schema of its kind.
+    """Check traces and portable files against their JSON Schemas.
 
-    The kind is detected: an AgentScope trace, a portable document or a
+    Each FILE's kind is detected: an AgentScope trace, a portable document or a
     portable-jsonl stream. Each problem is printed with its JSON path and
     the rule it breaks; the exit status is 1 when any file is invalid.
 

@@ -21,6 +21,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from .agentscope_cost import format_cost, usage_cost
 from .agentscope_actions import DEFAULT_MAX_OUTPUT, UNKNOWN, Built, one_line, summary_action, tool_action
 from .agentscope_time import format_duration, iso, parse_timestamp, run_stamp, span_ms
 from .agentscope_tools import EDIT_FILE, RUN_COMMAND, TEST_FAILED, TEST_PASSED
@@ -116,6 +117,9 @@ class RunBuilder:
         self.last_text: dict | None = None
         self.cost_total = 0.0
         self.cost_seen = False
+        self.usage_total = 0.0
+        self.usage_records = 0
+        self.unpriced = False
         self.end: dict | None = None
 
     # -- events ---------------------------------------------------------
@@ -132,6 +136,8 @@ class RunBuilder:
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             self.cost_total += cost
             self.cost_seen = True
+        if isinstance(meta.get("usage"), dict):
+            self._price(meta["usage"], meta.get("model"))
         msg_kind = meta.get("kind", "text")
         role = event.get("role")
         if self.model is None and isinstance(meta.get("model"), str):
@@ -148,6 +154,14 @@ class RunBuilder:
                 self.first_user = event["text"]
         elif role == "assistant" and msg_kind == "text" and event.get("text"):
             self.last_text = event
+
+    def _price(self, usage: dict, model: Any) -> None:
+        self.usage_records += 1
+        dollars = usage_cost(usage, model if isinstance(model, str) else self.model)
+        if dollars is None:
+            self.unpriced = True
+        else:
+            self.usage_total += dollars
 
     def _clock(self, stamp: Any) -> None:
         moment = parse_timestamp(stamp)
@@ -269,7 +283,15 @@ class RunBuilder:
                 if found:
                     return found
         if self.cost_seen:
-            return f"${self.cost_total:.2f}"
+            return format_cost(self.cost_total)
+        # An estimate from token usage: per message when messages carry it
+        # (each priced as its own model), else the end event's totals.
+        if self.usage_records and not self.unpriced:
+            return format_cost(self.usage_total)
+        if not self.usage_records and self.end is not None:
+            dollars = usage_cost(self.end.get("usage"), self.model)
+            if dollars is not None:
+                return format_cost(dollars)
         return UNKNOWN
 
     def finish(self) -> None:
