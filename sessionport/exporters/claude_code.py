@@ -99,7 +99,8 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
                     emit(orjson.dumps(line, option=_DUMP))
                 continue
             metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
-            if metadata.get("parentSessionId") not in main_ids:
+            parent = metadata.get("parentSessionId")
+            if not isinstance(parent, str) or parent not in main_ids:
                 raise UsageError(
                     "the claude-code format holds one session (with its subagents) and this stream has "
                     "several; pick one with --session ID, or write a file per session with `sessionport split`"

@@ -33,6 +33,8 @@ def sniff(head: bytes) -> int:
     first = first_json_line(head)
     if isinstance(first, dict):
         rtype = first.get("type")
+        if not isinstance(rtype, str):
+            return 0
         if rtype in CHAIN_TYPES and "uuid" in first and ("sessionId" in first or "parentUuid" in first):
             return 95
         if rtype == "summary" and "leafUuid" in first:

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator
 
 from ..context import ReadContext
 from ..jsonl import iter_lines, parse_line
-from ..model import end_event, message_event, session_event
+from ..model import end_event, session_event
 from .claude_code_content import block_text, content_text, search_results_text, tool_label
 from .claude_code_usage import UsageGrouper
 
@@ -63,6 +63,39 @@ class FileResult:
     emitted_session: bool = False
     # agentId -> id of the tool call that started it (Task/Agent results).
     agent_calls: dict[str, str] = field(default_factory=dict)
+
+
+def _message(
+    role: str,
+    text: str,
+    timestamp: str | None = None,
+    id: str | None = None,
+    parentId: str | None = None,
+    toolName: str | None = None,
+    toolCallId: str | None = None,
+    toolInput: dict | None = None,
+    isError: bool | None = None,
+    meta: dict | None = None,
+) -> dict:
+    """``model.message_event`` with its fields spelled out: the hot path."""
+    event: dict[str, Any] = {"type": "message", "role": role, "text": text}
+    if timestamp is not None:
+        event["timestamp"] = timestamp
+    if id is not None:
+        event["id"] = id
+    if parentId is not None:
+        event["parentId"] = parentId
+    if toolName is not None:
+        event["toolName"] = toolName
+    if toolCallId is not None:
+        event["toolCallId"] = toolCallId
+    if toolInput is not None:
+        event["toolInput"] = toolInput
+    if isError is not None:
+        event["isError"] = isError
+    if meta:
+        event["meta"] = meta
+    return event
 
 
 def _str(value: Any) -> str | None:
@@ -160,6 +193,7 @@ class _Transcript:
         meta: dict[str, Any] = {}
         if record.get("isSidechain") is True and not self.result.is_agent_file:
             meta["sidechain"] = True
+            self.sidechain_messages += 1
             agent = _str(record.get("agentId"))
             if agent:
                 meta["agentId"] = agent
@@ -188,7 +222,7 @@ class _Transcript:
                 meta["injected"] = True
             n = len(events)
             events.append(
-                message_event(
+                _message(
                     "user",
                     "\n\n".join(pending),
                     timestamp=stamp,
@@ -231,7 +265,7 @@ class _Transcript:
             if call_id:
                 self.result.agent_calls.setdefault(agent, call_id)
         is_error = block.get("is_error")
-        return message_event(
+        return _message(
             "tool",
             text,
             timestamp=stamp,
@@ -280,24 +314,24 @@ class _Transcript:
         meta = dict(base)
         if not isinstance(block, dict):
             meta["kind"] = "text"
-            return message_event("assistant", content_text(block), meta=meta, **common)
+            return _message("assistant", content_text(block), meta=meta, **common)
         btype = block.get("type")
         if btype == "text":
             meta["kind"] = "text"
-            return message_event("assistant", content_text(block.get("text")), meta=meta, **common)
+            return _message("assistant", content_text(block.get("text")), meta=meta, **common)
         if btype == "thinking":
             meta["kind"] = "thinking"
             signature = _str(block.get("signature"))
             if signature:
                 meta["signature"] = signature
-            return message_event("assistant", content_text(block.get("thinking")), meta=meta, **common)
+            return _message("assistant", content_text(block.get("thinking")), meta=meta, **common)
         if btype == "redacted_thinking":
             meta["kind"] = "thinking"
             meta["redacted"] = True
             data = _str(block.get("data"))
             if data:
                 meta["data"] = data
-            return message_event("assistant", "", meta=meta, **common)
+            return _message("assistant", "", meta=meta, **common)
         if btype in ("tool_use", "server_tool_use"):
             meta["kind"] = "tool_use"
             if btype == "server_tool_use":
@@ -306,7 +340,7 @@ class _Transcript:
             tool_input = block.get("input")
             if not isinstance(tool_input, dict):
                 tool_input = {} if tool_input is None else {"input": tool_input}
-            return message_event(
+            return _message(
                 "tool",
                 tool_label(name, tool_input),
                 toolName=name,
@@ -318,7 +352,7 @@ class _Transcript:
         if isinstance(btype, str) and btype.endswith("_tool_result"):
             meta["kind"] = "tool_result"
             meta["server"] = True
-            return message_event(
+            return _message(
                 "tool",
                 search_results_text(block.get("content")),
                 toolCallId=_str(block.get("tool_use_id")),
@@ -327,11 +361,11 @@ class _Transcript:
             )
         meta["kind"] = "text"
         meta["blockType"] = btype if isinstance(btype, str) else "unknown"
-        return message_event("assistant", block_text(block), meta=meta, **common)
+        return _message("assistant", block_text(block), meta=meta, **common)
 
     def system_events(self, record: dict) -> list[dict] | None:
         subtype = record.get("subtype")
-        if subtype not in COMPACTION_SUBTYPES and subtype not in SPOKEN_SYSTEM_SUBTYPES:
+        if not isinstance(subtype, str) or (subtype not in COMPACTION_SUBTYPES and subtype not in SPOKEN_SYSTEM_SUBTYPES):
             return None
         meta = self.base_meta(record)
         meta["subtype"] = subtype
@@ -348,7 +382,7 @@ class _Transcript:
         elif subtype == "local_command":
             meta["injected"] = True
         return [
-            message_event(
+            _message(
                 "system",
                 text,
                 timestamp=_str(record.get("timestamp")),
@@ -382,14 +416,18 @@ class _Transcript:
                 )
                 continue
             rtype = record.get("type")
+            if not isinstance(rtype, str):
+                rtype = None
             out: list[dict]
             if rtype == "assistant":
-                self.note_envelope(record)
+                if not self.session_sent:
+                    self.note_envelope(record)
                 msg_id, usage, events = self.assistant_events(record)
                 out = grouper.assistant(msg_id, usage, events)
                 self.messages += len(events)
             elif rtype == "user":
-                self.note_envelope(record)
+                if not self.session_sent:
+                    self.note_envelope(record)
                 events, prompt = self.user_events(record)
                 if not events:
                     self.count_skip("user (empty)")
@@ -401,11 +439,12 @@ class _Transcript:
                 self.take_title(record, rtype)
                 continue
             elif rtype == "system" and (events := self.system_events(record)) is not None:
-                self.note_envelope(record)
+                if not self.session_sent:
+                    self.note_envelope(record)
                 self.messages += len(events)
                 out = grouper.other(events)
             else:
-                if isinstance(record.get("sessionId"), str) and "uuid" in record:
+                if not self.session_sent and isinstance(record.get("sessionId"), str) and "uuid" in record:
                     self.note_envelope(record)
                 self.remember_skipped(record)
                 self.count_skip(_skip_key(record))
@@ -413,9 +452,6 @@ class _Transcript:
             if out:
                 if not self.session_sent:
                     yield self.session()
-                for event in out:
-                    if event.get("meta", {}).get("sidechain"):
-                        self.sidechain_messages += 1
                 yield from out
         rest = grouper.close()
         if rest:
@@ -442,7 +478,7 @@ class _Transcript:
     def end(self, notes: list[str]) -> dict:
         counts = {"messages": self.messages, "lines": self.lines, "apiMessages": self.grouper.api_messages}
         if self.sidechain_messages:
-            counts["sidechainMessages"] = self.sidechain_messages
+            counts["sidechainLines"] = self.sidechain_messages
         return end_event(
             usage=self.grouper.totals(),
             counts=counts,

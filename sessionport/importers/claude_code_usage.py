@@ -34,6 +34,8 @@ SHARED_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "total_to
 
 
 def _int(value: Any) -> int:
+    if type(value) is int:
+        return value if value > 0 else 0
     if isinstance(value, bool):
         return 0
     if isinstance(value, int):
