@@ -276,10 +276,11 @@ def test_a_symlink_to_the_session_finds_subagents_at_the_real_path(tmp_path):
     assert [e["sessionId"] for e in events if e["type"] == "session"][1] == "agent-abc1234"
 
 
-def test_stdin_reads_the_session_without_subagents():
-    result = run_cli("to", "portable-jsonl", input=PROJECT_MAIN.read_bytes())
-    assert result.returncode == 0, result.stderr
-    events = [orjson.loads(line) for line in result.stdout.splitlines()]
+def test_stdin_reads_the_session_without_subagents(tmp_path):
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(cli, ["to", "portable-jsonl", "-o", str(out)], input=PROJECT_MAIN.read_bytes())
+    assert result.exit_code == 0, result.stderr
+    events = [orjson.loads(line) for line in out.read_bytes().splitlines()]
     assert sum(e["type"] == "session" for e in events) == 1
 
 
