@@ -397,3 +397,14 @@ def test_first_event_arrives_before_the_input_is_read():
     stream = io.BufferedReader(io.BytesIO(data), buffer_size=4096)
     first = next(read(stream, ReadContext(on_warning=lambda m: None)))
     assert first["type"] == "session" and stream.tell() < len(data)
+
+
+@requires_corpus
+def test_all_corpus_files_in_one_real_process():
+    result = run_cli("convert", *map(str, CORPUS_FILES), "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert b"Traceback" not in result.stderr and b"internal error" not in result.stderr
+    sessions = [orjson.loads(l) for l in result.stdout.splitlines() if l.startswith(b'{"type":"session"')]
+    # every file but the three without conversation, plus the 2.1.114 subagent
+    assert len(sessions) == len(CORPUS_FILES) - 3 + 1
+    assert all(s["source"] == "claude-code" for s in sessions)
