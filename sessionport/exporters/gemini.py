@@ -133,6 +133,8 @@ class _Session:
         role = event.get("role")
         meta = event.get("meta") or {}
         text = event.get("text") or ""
+        if not isinstance(text, str):
+            text = str(text)
         if meta.get("notice"):
             self.counts["notices (tool UI messages) dropped"] += 1
             return
@@ -179,7 +181,8 @@ class _Session:
             code = event.get("toolInput") if isinstance(event.get("toolInput"), dict) else {}
             self.contents.add("model", {"executableCode": {"language": code.get("language", "PYTHON"), "code": code.get("code", event.get("text") or "")}})
             return
-        name = event.get("toolName") or "unknown"
+        name = event.get("toolName")
+        name = name if isinstance(name, str) and name else "unknown"
         call_id = event.get("toolCallId")
         if not isinstance(call_id, str) or not call_id:
             self.synthetic_ids += 1
@@ -217,7 +220,8 @@ class _Session:
         call_id = self._open_id(event)
         if call_id is None:
             self.counts["results without an open call written as user text"] += 1
-            name = event.get("toolName") or self.names.get(event.get("toolCallId") or "", "a tool")
+            call_id = event.get("toolCallId")
+            name = event.get("toolName") or (self.names.get(call_id) if isinstance(call_id, str) else None) or "a tool"
             self.contents.add("user", {"text": f"[result of {name}]\n{text}"})
             return
         self._response(call_id, self.names.get(call_id) or event.get("toolName") or "unknown", _response_object(event, meta, text))

@@ -221,7 +221,7 @@ def _add_messages(messages: dict[str, dict], records: list) -> None:
 
 
 def _rewind(messages: dict[str, dict], target: Any) -> None:
-    if target not in messages:
+    if not isinstance(target, str) or target not in messages:
         messages.clear()
         return
     keys = list(messages)

@@ -247,7 +247,11 @@ def _drop_answered(content: Any, answered: set[str]) -> Any:
     read from the calls' own records: keep each result once."""
     if not isinstance(content, list) or not answered:
         return content
-    return [p for p in content if not (isinstance(p, dict) and isinstance(p.get("functionResponse"), dict) and p["functionResponse"].get("id") in answered)]
+    def repeated(part: Any) -> bool:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        return isinstance(response, dict) and isinstance(response.get("id"), str) and response["id"] in answered
+
+    return [p for p in content if not repeated(p)]
 
 
 _ORDER = {"type": 0, "role": 1, "text": 2, "timestamp": 3, "id": 4}

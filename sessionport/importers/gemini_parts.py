@@ -245,7 +245,7 @@ class PartConverter:
             else:
                 yield message_event(speaker, text, **fields, meta={"kind": "text", **meta})
         elif isinstance(call, dict):
-            if call.get("id") in skip_call_ids:
+            if isinstance(call.get("id"), str) and call["id"] in skip_call_ids:
                 return
             yield self.call_event(call, path, fields, meta)
         elif isinstance(response, dict):
