@@ -202,49 +202,49 @@ class _Transcript:
     def user_events(self, record: dict) -> tuple[list[dict], bool]:
         """Events of a user line, and whether it is a real prompt (ends a turn)."""
         message = record.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
+        content = message.get("content") if type(message) is dict else None
         stamp = _str(record.get("timestamp"))
         uid = _str(record.get("uuid"))
         parent = self.parent_of(record)
-        base = self.base_meta(record)
+        base = self.base_meta(record) if record.get("isSidechain") is True else {}
+        # Real files hold one tool_result per line: the common case first.
+        if type(content) is list and len(content) == 1:
+            block = content[0]
+            if type(block) is dict and block.get("type") == "tool_result":
+                return [self.tool_result(record, block, stamp, uid, parent, base, 0)], False
         injected = record.get("isMeta") is True
         compact = record.get("isCompactSummary") is True
         events: list[dict] = []
         pending: list[str] = []
-
-        def flush_text() -> None:
-            if not pending:
-                return
-            meta = dict(base)
-            if compact:
-                meta["kind"] = "summary"
-            if injected or compact:
-                meta["injected"] = True
-            n = len(events)
-            events.append(
-                _message(
-                    "user",
-                    "\n\n".join(pending),
-                    timestamp=stamp,
-                    id=uid if n == 0 else f"{uid}#{n}" if uid else None,
-                    parentId=parent,
-                    meta=meta or None,
-                )
-            )
-            pending.clear()
-
-        if isinstance(content, list):
+        if type(content) is list:
             for block in content:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    flush_text()
+                if type(block) is dict and block.get("type") == "tool_result":
+                    if pending:
+                        events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
+                        pending = []
                     events.append(self.tool_result(record, block, stamp, uid, parent, base, len(events)))
                 else:
                     pending.append(block_text(block))
         elif content is not None:
             pending.append(content_text(content))
-        flush_text()
+        if pending:
+            events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
         prompt = bool(events) and not injected and all(e["role"] == "user" for e in events)
         return events, prompt
+
+    @staticmethod
+    def user_text(pending, stamp, uid, parent, base, injected, compact, n) -> dict:
+        meta = {"kind": "summary", **base} if compact else dict(base)
+        if injected or compact:
+            meta["injected"] = True
+        return _message(
+            "user",
+            "\n\n".join(pending),
+            timestamp=stamp,
+            id=uid if n == 0 else f"{uid}#{n}" if uid else None,
+            parentId=parent,
+            meta=meta or None,
+        )
 
     def tool_result(self, record, block, stamp, uid, parent, base, n) -> dict:
         content = block.get("content")
@@ -253,8 +253,7 @@ class _Transcript:
             text = tur
         else:
             text = content_text(content)
-        meta = dict(base)
-        meta["kind"] = "tool_result"
+        meta = {"kind": "tool_result", **base}
         call_id = _str(block.get("tool_use_id"))
         agent = _str(tur.get("agentId")) if isinstance(tur, dict) else None
         if agent is None and "agentId: " in text:
@@ -288,7 +287,7 @@ class _Transcript:
         stamp = _str(record.get("timestamp"))
         uid = _str(record.get("uuid"))
         parent = self.parent_of(record)
-        base = self.base_meta(record)
+        base = self.base_meta(record) if record.get("isSidechain") is True else {}
         model = _str(message.get("model"))
         msg_id = message.get("id") if isinstance(message.get("id"), str) else None
         request = _str(record.get("requestId"))
@@ -311,34 +310,16 @@ class _Transcript:
         return msg_id, message.get("usage"), events
 
     def assistant_block(self, block: Any, base: dict, common: dict) -> dict:
-        meta = dict(base)
-        if not isinstance(block, dict):
-            meta["kind"] = "text"
-            return _message("assistant", content_text(block), meta=meta, **common)
-        btype = block.get("type")
+        btype = block.get("type") if type(block) is dict else None
         if btype == "text":
-            meta["kind"] = "text"
-            return _message("assistant", content_text(block.get("text")), meta=meta, **common)
-        if btype == "thinking":
-            meta["kind"] = "thinking"
-            signature = _str(block.get("signature"))
-            if signature:
-                meta["signature"] = signature
-            return _message("assistant", content_text(block.get("thinking")), meta=meta, **common)
-        if btype == "redacted_thinking":
-            meta["kind"] = "thinking"
-            meta["redacted"] = True
-            data = _str(block.get("data"))
-            if data:
-                meta["data"] = data
-            return _message("assistant", "", meta=meta, **common)
-        if btype in ("tool_use", "server_tool_use"):
-            meta["kind"] = "tool_use"
+            return _message("assistant", content_text(block.get("text")), meta={"kind": "text", **base}, **common)
+        if btype == "tool_use" or btype == "server_tool_use":
+            meta = {"kind": "tool_use", **base}
             if btype == "server_tool_use":
                 meta["server"] = True
             name = _str(block.get("name")) or "tool"
             tool_input = block.get("input")
-            if not isinstance(tool_input, dict):
+            if type(tool_input) is not dict:
                 tool_input = {} if tool_input is None else {"input": tool_input}
             return _message(
                 "tool",
@@ -349,19 +330,31 @@ class _Transcript:
                 meta=meta,
                 **common,
             )
+        if btype == "thinking":
+            meta = {"kind": "thinking", **base}
+            signature = _str(block.get("signature"))
+            if signature:
+                meta["signature"] = signature
+            return _message("assistant", content_text(block.get("thinking")), meta=meta, **common)
+        if btype == "redacted_thinking":
+            meta = {"kind": "thinking", **base, "redacted": True}
+            data = _str(block.get("data"))
+            if data:
+                meta["data"] = data
+            return _message("assistant", "", meta=meta, **common)
         if isinstance(btype, str) and btype.endswith("_tool_result"):
-            meta["kind"] = "tool_result"
-            meta["server"] = True
             return _message(
                 "tool",
                 search_results_text(block.get("content")),
                 toolCallId=_str(block.get("tool_use_id")),
-                meta=meta,
+                meta={"kind": "tool_result", **base, "server": True},
                 **common,
             )
-        meta["kind"] = "text"
-        meta["blockType"] = btype if isinstance(btype, str) else "unknown"
-        return _message("assistant", block_text(block), meta=meta, **common)
+        meta = {"kind": "text", **base}
+        if type(block) is dict:
+            meta["blockType"] = btype if isinstance(btype, str) else "unknown"
+            return _message("assistant", block_text(block), meta=meta, **common)
+        return _message("assistant", content_text(block), meta=meta, **common)
 
     def system_events(self, record: dict) -> list[dict] | None:
         subtype = record.get("subtype")
