@@ -408,3 +408,29 @@ def test_all_corpus_files_in_one_real_process():
     # every file but the three without conversation, plus the 2.1.114 subagent
     assert len(sessions) == len(CORPUS_FILES) - 3 + 1
     assert all(s["source"] == "claude-code" for s in sessions)
+
+
+def test_2_0_agent_files_beside_the_session_are_matched_by_session_id(tmp_path):
+    import shutil
+
+    main = tmp_path / PROJECT_MAIN.name
+    shutil.copy(PROJECT_MAIN, main)
+    agent = (PROJECT / PROJECT_MAIN.stem / "subagents" / "agent-abc1234.jsonl").read_bytes()
+    (tmp_path / "agent-abc1234.jsonl").write_bytes(agent)  # 2.0.x layout: beside the session
+    other = agent.replace(b"5a1c2e3f-0000-4000-8000-000000000002", b"5a1c2e3f-0000-4000-8000-00000000ffff")
+    (tmp_path / "agent-fff0000.jsonl").write_bytes(other)  # another session's agent
+    (tmp_path / "agent-fff0000.meta.json").write_bytes(b'{"toolUseId":"toolu_other"}')
+    sessions = [e for e in sessionport.read(str(main)) if e["type"] == "session"]
+    assert [s["sessionId"] for s in sessions] == [main.stem, "agent-abc1234"]
+    assert sessions[1]["metadata"]["parentToolCallId"] == "toolu_proj_1"
+
+
+def test_a_sidecar_names_the_spawning_call_when_the_result_does_not(tmp_path):
+    import shutil
+
+    shutil.copytree(PROJECT, tmp_path / "p")
+    main = tmp_path / "p" / PROJECT_MAIN.name
+    main.write_bytes(main.read_bytes().replace(b'"agentId":"abc1234"', b'"other":"x"').replace(b"agentId: abc1234", b"done"))
+    (tmp_path / "p" / PROJECT_MAIN.stem / "subagents" / "agent-abc1234.meta.json").write_bytes(b'{"toolUseId":"toolu_proj_1"}')
+    sessions = [e for e in sessionport.read(str(main)) if e["type"] == "session"]
+    assert sessions[1]["metadata"]["parentToolCallId"] == "toolu_proj_1"
