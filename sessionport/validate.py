@@ -295,8 +295,16 @@ def validate_stream(stream: BinaryIO, name: str, kind: str | None = None, head: 
 
 
 def validate_file(path: str, kind: str | None = None, max_problems: int = DEFAULT_MAX_PROBLEMS) -> Report:
-    """Check one file (a path or ``-``; compressed files are read through)."""
-    inp = open_input(path)
+    """Check one file (a path or ``-``; compressed files are read through).
+
+    A missing file is a usage error (raised); a file that cannot be read or
+    decompressed is reported as a problem."""
+    try:
+        inp = open_input(path)
+    except DataError as exc:
+        report = Report(path, max_problems=max_problems)
+        report.add(Problem("$", exc.problem, "read"))
+        return report
     try:
         return validate_stream(inp.stream, inp.name, kind, inp.head, max_problems)
     finally:

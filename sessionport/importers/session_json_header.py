@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from ..exporters.agentscope_time import iso, parse_timestamp
+from ..exporters.agentscope_tools import ACTION_TYPES
 from ..jsonl import first_json_line
 from ..model import session_event
 
@@ -41,7 +42,7 @@ _OTHER_FORMATS = frozenset(("session", "message", "end", "response_item", "event
 def _line_score(value: Any) -> int:
     if not isinstance(value, dict) or "role" in value or value.get("type") in _OTHER_FORMATS:
         return 0
-    if _TOOL_FIELDS & value.keys():
+    if _TOOL_FIELDS & value.keys() or value.get("type") in ACTION_TYPES:
         return SCORE_TOOL_LINES
     return 0
 
