@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from . import api
 from .context import ReadContext
 from .errors import SessionportError, UsageError
-from .io import is_stdin
+from .io import is_stdin, is_url
 from .registry import get_registry
 
 # What a directory walk picks up when no --glob is given.
@@ -78,6 +78,8 @@ def expand(specs: Sequence[str | None], globs: Sequence[str] = ()) -> list[Sourc
     for spec in specs or (None,):
         if is_stdin(spec):
             sources.append(Source("-", "stdin"))
+        elif is_url(spec) and any(c in spec for c in "*?["):
+            sources.extend(_url_glob(spec))
         elif spec.startswith("@") and not os.path.exists(spec):
             from .discover import resolve_reference
 
@@ -90,6 +92,23 @@ def expand(specs: Sequence[str | None], globs: Sequence[str] = ()) -> list[Sourc
         else:
             sources.append(Source(spec, os.path.basename(spec)))
     return sources
+
+
+def _url_glob(spec: str) -> list[Source]:
+    """A URL pattern (``s3://bucket/sessions/**/*.jsonl``) as sorted sources."""
+    try:
+        import fsspec
+    except ImportError:
+        raise UsageError(f"{spec}: reading URLs needs fsspec: pip install 'sessionport[remote]'") from None
+    fs, _, paths = fsspec.get_fs_token_paths(spec)
+    base = spec.split("://", 1)[1].split("*", 1)[0].rsplit("/", 1)[0].strip("/")
+    found = []
+    for path in sorted(paths):
+        relative = os.path.relpath(path.strip("/"), base) if base else path.strip("/")
+        found.append(Source(fs.unstrip_protocol(path), relative))
+    if not found:
+        raise UsageError(f"{spec}: no files match this pattern")
+    return found
 
 
 def target_path(directory: str, relative: str, extension: str, taken: set[str]) -> str:

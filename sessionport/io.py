@@ -116,14 +116,47 @@ def is_stdin(spec: str | None) -> bool:
     return spec is None or spec == "-"
 
 
+def is_url(spec: str | None) -> bool:
+    """``s3://``, ``gs://``, ``https://``, ``memory://`` ...: read through fsspec."""
+    return bool(spec) and "://" in spec and not spec.startswith("file://") and spec.split("://", 1)[0].isidentifier()
+
+
+def _open_url(spec: str) -> tuple[BinaryIO, int | None]:
+    """A streaming binary file for a URL; nothing is downloaded whole."""
+    try:
+        import fsspec
+    except ImportError:
+        raise UsageError(f"{spec}: reading URLs needs fsspec: pip install 'sessionport[remote]'") from None
+    try:
+        opened = fsspec.open(spec, "rb", block_size=READ_BUFFER)
+        handle = opened.open()
+    except FileNotFoundError:
+        raise UsageError(f"{spec}: no such file") from None
+    except ImportError as exc:
+        raise UsageError(f"{spec}: this kind of URL needs another package: {exc}") from None
+    except Exception as exc:
+        raise DataError(spec, f"cannot be opened: {exc}") from None
+    size = getattr(handle, "size", None)
+    if not hasattr(handle, "peek"):
+        handle = io.BufferedReader(handle, buffer_size=READ_BUFFER)
+    return handle, size if isinstance(size, int) else None
+
+
 def open_input(spec: str | None) -> Input:
     """Open ``spec`` (a path, ``-`` or None for stdin) for reading."""
     closers: list = []
     if is_stdin(spec):
         raw: BinaryIO = sys.stdin.buffer
         name, path, size = "<stdin>", None, None
+    elif is_url(spec):
+        assert spec is not None
+        raw, size = _open_url(spec)
+        closers.append(raw.close)
+        name, path = spec, None
     else:
         assert spec is not None
+        if spec.startswith("file://"):
+            spec = spec[len("file://") :]
         try:
             raw = open(spec, "rb", buffering=READ_BUFFER)
         except FileNotFoundError:

@@ -76,7 +76,7 @@ def write_options(*, to_option: bool, taken: Iterable[str] = ()) -> Callable:
 
     def decorate(f):
         f = exporter_options(taken)(f)
-        f = click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), help="Write to this file (atomically) instead of stdout.")(f)
+        f = click.option("-o", "--output", type=click.Path(allow_dash=True), help="Write to this file (atomically) instead of stdout; with several inputs, a directory to write one file per input into.")(f)
         if to_option:
             f = click.option("--to", "to", type=FormatChoice("export"), default=None, help=f"Output format (default: {WIRE_FORMAT}).")(f)
         return f
