@@ -14,8 +14,6 @@ import os
 import re
 from typing import Any, BinaryIO, Iterator
 
-import orjson
-
 from ..context import ReadContext
 from ..model import message_event
 from ..registry import Importer
@@ -24,6 +22,7 @@ from .provider_content import (
     MISSING_RESULT_TEXT,
     base64_size,
     compact_extras,
+    dumps_text,
     iso_from_epoch,
     placeholder,
     render_tool_input,
@@ -55,7 +54,7 @@ def _source_placeholder(kind: str, source: Any, label: str | None = None) -> str
         return placeholder(kind, media, label=label or source.get("file_id"))
     if stype == "text":
         head = placeholder(kind, media or "text/plain", label=label)
-        return f"{head}\n{source.get('data') or ''}"
+        return f"{head}\n{text_of(source.get('data'))}"
     if stype == "content":
         return f"{placeholder(kind, label=label)}\n{_blocks_text(source.get('content'))}"
     return placeholder(kind, media, label=label)
@@ -72,7 +71,7 @@ def _blocks_text(content: Any) -> str:
             continue
         btype = block.get("type")
         if btype == "text":
-            pieces.append(block.get("text") or "")
+            pieces.append(text_of(block.get("text")))
         elif btype in ("image", "document"):
             pieces.append(_source_placeholder(btype, block.get("source"), block.get("title")))
         elif btype == "tool_reference":
@@ -124,7 +123,7 @@ class AnthropicReader(ProviderReader):
             for block in system:
                 if isinstance(block, dict) and block.get("type", "text") == "text":
                     extra = compact_extras(block, ("type", "text"))
-                    yield message_event("system", block.get("text") or "", meta=_meta("text", extra=extra))
+                    yield message_event("system", text_of(block.get("text")), meta=_meta("text", extra=extra))
                 elif isinstance(block, str):
                     yield message_event("system", block, meta={"kind": "text"})
 
@@ -195,7 +194,7 @@ class AnthropicReader(ProviderReader):
     def _block(self, role: str, block: dict) -> Iterator[dict]:
         btype = block.get("type")
         if btype == "text":
-            yield message_event(role, block.get("text") or "", meta=_meta("text", extra=compact_extras(block, ("type", "text"))))
+            yield message_event(role, text_of(block.get("text")), meta=_meta("text", extra=compact_extras(block, ("type", "text"))))
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
@@ -204,7 +203,7 @@ class AnthropicReader(ProviderReader):
             meta = _meta("thinking", extra=compact_extras(block, ("type", "thinking", "signature")))
             if isinstance(block.get("signature"), str):
                 meta["signature"] = block["signature"]
-            yield message_event("assistant", block.get("thinking") or "", meta=meta)
+            yield message_event("assistant", text_of(block.get("thinking")), meta=meta)
         elif btype == "redacted_thinking":
             yield message_event("assistant", "", meta={"kind": "thinking", "redactedThinking": block.get("data")})
         elif btype in ("tool_use", "server_tool_use"):
@@ -219,7 +218,8 @@ class AnthropicReader(ProviderReader):
             yield message_event("tool", text, toolCallId=_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
         elif isinstance(btype, str) and _SERVER_RESULTS.match(btype):
             content = block.get("content")
-            text = _blocks_text(content) if isinstance(content, list) and all(isinstance(b, dict) and "type" in b and b.get("type") in ("text", "image", "document") for b in content) else orjson.dumps(content).decode()
+            readable = isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in ("text", "image", "document") for b in content)
+            text = _blocks_text(content) if readable else dumps_text(content)
             yield message_event("tool", text, toolCallId=_str(block.get("tool_use_id")), meta=_meta("tool_result", extra={"blockType": btype}))
         elif btype == "reasoning":
             yield from self._reasoning(block, {})

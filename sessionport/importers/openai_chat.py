@@ -57,9 +57,9 @@ def _part_text(part: Any) -> tuple[str, dict]:
         return text_of(part), {"kind": "text"}
     ptype = part.get("type")
     if ptype == "text":
-        return part.get("text") or "", {"kind": "text"}
+        return text_of(part.get("text")), {"kind": "text"}
     if ptype == "refusal":
-        return part.get("refusal") or "", {"kind": "text", "refusal": True}
+        return text_of(part.get("refusal")), {"kind": "text", "refusal": True}
     if ptype == "image_url":
         image = part.get("image_url")
         url = image.get("url") if isinstance(image, dict) else image
@@ -112,7 +112,7 @@ class ChatReader(ProviderReader):
             if isinstance(item.get("name"), str):
                 meta["name"] = item["name"]
             if event["role"] in ("assistant", "tool") and meta.get("kind") != "tool_result":
-                model = item.get("_model") or self.model
+                model = item.get("_model") if isinstance(item.get("_model"), str) else self.model
                 if model:
                     meta["model"] = model
             if first and extra:
@@ -167,7 +167,8 @@ class ChatReader(ProviderReader):
             yield message_event("assistant", item["refusal"], meta={"kind": "text", "refusal": True})
         if isinstance(item.get("audio"), dict):
             yield message_event("assistant", placeholder("audio", label=item["audio"].get("id")), meta={"kind": "text", "attachment": "audio"})
-        for call in item.get("tool_calls") or ():
+        calls = item.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
             if isinstance(call, dict):
                 yield self._tool_call(call)
         if isinstance(item.get("function_call"), dict):

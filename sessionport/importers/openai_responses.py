@@ -49,9 +49,9 @@ def _part(part: Any) -> tuple[str, dict]:
         return text_of(part), {"kind": "text"}
     ptype = part.get("type")
     if ptype in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
-        return part.get("text") or "", {"kind": "text"}
+        return text_of(part.get("text")), {"kind": "text"}
     if ptype == "refusal":
-        return part.get("refusal") or "", {"kind": "text", "refusal": True}
+        return text_of(part.get("refusal")), {"kind": "text", "refusal": True}
     if ptype == "input_image":
         if part.get("image_url"):
             return url_placeholder("image", part["image_url"]), {"kind": "text", "attachment": "image"}
@@ -115,7 +115,7 @@ class ResponsesReader(ProviderReader):
             self.skipped[f"{itype} item"] += 1
 
     def _message(self, item: dict, index: int) -> Iterator[dict]:
-        role = _ROLES.get(item.get("role"))
+        role = _ROLES.get(item["role"]) if isinstance(item.get("role"), str) else None
         if role is None:
             self.ctx.bad_record(
                 f"expected role user, assistant, system or developer, found {item.get('role')!r}",

@@ -9,6 +9,7 @@ does not invent a result the source never had).
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timezone
 from typing import Any
@@ -41,9 +42,10 @@ def base64_size(data: Any) -> int | None:
     return max(0, len(data) * 3 // 4 - padding)
 
 
-def placeholder(kind: str, media_type: str | None = None, size: int | None = None, label: str | None = None) -> str:
-    """``[image: image/png, 1.0 MB]`` and friends; never the payload itself."""
-    parts = [p for p in (media_type, human_size(size) if size is not None else None, label) if p]
+def placeholder(kind: str, media_type: Any = None, size: int | None = None, label: Any = None) -> str:
+    """``[image: image/png, 1.0 MB]`` and friends; never the payload itself.
+    Values that are not strings (malformed input) are left out."""
+    parts = [p for p in (media_type, human_size(size) if size is not None else None, label) if isinstance(p, str) and p]
     return f"[{kind}: {', '.join(parts)}]" if parts else f"[{kind}]"
 
 
@@ -70,10 +72,7 @@ def render_tool_input(tool_input: Any) -> str:
                 return value if len(value) <= _RENDER_LIMIT else value[:_RENDER_LIMIT] + "…"
         if not tool_input:
             return ""
-    if isinstance(tool_input, str):
-        text = tool_input
-    else:
-        text = orjson.dumps(tool_input).decode()
+    text = tool_input if isinstance(tool_input, str) else dumps_text(tool_input)
     return text if len(text) <= _RENDER_LIMIT else text[:_RENDER_LIMIT] + "…"
 
 
@@ -87,7 +86,7 @@ def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
     if isinstance(raw, dict):
         return raw, None
     if not isinstance(raw, str):
-        return None, (None if raw is None else orjson.dumps(raw).decode())
+        return None, (None if raw is None else dumps_text(raw))
     value: Any = raw
     for _ in range(2):  # a second pass unwraps double-encoded arguments
         if not isinstance(value, str):
@@ -113,6 +112,14 @@ def iso_from_epoch(value: Any) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def dumps_text(value: Any) -> str:
+    """Compact JSON text of any parsed value (integers beyond 64 bits too)."""
+    try:
+        return orjson.dumps(value).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
 def text_of(value: Any) -> str:
     """Text of a value that may be a string, a list of text parts or null."""
     if value is None:
@@ -130,7 +137,7 @@ def text_of(value: Any) -> str:
                         pieces.append(part[key])
                         break
         return "\n".join(pieces)
-    return orjson.dumps(value).decode()
+    return dumps_text(value)
 
 
 def compact_extras(block: dict, known: tuple[str, ...]) -> dict | None:
