@@ -460,3 +460,24 @@ def test_first_session_arrives_before_the_export_is_read(monkeypatch):
     assert first["type"] == "session" and first["sessionId"] == "c0"
     assert stream.tell() < len(data) // 2
     assert sum(1 for e in events if e["type"] == "session") == 399
+
+
+def test_deep_nesting_is_refused_before_memory_runs_away(tmp_path):
+    data = b"[" + b'{"a":[' * 50000
+    path = tmp_path / "conversations.json"
+    path.write_bytes(data)
+    # a file is read again token by token, which knows the true depth
+    with pytest.raises(DataError, match="nested deeper than"):
+        read_events(path, format="chatgpt-export")
+    # a stream that cannot be read again stops at the bracket count
+    ctx = ReadContext(on_warning=lambda message: None)
+    with pytest.raises(DataError, match="nests brackets more than"):
+        list(chatgpt_export.read(io.BufferedReader(io.BytesIO(data)), ctx))
+
+
+def test_brackets_inside_texts_do_not_count_as_nesting(tmp_path):
+    conversations = [_conversation(f"c{i}", "[" * 2000 + "{" * 1000, turns=2) for i in range(6)]
+    path = tmp_path / "conversations.json"
+    path.write_bytes(_export(*conversations))
+    events = read_events(path)
+    assert sum(e["type"] == "session" for e in events) == 6

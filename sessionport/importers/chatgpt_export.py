@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 import zipfile
 import zlib
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Callable, Iterator
 
 import ijson
 
 from ..context import ReadContext
 from ..errors import DataError
-from ..io import spool_to_file
+from ..io import open_input, spool_to_file
 from ..jsondoc import _slices, first_significant_byte, iter_chunks, walk_document
 from ..registry import Importer
 from .chatgpt_conversation import ConversationReader
@@ -57,7 +57,10 @@ def _reason(exc: Exception) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _array_items(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, Any]]:
+Reopen = Callable[[], "tuple[BinaryIO, Callable[[], None]]"]
+
+
+def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = None) -> Iterator[tuple[int, Any]]:
     """The elements of a top-level array, each as soon as it is complete.
 
     Only ijson's C item builder runs (no Python-level token loop: three
@@ -65,8 +68,9 @@ def _array_items(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, Any]
     square of the nesting depth, so the input is fed in slices with a
     bounded number of brackets, and the bracket balance since the last
     completed conversation is checked before each slice.  Brackets inside
-    strings blur that count, but one conversation never holds thousands of
-    unbalanced ones, and the count restarts with every conversation.
+    strings blur that count; when it passes the bound and the input can be
+    opened again, the rest is read by :func:`walk_document`, which follows
+    every token and knows the true depth.
     """
     items = ijson.sendable_list()
     coro = ijson.items_coro(items, "item", use_float=True)
@@ -76,6 +80,9 @@ def _array_items(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, Any]
     for piece in _slices(iter_chunks(stream, ctx)):
         balance += piece.count(b"[") + piece.count(b"{") - piece.count(b"]") - piece.count(b"}")
         if balance > MAX_BALANCE:
+            if reopen is not None:
+                yield from _exact_items(reopen, ctx, skip=count)
+                return
             ctx.bad_record(
                 f"conversation {count + 1} nests brackets more than {MAX_BALANCE} levels deep",
                 path=f"[{count}]",
@@ -116,10 +123,36 @@ def _array_items(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, Any]
         )
 
 
-def iter_conversations(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, int, Any]]:
+def _exact_items(reopen: Reopen, ctx: ReadContext, skip: int) -> Iterator[tuple[int, Any]]:
+    """The array's elements from a fresh read of the input, after the first ``skip``."""
+    stream, close = reopen()
+    try:
+        index = 0
+        for kind, value in walk_document(stream, ctx):
+            if kind == "item":
+                if index >= skip:
+                    yield index, value
+                index += 1
+    finally:
+        close()
+
+
+def _reopen_path(ctx: ReadContext) -> Reopen | None:
+    path = ctx.path
+    if not path:
+        return None
+
+    def reopen():
+        inp = open_input(path)
+        return inp.stream, inp.close
+
+    return reopen
+
+
+def iter_conversations(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = None) -> Iterator[tuple[str, int, Any]]:
     """``(json path, index, conversation)`` for each conversation of one JSON document."""
     if first_significant_byte(stream) == b"[":
-        for index, item in _array_items(stream, ctx):
+        for index, item in _array_items(stream, ctx, reopen):
             yield f"[{index}]", index, item
         return
     index = 0
@@ -138,8 +171,8 @@ def iter_conversations(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str
                 )
 
 
-def _events(stream: BinaryIO, ctx: ReadContext, seen: set[str] | None) -> Iterator[dict]:
-    for where, index, conversation in iter_conversations(stream, ctx):
+def _events(stream: BinaryIO, ctx: ReadContext, seen: set[str] | None, reopen: Reopen | None) -> Iterator[dict]:
+    for where, index, conversation in iter_conversations(stream, ctx, reopen):
         if not isinstance(conversation, dict):
             ctx.bad_record(f"conversation {index + 1} is a {type(conversation).__name__}, not an object", path=where)
             continue
@@ -172,6 +205,14 @@ def _members(archive: zipfile.ZipFile, ctx: ReadContext) -> list[zipfile.ZipInfo
     return members
 
 
+def _reopen_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Reopen:
+    def reopen():
+        member = archive.open(info)
+        return member, member.close
+
+    return reopen
+
+
 def _read_zip(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     handle = ctx.open_seekable() if ctx.open_seekable is not None else spool_to_file(stream)
     try:
@@ -185,7 +226,7 @@ def _read_zip(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             ctx.name = f"{outer_name}:{info.filename}"
             try:
                 with archive.open(info) as member:
-                    yield from _events(member, ctx, seen)
+                    yield from _events(member, ctx, seen, _reopen_member(archive, info))
             except (zipfile.BadZipFile, EOFError, zlib.error, RuntimeError, NotImplementedError, OSError) as exc:
                 raise DataError(
                     ctx.name,
@@ -201,7 +242,7 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     if head in ZIP_MAGIC:
         yield from _read_zip(stream, ctx)
     else:
-        yield from _events(stream, ctx, None)
+        yield from _events(stream, ctx, None, _reopen_path(ctx))
 
 
 IMPORTER = Importer(
