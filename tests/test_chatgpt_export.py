@@ -476,8 +476,10 @@ def test_deep_nesting_is_refused_before_memory_runs_away(tmp_path):
 
 
 def test_brackets_inside_texts_do_not_count_as_nesting(tmp_path):
-    conversations = [_conversation(f"c{i}", "[" * 2000 + "{" * 1000, turns=2) for i in range(6)]
+    plain = [_conversation(f"c{i}", "plain") for i in range(3)]
+    heavy = [_conversation(f"c{i}", "[" * 2000 + "{" * 1000, turns=2) for i in range(3, 6)]
     path = tmp_path / "conversations.json"
-    path.write_bytes(_export(*conversations))
+    path.write_bytes(_export(*plain, *heavy))
     events = read_events(path)
-    assert sum(e["type"] == "session" for e in events) == 6
+    assert [e["sessionId"] for e in events if e["type"] == "session"] == [f"c{i}" for i in range(6)]
+    assert events == read_events(path, format="chatgpt-export")
