@@ -20,10 +20,13 @@ MAX_OUTPUT = Option(
     help="Markdown/HTML: show at most N lines of each tool output, saying how many were cut (default: all).",
     type=click.IntRange(min=1),
 )
-NO_THINKING = Option(name="no_thinking", flags=("--no-thinking",), help="Markdown/HTML: leave out thinking (reasoning) blocks.", is_flag=True)
-NO_TOOLS = Option(name="no_tools", flags=("--no-tools",), help="Markdown/HTML: leave out tool calls and their results.", is_flag=True)
+# The keywords differ from the flags' default names because the filter stage
+# has its own --no-thinking/--no-injected (which drop the messages from the
+# stream) and the CLI routes options to stages and exporters by keyword.
+NO_THINKING = Option(name="hide_thinking", flags=("--no-thinking",), help="Markdown/HTML: leave out thinking (reasoning) blocks.", is_flag=True)
+NO_TOOLS = Option(name="hide_tools", flags=("--no-tools",), help="Markdown/HTML: leave out tool calls and their results.", is_flag=True)
 NO_INJECTED = Option(
-    name="no_injected",
+    name="hide_injected",
     flags=("--no-injected",),
     help="Markdown/HTML: leave out context injected by the harness (shown collapsed by default).",
     is_flag=True,
@@ -57,9 +60,9 @@ class RenderOptions:
                 max_output = None
         return cls(
             max_output=max_output,
-            thinking=not options.get("no_thinking"),
-            tools=not options.get("no_tools"),
-            injected=not options.get("no_injected"),
+            thinking=not (options.get("hide_thinking") or options.get("no_thinking")),
+            tools=not (options.get("hide_tools") or options.get("no_tools")),
+            injected=not (options.get("hide_injected") or options.get("no_injected")),
             front_matter=bool(options.get("front_matter")),
         )
 

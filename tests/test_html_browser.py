@@ -12,7 +12,6 @@ chromium``).  ``SESSIONPORT_REGEN=1`` also rewrites the README screenshot
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import struct
 import subprocess

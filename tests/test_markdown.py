@@ -301,3 +301,13 @@ def test_malformed_events_render_without_crashing(fmt):
     text = data.decode()
     assert "Session 1" in text and "*** Begin Patch" in text
     assert "1180591620717411303424" in text  # the huge int, shown by repr
+
+
+def test_filter_stage_keeps_its_own_no_thinking_flag():
+    # The readable exporters' --no-thinking must not take the filter stage's.
+    from conftest import run_cli
+
+    done = run_cli("filter", str(TWO_SESSIONS), "--no-thinking")
+    assert done.returncode == 0, done.stderr
+    kinds = [(orjson.loads(line).get("meta") or {}).get("kind") for line in done.stdout.splitlines()]
+    assert "thinking" not in kinds and "tool_use" in kinds

@@ -18,7 +18,7 @@ from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected, message_kind
-from ..render_session import SessionTracker, extra_metadata, format_time, header_facts, role_label, session_title, turn_role
+from ..render_session import SessionTracker, extra_metadata, header_facts, role_label, session_title, turn_role
 from ..render_text import count_lines
 from .html_assets import CSS, CSP, JS
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, tool_call, tool_result
