@@ -70,16 +70,23 @@ def write_page(events, path: Path, **options) -> Path:
 def test_browser_dom_holds_every_message_and_injects_nothing(tmp_path):
     # One page with both fixtures: a browser start is the slow part.
     events = load(TWO_SESSIONS) + load(HOSTILE)
-    dom = dump_dom(write_page(events, tmp_path / "page.html"))
+    page = write_page(events, tmp_path / "page.html")
+    # ?q= opens the page filtered, which exercises the filter script too
+    dom = chromium("--dump-dom", page.as_uri() + "?q=DISCOUNT").decode("utf-8")
     parsed = audit(dom)
     articles = [a for t, a in parsed.tags if t == "article"]
     messages = [e for e in events if e["type"] == "message"]
     assert len(articles) == len(messages)
     assert [a["id"] for a in articles[:2]] == ["s1-m1", "s1-m2"]
-    # our script ran under the CSP: it revealed the filter box and counted
+    # our script ran under the CSP: it revealed the filter box, filtered and counted
     assert 'id="controls" hidden' not in dom
-    assert f"{len(messages)} messages" in parsed.all_text
     assert "3 sessions" in parsed.all_text
+    matching = {e["text"] for e in messages if "discount" in (e["text"] + orjson.dumps(e.get("toolInput")).decode()).lower()}
+    shown = [a for a in articles if "hide" not in a["class"].split()]
+    assert len(shown) == len(matching) == 5
+    assert f"5 of {len(messages)} messages" in parsed.all_text
+    sections = {a["id"]: a["class"] for t, a in parsed.tags if t == "section"}
+    assert sections == {"s1": "session hide", "s2": "session", "s3": "session hide"}
     assert_nothing_injected(parsed, browser=True)
     text = parsed.all_text
     for literal in (

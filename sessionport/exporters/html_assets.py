@@ -166,6 +166,9 @@ JS = """
     }, { rootMargin: "-20% 0px -70% 0px" });
     sessions.forEach(function (sec) { seen.observe(sec); });
   }
+  // page.html?q=text opens the page filtered: a link can share a search.
+  var preset = new URLSearchParams(location.search).get("q");
+  if (preset) { q.value = preset; run(); }
   var toggle = document.getElementById("toggle");
   toggle.addEventListener("click", function () {
     var open = toggle.getAttribute("data-open") !== "1";
