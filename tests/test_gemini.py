@@ -286,6 +286,14 @@ def test_real_claude_code_session_round_trips(path):
     assert sum(1 for e in back if kind(e) == "tool_use") == sum(1 for e in events if kind(e) == "tool_use")
 
 
+@requires_corpus
+@pytest.mark.parametrize("path", corpus_files("gemini", "vct_*"), ids=lambda p: p.name)
+def test_real_gemini_cli_session_round_trips(path):
+    events = list(sessionport.read(str(path), format="gemini-cli"))
+    back = assert_round_trip(events)
+    assert sum(1 for e in back if kind(e) == "thinking") == sum(1 for e in events if kind(e) == "thinking")
+
+
 # -- Google's own SDK types judge the written request ---------------------------
 def _validate_with_sdk(doc: dict) -> None:
     types = pytest.importorskip("google.genai.types", reason="google-genai (Google's SDK, a test dependency) is not installed")
@@ -302,7 +310,7 @@ def test_sdk_accepts_the_exported_varied_stream():
 
 def test_sdk_accepts_exported_samples_and_corpus():
     sources = [FIXTURES / "gemini" / "request.json", FIXTURES / "gemini" / "history.json", FIXTURES / "portable-jsonl" / "session.jsonl"]
-    sources += corpus_files("gemini", "pydanticai_*.json")
+    sources += sorted((FIXTURES / "gemini-cli").iterdir()) + corpus_files("gemini")
     for source in sources:
         _validate_with_sdk(json.loads(sessionport.dumps(sessionport.read(str(source)), format="gemini")))
 
