@@ -76,18 +76,20 @@ def session_title(session: dict, number: int) -> str:
     return f"Session {number}"
 
 
-def role_label(message: dict) -> str:
-    role = message.get("role")
-    return ROLE_LABELS.get(role, str(role or "Message").capitalize())
+def is_sidechain(message: dict) -> bool:
+    meta = message.get("meta")
+    return isinstance(meta, dict) and bool(meta.get("sidechain"))
 
 
-def turn_role(message: dict) -> str:
-    """The speaker whose turn ``message`` belongs to: tool calls and results
-    belong to the assistant's turn."""
+def turn_label(message: dict) -> str:
+    """The heading of the turn ``message`` belongs to; a change of label
+    starts a new turn.  Tool calls, results and thinking belong to the
+    assistant's turn; a subagent's (sidechain) messages get turns of their own."""
     role = message.get("role")
     if role == "tool" or message_kind(message) in ("tool_use", "tool_result", "thinking"):
-        return "assistant"
-    return role if isinstance(role, str) else "message"
+        role = "assistant"
+    label = ROLE_LABELS.get(role, str(role or "Message").capitalize()) if isinstance(role, str) or role is None else "Message"
+    return f"{label} · subagent" if is_sidechain(message) else label
 
 
 def header_facts(session: dict) -> list[tuple[str, str]]:

@@ -35,6 +35,8 @@ class ToolView:
     kind: str
     body: str
     summary: str = ""
+    # an edit or patch a reader wants to see at once (a whole new file is not)
+    expand: bool = False
 
 
 def _first_line(text: str, limit: int = 120) -> str:
@@ -81,7 +83,7 @@ def _edit_view(tool_input: dict) -> ToolView | None:
     head = [f"--- a/{path}", f"+++ b/{path}"]
     if isinstance(tool_input.get("old_string"), str) and isinstance(tool_input.get("new_string"), str):
         lines = head + _edit_diff(path, tool_input["old_string"], tool_input["new_string"])
-        return ToolView("diff", "\n".join(lines), path)
+        return ToolView("diff", "\n".join(lines), path, expand=True)
     edits = tool_input.get("edits")
     if isinstance(edits, list) and edits and all(isinstance(e, dict) for e in edits):
         lines = list(head)
@@ -90,7 +92,7 @@ def _edit_view(tool_input: dict) -> ToolView | None:
             if not isinstance(old, str) or not isinstance(new, str):
                 return None
             lines += _edit_diff(path, old, new)
-        return ToolView("diff", "\n".join(lines), f"{path} ({len(edits)} edits)")
+        return ToolView("diff", "\n".join(lines), f"{path} ({len(edits)} edits)", expand=True)
     content = tool_input.get("content")
     if isinstance(content, str) and set(tool_input) <= {"file_path", "path", "content"}:
         body = content.split("\n")
@@ -131,7 +133,7 @@ def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolVie
     patch = _patch_text(tool_input)
     if patch is not None:
         files = patch_files(patch)
-        return ToolView("diff", patch.strip("\n"), ", ".join(files[:3]) + (" …" if len(files) > 3 else ""))
+        return ToolView("diff", patch.strip("\n"), ", ".join(files[:3]) + (" …" if len(files) > 3 else ""), expand=True)
     if tool_input is None or tool_input == {}:
         return ToolView("text", text, _first_line(text))
     try:

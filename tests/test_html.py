@@ -327,3 +327,28 @@ def test_real_sessions_render_every_message_and_prompt(fmt, path):
         if e["type"] == "message" and e["role"] == "user" and not (e.get("meta") or {}).get("injected") and e["text"].strip():
             prompt = strip_terminal_codes(e["text"])  # shown without colour codes
             assert " ".join(prompt.replace("`", "").split()) in shown
+
+
+def test_subagent_messages_get_their_own_turns_and_a_marker():
+    events = [
+        session_event("claude-code"),
+        message_event("user", "main prompt"),
+        message_event("user", "subagent prompt", meta={"kind": "text", "sidechain": True}),
+        message_event("assistant", "subagent answer", meta={"kind": "text", "sidechain": True}),
+        message_event("assistant", "main answer"),
+    ]
+    parsed = audit(render(events))
+    classes = [a["class"] for a in messages_of(parsed)]
+    assert classes == ["msg user", "msg user sidechain", "msg assistant sidechain", "msg assistant"]
+    assert "User · subagent" in parsed.all_text and "Assistant · subagent" in parsed.all_text
+
+
+def test_edits_open_at_once_but_whole_new_files_stay_collapsed():
+    events = [
+        session_event("claude-code"),
+        message_event("tool", "", toolName="Edit", toolInput={"file_path": "a.py", "old_string": "a", "new_string": "b"}, meta={"kind": "tool_use"}),
+        message_event("tool", "", toolName="Write", toolInput={"file_path": "b.py", "content": "x = 1\n"}, meta={"kind": "tool_use"}),
+    ]
+    page = render(events)
+    assert '<details open><summary><span class="badge">Edit</span>' in page
+    assert '<details><summary><span class="badge">Write</span><span class="brief">b.py (new content)</span>' in page

@@ -311,3 +311,9 @@ def test_filter_stage_keeps_its_own_no_thinking_flag():
     assert done.returncode == 0, done.stderr
     kinds = [(orjson.loads(line).get("meta") or {}).get("kind") for line in done.stdout.splitlines()]
     assert "thinking" not in kinds and "tool_use" in kinds
+
+
+def test_subagent_turns_are_labelled():
+    events = [session_event("claude-code"), message_event("user", "main"), message_event("user", "sub", meta={"sidechain": True}), message_event("assistant", "main answer")]
+    text = render(events)
+    assert text.index("## User\n") < text.index("## User · subagent\n") < text.index("## Assistant\n")

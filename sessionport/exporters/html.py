@@ -18,7 +18,7 @@ from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected, message_kind
-from ..render_session import SessionTracker, extra_metadata, header_facts, role_label, session_title, turn_role
+from ..render_session import SessionTracker, extra_metadata, header_facts, is_sidechain, session_title, turn_label
 from ..render_text import count_lines
 from .html_assets import CSS, CSP, JS
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, tool_call, tool_result
@@ -107,10 +107,10 @@ class HtmlWriter:
             self.emit(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
             return
         head = ""
-        turn = turn_role(message)
+        turn = turn_label(message)
         if turn != self.turn:
             self.turn = turn
-            head = message_head("Assistant" if turn == "assistant" else role_label(message), message.get("timestamp"), dom_id, source_id)
+            head = message_head(turn, message.get("timestamp"), dom_id, source_id)
         if kind == "tool_use" or (message.get("toolName") is not None and kind != "tool_result"):
             css, body = "tool call", tool_call(message, text)
         elif kind == "tool_result":
@@ -124,6 +124,8 @@ class HtmlWriter:
         else:
             css = "user" if role == "user" else "assistant"
             body = f'<div class="bubble">{rich_text(text)}</div>'
+        if is_sidechain(message):
+            css += " sidechain"
         self.emit(f'<article class="msg {css}" id="{dom_id}" data-kind="{esc(kind)}">{head}{body}</article>\n')
 
     def close(self) -> None:

@@ -99,6 +99,9 @@ details[open]>summary::before{transform:rotate(90deg)}
 .diff .hunk{color:var(--hunk)}
 .diff .file{color:var(--muted);font-weight:600}
 .sh .prompt{color:var(--muted);user-select:none}
+.msg.sidechain{margin-left:1.25rem;padding-left:.85rem;border-left:2px solid var(--user-line)}
+.msg.sidechain .who{color:var(--muted)}
+.msg.sidechain.result{margin-left:2.75rem}
 .session-end{margin-top:1.5rem;padding-top:.75rem;border-top:1px dashed var(--line);color:var(--muted);font-size:13px}
 .session-end p{margin:.2rem 0}
 mark{background:var(--mark);color:inherit;border-radius:2px}

@@ -101,7 +101,7 @@ def tool_call(message: dict, text: str) -> str:
     call_id = message.get("toolCallId")
     id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
     # A short edit is what a reader most wants to see: show it open.
-    is_open = " open" if view.kind == "diff" and view.body.count("\n") < OPEN_DIFF_LINES else ""
+    is_open = " open" if view.expand and view.body.count("\n") < OPEN_DIFF_LINES else ""
     return f'<details{is_open}><summary><span class="badge">{esc(name)}</span><span class="brief">{brief}</span></summary>{body}{id_note}</details>'
 
 

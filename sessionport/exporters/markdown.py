@@ -24,9 +24,8 @@ from ..render_session import (
     extra_metadata,
     format_time,
     header_facts,
-    role_label,
     session_title,
-    turn_role,
+    turn_label,
 )
 from ..render_text import count_lines, trim_lines
 from ..render_tools import view_tool_call
@@ -111,11 +110,10 @@ class MarkdownWriter:
             label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
             self.emit(details(label, fenced(text, "text")) + "\n")
             return
-        role = turn_role(message)
-        if role != self.turn:
-            self.turn = role
+        label = turn_label(message)
+        if label != self.turn:
+            self.turn = label
             when = format_time(message.get("timestamp")) if message.get("timestamp") is not None else ""
-            label = "Assistant" if role == "assistant" else role_label(message)
             self.emit(f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n")
         kind = message_kind(message)
         if kind == "tool_use" or (message.get("toolName") is not None and kind != "tool_result"):
