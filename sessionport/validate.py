@@ -7,7 +7,8 @@ schemas, run by the ``jsonschema`` library; nothing is checked by hand.
 
 Memory stays flat: a portable-jsonl stream is checked line by line; a
 portable document is walked with ijson and checked header, then message by
-message; a trace is checked run by run (one run at a time in memory).
+message; a trace is checked action by action, then each run's header
+(:mod:`.validate_trace`).
 Every problem names its JSON path and the rule it breaks, e.g.
 ``runs[0].trustScore: 140 is greater than the maximum of 100``.
 """
@@ -30,6 +31,7 @@ from .errors import DataError
 from .io import HEAD_SIZE, open_input
 from .jsondoc import first_significant_byte, walk_document
 from .jsonl import BOM, first_json_line, iter_lines
+from .validate_trace import TraceError, walk_trace
 
 TRACE, PORTABLE, PORTABLE_JSONL = "agentscope-trace", "portable", "portable-jsonl"
 KINDS = (TRACE, PORTABLE, PORTABLE_JSONL)
@@ -43,7 +45,6 @@ MAX_MESSAGE = 240
 DEFAULT_MAX_PROBLEMS = 50
 _IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
 _TRACE_KEYS = re.compile(rb'"(schemaVersion|runs)"\s*:')
-_RUNS_ARRAY = re.compile(rb'"runs"\s*:\s*\[')
 _MESSAGES_ARRAY = re.compile(rb'"messages"\s*:\s*\[')
 _PORTABLE_MARK = re.compile(rb'"schema"\s*:\s*"sessionport/v1"|"messages"\s*:')
 
@@ -246,27 +247,27 @@ def check_trace(stream: BinaryIO, report: Report, head: bytes = b"") -> None:
     if first_significant_byte(stream) != b"{":
         report.add(Problem("$", "an AgentScope trace is a JSON object {schemaVersion, runs}", "type"))
         return
+    action_check = validator(TRACE, "/$defs/action")
     run_check = validator(TRACE, "/$defs/run")
-    runs = 0
-    array_seen = False
+    report.counts.update(runs=0, actions=0)  # in reading order: runs first
     try:
-        for kind, value in walk_document(stream, ctx, ("runs",)):
-            if kind == "start":
-                continue
-            if kind == "item":
-                array_seen = True
-                check(report, value, run_check, ("runs", runs))
+        for kind, where, *rest in walk_trace(stream, ctx):
+            if kind == "action":
+                run, index = where
+                check(report, rest[0], action_check, ("runs", run, "actions", index))
+                report.count("actions")
+            elif kind == "run":
+                check(report, rest[0], run_check, ("runs", where))
                 report.count("runs")
-                actions = value.get("actions") if isinstance(value, dict) else None
-                report.count("actions", len(actions) if isinstance(actions, list) else 0)
-                runs += 1
             else:
-                # walk_document leaves the runs array out of the final
-                # document; an empty one is only visible in the head.
-                skeleton = dict(value)
-                if "runs" not in skeleton and (array_seen or _RUNS_ARRAY.search(head)):
-                    skeleton["runs"] = [{}] * min(runs, 1)
+                # The runs were checked one by one; the rest is checked with
+                # a stand-in list of the same emptiness in their place.
+                skeleton, was_array, runs = where, rest[0], rest[1]
+                if isinstance(skeleton, dict) and was_array:
+                    skeleton = dict(skeleton, runs=[{}] * min(runs, 1))
                 check(report, skeleton, _trace_skeleton_validator())
+    except TraceError as exc:
+        report.add(Problem(exc.where, exc.problem, "json"))
     except DataError as exc:
         report.add(Problem(exc.path or "$", exc.problem, "json"))
 

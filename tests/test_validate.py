@@ -88,6 +88,21 @@ def test_an_unknown_kind_is_a_problem_and_as_overrides_detection(tmp_path):
     assert "$: 'runs' is a required property" in forced.output
 
 
+def test_trace_is_checked_action_by_action_whatever_its_shape():
+    data = orjson.dumps({"schemaVersion": "1.0.0", "runs": [1, {"id": 1, "actions": 5}, {"actions": [{"id": "a"}, "x"]}], "z": 1})
+    found = {(p.path, p.rule) for p in check_bytes(data).problems}
+    assert {("runs[0]", "type"), ("runs[1].actions", "type"), ("runs[1].id", "type"), ("runs[2].actions[1]", "type"),
+            ("runs[2].actions[0]", "required"), ("$", "additionalProperties")} <= found
+    trace = orjson.loads((TRACES / "valid.trace.json").read_bytes())
+    trace["runs"][0]["actions"] *= 500
+    trace["runs"].append(dict(trace["runs"][0], trustScore=101))
+    report = check_bytes(orjson.dumps(trace))
+    assert report.counts == {"runs": 2, "actions": 2000}
+    assert problems(report) == ["runs[1].trustScore: 101 is greater than the maximum of 100"]
+    cut = check_bytes(orjson.dumps(trace)[:5000])
+    assert [p.rule for p in cut.problems] == ["json"] and cut.problems[0].path.startswith("runs[].actions[]")
+
+
 def test_trace_document_level_rules():
     report = check_bytes(b'{"schemaVersion": "2.0", "runs": []}')
     assert sorted(problems(report)) == ["runs: [] should be non-empty", "schemaVersion: '1.0.0' was expected"]

@@ -11,6 +11,7 @@ classifier decides which loose ``session-json`` entries are supported.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -166,6 +167,7 @@ def _synth_diff(name: str, data: dict, path: str | None) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
 def _classify_name(name: str) -> tuple[str | None, str, bool]:
     """(action, kind, mcp) from the tool name alone."""
     lower = name.lower()
