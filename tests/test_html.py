@@ -126,6 +126,7 @@ def test_hostile_transcript_is_shown_literally_and_never_as_markup():
         "<svg onload=alert(7)>",  # metadata
         "<script>alert(26)</script>",  # an end note
         "<style>body{display:none}</style>",
+        "``` `x` ````",  # backticks in a tool name
     ):
         assert literal in text, f"{literal!r} is not shown literally"
     # attribute values carrying transcript text stay inside their quotes

@@ -140,6 +140,8 @@ def test_hostile_text_never_becomes_markup():
     # the text of tool output is kept exactly, inside one code block
     assert "`````\n```\n</details></pre><script>alert(23)</script>\n````\n" in fence_contents(text)
     assert html.count("<details>") == html.count("</details>")
+    # backtick runs in tool names and ids stay inside their code spans
+    assert "<code>``` `x` ````</code> · <code>`````</code>" in html
 
 
 def test_yaml_front_matter_is_safe_for_any_title():
