@@ -152,7 +152,7 @@ def test_yaml_front_matter_is_safe_for_any_title():
     assert text.startswith("---\n")
     block = text.split("---\n", 2)[1]
     data = yaml.safe_load(block)
-    assert data == {"title": " ".join(title.split()), "date": "2025-09-16T10:02:11.481000Z", "source": "codex", "id": "id: 1", "tags": ["sessionport", "codex"]}
+    assert data == {"title": " ".join(title.split()), "date": "2025-09-16T10:02:11.481Z", "source": "codex", "id": "id: 1", "tags": ["sessionport", "codex"]}
     assert yaml.safe_load(yaml_quote(title)) == title
 
 

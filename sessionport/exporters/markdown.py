@@ -24,6 +24,7 @@ from ..render_session import (
     extra_metadata,
     format_time,
     header_facts,
+    parse_time,
     session_title,
     turn_label,
 )
@@ -178,11 +179,11 @@ class MarkdownWriter:
                 ]
             )
         sources = sorted({e.source for e in self.toc if e.source})
-        dates = [d for d in (iso_date(e.date) for e in self.toc) if d]
+        dates = sorted((parse_time(e.date), iso_date(e.date)) for e in self.toc if parse_time(e.date) is not None)
         return front_matter(
             [
                 ("title", f"{len(self.toc)} sessions"),
-                ("date", min(dates) if dates else None),
+                ("date", dates[0][1] if dates else None),
                 ("source", ", ".join(sources)),
                 ("sessions", len(self.toc)),
                 ("tags", ["sessionport", *(tag(s) for s in sources)]),

@@ -34,8 +34,13 @@ def yaml_quote(value: str) -> str:
 
 
 def iso_date(value) -> str | None:
+    """An ISO 8601 date-time: the value as written when it is one already."""
     moment = parse_time(value)
-    return moment.isoformat().replace("+00:00", "Z") if moment else None
+    if moment is None:
+        return None
+    if isinstance(value, str):
+        return value.strip()
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def front_matter(fields: Iterable[tuple[str, object]]) -> str:
