@@ -186,8 +186,8 @@ def test_every_message_has_its_own_anchor():
     assert len(set(ids)) == len(ids)
     assert ids[:2] == ["s1-m1", "s1-m2"]
     hrefs = {a["href"] for t, a in parsed.tags if t == "a"}
-    # each turn's head links to its first message; sessions link to themselves
-    assert {"#s1", "#s2", "#s1-m1", "#s2-m2"} <= hrefs
+    assert {f"#{i}" for i in ids} <= hrefs, "every message links to itself"
+    assert {"#s1", "#s2"} <= hrefs
 
 
 def test_tool_calls_read_as_commands_and_diffs():
@@ -222,7 +222,7 @@ def test_options_leave_out_thinking_tools_and_injected():
 
 def test_injected_context_is_collapsed_by_default():
     page = render(load(TWO_SESSIONS))
-    assert re.search(r'<article class="msg note injected"[^>]*><details><summary>Injected context', page)
+    assert re.search(r'<article class="msg note injected"[^>]*><a class="anchor side"[^>]*>#</a><details><summary>Injected context', page)
 
 
 def test_max_output_trims_and_says_how_much():

@@ -21,7 +21,7 @@ from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected, message
 from ..render_session import SessionTracker, extra_metadata, header_facts, is_sidechain, session_title, turn_label
 from ..render_text import count_lines
 from .html_assets import CSS, CSP, JS
-from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, tool_call, tool_result
+from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
 
 PAGE_HEAD = (
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -103,7 +103,7 @@ class HtmlWriter:
             self.turn = None
             lines = count_lines(text)
             label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
-            body = collapsed(label, plain_block(text))
+            body = side_anchor(dom_id, source_id) + collapsed(label, plain_block(text))
             self.emit(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
             return
         head = ""
@@ -126,6 +126,9 @@ class HtmlWriter:
             body = f'<div class="bubble">{rich_text(text)}</div>'
         if is_sidechain(message):
             css += " sidechain"
+        if not head:
+            # every message can be linked to, not only the first of a turn
+            head = side_anchor(dom_id, source_id)
         self.emit(f'<article class="msg {css}" id="{dom_id}" data-kind="{esc(kind)}">{head}{body}</article>\n')
 
     def close(self) -> None:

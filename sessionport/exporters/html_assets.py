@@ -67,6 +67,7 @@ body:has(> nav.sidebar) main{margin-left:auto}}
 .msg-head time{color:var(--muted)}
 .anchor{color:var(--muted);text-decoration:none;opacity:0;font-size:12px}
 .msg:hover .anchor,.anchor:focus{opacity:1}
+.anchor.side{position:absolute;left:-1.3rem;top:.45rem;padding:0 .3rem}
 .bubble{background:var(--panel);border:1px solid var(--line);border-radius:10px;padding:.7rem 1rem}
 .msg.user .bubble{background:var(--user);border-color:var(--user-line)}
 .msg:target .bubble,.msg:target>details{outline:2px solid var(--accent);outline-offset:2px}

@@ -79,6 +79,10 @@ def anchor(dom_id: str, source_id: object = None) -> str:
     return f'<a class="anchor" href="#{dom_id}" title="{esc(title)}">#</a>'
 
 
+def side_anchor(dom_id: str, source_id: object) -> str:
+    return anchor(dom_id, source_id).replace('class="anchor"', 'class="anchor side"', 1)
+
+
 def message_head(label: str, timestamp: object, dom_id: str, source_id: object) -> str:
     when = ""
     if timestamp is not None:
