@@ -18,6 +18,7 @@ document ends, so that the system message still comes first.
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from typing import Any, BinaryIO, Iterator
@@ -122,8 +123,6 @@ def _session(ctx: ReadContext, header: dict) -> dict:
 
 def _session_id(ctx: ReadContext) -> str | None:
     if ctx.path:
-        import os
-
         return os.path.splitext(os.path.basename(ctx.path))[0]
     return None
 

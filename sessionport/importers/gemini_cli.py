@@ -39,7 +39,6 @@ from .gemini_cli_records import RecordConverter
 from .gemini_parts import CallPairing, PartConverter
 
 HEAD = 64 * 1024
-RECORD_TYPES = (b'"type":"user"', b'"type":"gemini"', b'"type":"info"', b'"type":"error"', b'"type":"warning"')
 _KEY = re.compile(rb'"([A-Za-z$_]+)"\s*:')
 
 
