@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import sessionport
-from conftest import FIXTURES, corpus_path, run_cli
+from conftest import FIXTURES, corpus_path
 from sessionport.context import ReadContext
 from sessionport.errors import DataError
 from sessionport.importers import session_json
@@ -116,10 +116,14 @@ def test_no_supported_action_is_a_data_error_naming_what_was_skipped():
 def test_the_cli_exits_1_and_says_no_action_was_found(tmp_path):
     path = tmp_path / "chat.json"
     path.write_bytes(b'[{"type": "note", "text": "hello"}]')
-    done = run_cli("convert", path, "--from", "session-json", "--to", "portable-jsonl")
-    assert done.returncode == 1
-    assert b"no supported tool-call action found" in done.stderr and b"chat.json" in done.stderr
-    assert b"internal error" not in done.stderr
+    from click.testing import CliRunner
+
+    from sessionport.cli import cli
+
+    result = CliRunner().invoke(cli, ["convert", str(path), "--from", "session-json", "--to", "portable-jsonl"])
+    assert result.exit_code == 1
+    assert "no supported tool-call action found" in result.output and "chat.json" in result.output
+    assert "internal error" not in result.output
 
 
 def test_sniff_scores_tool_logs_and_yields_to_chat_and_real_formats():
