@@ -79,7 +79,8 @@ class HtmlWriter:
             return
         parts = self.tracker.summary_parts()
         title, source = self.sessions[-1]
-        self.sessions[-1] = (title, " · ".join(p for p in (source, parts[0]) if p))
+        day = self.tracker.first.strftime("%Y-%m-%d") if self.tracker.first else ""
+        self.sessions[-1] = (title, " · ".join(p for p in (source, day, parts[0]) if p))
         notes = "".join(f"<p>{esc(n)}</p>" for n in self.tracker.notes())
         self.emit(f'<footer class="session-end"><p>End of session: {esc(" · ".join(parts))}</p>{notes}</footer>\n</section>\n')
         self.tracker = None
