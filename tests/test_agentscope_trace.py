@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import sessionport
-from conftest import FIXTURES, corpus_path, run_cli
+from conftest import FIXTURES, corpus_files, corpus_path, requires_corpus, run_cli
 from sessionport.cli import cli
 from sessionport.exporters import agentscope_trace
 from sessionport.model import end_event, message_event, session_event
@@ -243,3 +243,27 @@ def test_claude_code_session_keeps_its_branch_and_tool_names():
     run = trace_of(sessionport.read(str(path)))["runs"][0]
     assert run["agent"].startswith("Claude Code") and run["branch"] == "master"
     assert {"Tool: Read", "Tool: Bash", "Tool: Edit"} <= {a["details"][0] for a in run["actions"]}
+
+
+CORPUS_FILES = [p for folder in ("claude-code", "codex", "gemini", "chatgpt", "openai") for p in corpus_files(folder) if p.suffix in (".json", ".jsonl")]
+
+
+@requires_corpus
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name[:40])
+def test_every_corpus_transcript_exports_a_schema_valid_trace(path):
+    import io
+
+    from sessionport.errors import DetectionError
+    from sessionport.validate import validate_stream
+
+    try:
+        events = list(sessionport.read(str(path)))
+    except DetectionError:
+        pytest.skip(f"no registered importer reads {path.name} in this checkout")
+    data = sessionport.dumps(events, format="agentscope-trace")
+    if not any(e["type"] == "session" for e in events):
+        assert orjson.loads(data) == {"schemaVersion": "1.0.0", "runs": []}
+        return
+    report = validate_stream(io.BufferedReader(io.BytesIO(data)), path.name)
+    assert report.valid, [str(p) for p in report.problems[:3]]
+    assert report.counts["actions"] >= len(_tool_calls(events))
