@@ -21,6 +21,7 @@ import orjson
 
 WARMUP_MAX_BYTES = 64 * 1024
 HEAD_BYTES = 64 * 1024
+SESSION_ID_BYTES = 16 * 1024
 
 
 @dataclass
@@ -82,10 +83,21 @@ def is_warmup(path: str) -> bool:
 
 
 def _session_id_of(path: str) -> str | None:
-    for record in _head_records(path, HEAD_BYTES)[:5]:
-        if isinstance(record, dict) and isinstance(record.get("sessionId"), str):
-            return record["sessionId"]
-    return None
+    """The ``sessionId`` named near the start of an agent file.  A project
+    folder may hold hundreds of agent files: only their first bytes are read."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(SESSION_ID_BYTES)
+    except OSError:
+        return None
+    start = head.find(b'"sessionId":"')
+    if start < 0:
+        return None
+    start += len(b'"sessionId":"')
+    end = head.find(b'"', start)
+    if end < 0:
+        return None
+    return head[start:end].decode("utf-8", "replace")
 
 
 def _agent_files(folder: str) -> list[str]:
