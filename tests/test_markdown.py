@@ -132,6 +132,11 @@ def test_an_unclosed_fence_in_a_message_is_closed_there():
 def test_hostile_text_never_becomes_markup():
     events = load(HOSTILE)
     text = render(events)
+    # checks on the Markdown itself, then on how a renderer reads it
+    assert "Hi &lt;script>alert('x')&lt;/script> and &lt;img src=x onerror=\"alert(9)\">" in text
+    assert "[click]\\(javascript:alert(10))" in text
+    assert "# \\</title\\>\\<script\\>alert(5)\\</script\\>" in text
+    assert "&lt;/details>&lt;script>alert(18)&lt;/script>" in text
     html = commonmark(text)
     assert not re.search(r"<(script|img|svg|style|textarea|iframe|b)\b", html), "raw HTML passed through"
     assert not re.search(r"<[^>]+\son\w+\s*=", html), "an event handler attribute passed through"
