@@ -45,6 +45,7 @@ _STRUCTURAL_KEYS = frozenset(
     "schema source hash sha commit digest etag".split()
 )
 _JWK_PRIVATE = ("d", "p", "q", "dp", "dq", "qi", "k")
+_JWK_PUBLIC = ("n", "e", "x", "y", "x5c", "x5t", "kid", "crv", "alg", "use", "kty")
 
 
 def _is_structural_key(key: str) -> bool:
@@ -106,6 +107,7 @@ class Redactor:
         offer(rules.vendor_spans(text), _VENDOR_PLACEHOLDER.search)
         offer(rules.context_spans(text), keywords.is_placeholder)
         offer(keywords.assignment_spans(text))
+        offer(keywords.name_value_spans(text))
         if self.pii:
             offer(self._home_spans(text))
             offer(pii.email_spans(text))
@@ -187,9 +189,12 @@ class Redactor:
 
     # -- values -------------------------------------------------------------
 
-    def redact_value(self, value: Any, key: str | None = None) -> Any:
+    def redact_value(self, value: Any, key: str | None = None, *, keep_ids: bool = False) -> Any:
         """A copy of a JSON-like value with secrets replaced; the very same
-        object when nothing changed (cheap to test with ``is``)."""
+        object when nothing changed (cheap to test with ``is``).  ``key`` is
+        the dict key the value sits under (its name may say "password");
+        with ``keep_ids``, identifier-like keys (``uuid``, ``*_id``, ...)
+        are left alone at every depth."""
         if isinstance(value, str):
             if key is not None and value:
                 kind = keywords.secret_kind_for_field(key, value)
@@ -198,32 +203,32 @@ class Redactor:
                     return self.token(kind, value)
             return self.redact_text(value)
         if isinstance(value, dict):
-            return self._redact_dict(value)
+            return self._redact_dict(value, keep_ids)
         if isinstance(value, list):
             changed = False
             items = []
             for item in value:
-                new = self.redact_value(item)
+                new = self.redact_value(item, keep_ids=keep_ids)
                 changed = changed or new is not item
                 items.append(new)
             return items if changed else value
         return value
 
-    def _redact_dict(self, value: dict, skip_structural: bool = False) -> dict:
+    def _redact_dict(self, value: dict, keep_ids: bool) -> dict:
         out: dict | None = None
         paired = _name_value_secret(value)
         jwk = "kty" in value
         for key, item in value.items():
-            if skip_structural and _is_structural_key(key):
+            if keep_ids and _is_structural_key(key):
                 continue
             if paired is not None and key in ("value", "Value") and isinstance(item, str):
                 new: Any = self._field_token(paired, item)
-            elif jwk and key in _JWK_PRIVATE and isinstance(item, str) and len(item) >= 16:
-                new = self._field_token("private-key", item)
-            elif skip_structural and isinstance(item, dict):
-                new = self._redact_dict(item, skip_structural=True)
+            elif jwk and isinstance(item, str) and key in _JWK_PRIVATE:
+                new = self._field_token("private-key", item) if len(item) >= 16 else item
+            elif jwk and key in _JWK_PUBLIC:
+                continue
             else:
-                new = self.redact_value(item, key)
+                new = self.redact_value(item, key, keep_ids=keep_ids)
             new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
             if new is not item or new_key is not key:
                 if out is None:
@@ -241,9 +246,17 @@ class Redactor:
 
     def redact_metadata(self, value: Any) -> Any:
         """Like :meth:`redact_value`, keeping identifier-like keys untouched."""
-        if isinstance(value, dict):
-            return self._redact_dict(value, skip_structural=True)
-        return self.redact_value(value)
+        return self.redact_value(value, keep_ids=True)
+
+    def redact_json_line(self, line: str | bytes) -> bytes:
+        """One line of any JSONL transcript (Claude Code, Codex, ...) redacted
+        in place: parsed, walked with identifiers kept, written back compact.
+        The line is returned unchanged when nothing was found."""
+        record = orjson.loads(line)
+        redacted = self.redact_metadata(record)
+        if redacted is record:
+            return line.encode() if isinstance(line, str) else bytes(line)
+        return orjson.dumps(redacted)
 
 
 def _custom_spans(pattern: re.Pattern, text: str):

@@ -35,7 +35,8 @@ _SAFE_BEFORE = re.compile(
     re.I,
 )
 _SSH_PUBLIC = re.compile(r"^AAAA(?:B3NzaC1|C3NzaC1|E2VjZHNh|B3NzaC|C3NzaC)")
-_WORDY = re.compile(r"^(?:[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])|\d{1,4}|[_/+-]|v\d+)+$")
+_TOKENS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]")
+_VOWELS = frozenset("aeiouyAEIOUY")
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s\"'<>`]+")
 
 
@@ -46,6 +47,25 @@ def shannon(value: str) -> float:
     return -sum(n / length * math.log2(n / length) for n in Counter(value).values())
 
 
+def is_wordy(value: str) -> bool:
+    """Made of words, acronyms, short numbers and separators: an identifier,
+    a file name or a path segment (``callFunctionCheckIfDataExists``,
+    ``ColumnHeader2``), not key material.  Tokenised, never a backtracking
+    regex, so long runs cost linear time."""
+    for token in _TOKENS.findall(value):
+        first = token[0]
+        if first.isdigit():
+            if len(token) > 8:  # dates like 20251101 are fine, long numbers are not words
+                return False
+        elif first.isalpha():
+            if token.isupper():
+                if len(token) > 5 and not (_VOWELS & set(token)):
+                    return False
+            elif sum(c.islower() for c in token) < 2 or not (_VOWELS & set(token)):
+                return False
+    return True
+
+
 def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
     """Whether ``value`` looks like key material rather than a word, an id
     shape, a path or a hash.  Used by this layer and for weak keyword names."""
@@ -54,14 +74,14 @@ def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
     core = value.rstrip("=")
     if _HEX.match(core) or _UUID.search(core):
         return False
-    if _WORDY.match(core):
+    if is_wordy(core):
         return False
     digits = sum(c.isdigit() for c in core)
     upper = sum(c.isupper() for c in core)
     lower = sum(c.islower() for c in core)
     if "/" in core:
         parts = [p for p in core.split("/") if p]
-        if len(parts) >= 2 and sum(bool(_WORDY.match(p)) for p in parts) * 2 >= len(parts):
+        if len(parts) >= 2 and sum(is_wordy(p) for p in parts) * 2 >= len(parts):
             return False  # a path
     entropy = shannon(core)
     if upper and lower and digits:

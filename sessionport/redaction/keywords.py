@@ -37,7 +37,7 @@ _WEAK = re.compile(r"key|creds?|sig|signature")
 _NOT_SECRET = re.compile(
     r"(?:^|_)(?:id|ids|name|names|url|uri|urls|file|filename|path|dir|type|len|length|count|size|limit|max|min|ttl|"
     r"timeout|expiry|expires|expires_in|expiration|at|header|env|var|field|prefix|suffix|format|mode|policy|version|"
-    r"endpoint|enabled|required|method|hint|label|strategy|provider|source|store|helper|command|cmd|index|usage|"
+    r"endpoint|domain|region|zone|enabled|required|method|hint|label|strategy|provider|source|store|helper|command|cmd|index|usage|"
     r"budget|regex|pattern|placeholder|reset|error|scope|scopes|algorithm|alg|location|lifetime|rotation|"
     r"hash_algorithm|param|params|schema|description|desc|title|key_id|kid|fingerprint|policy|flag|option|"
     r"status|state|kind|class|input|output|in|out|button|icon|link|host|port|user|username|login|email|"
@@ -101,6 +101,8 @@ _CODE_REF = re.compile(
     r"|^(?:self|this|os|env|process|config|settings|cfg|args|opts|options|ctx|request|req|params)\b"
     r"|^[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS)$"  # another variable's name
 )
+# Public by design: publishable keys, age recipients, SSH public keys.
+_PUBLIC_VALUE = re.compile(r"^(?:pk_(?:live|test)_|age1[02-9ac-hj-np-z]{50,}$|ssh-(?:rsa|dss|ed25519) |ecdsa-sha2-|AAAA[BCE][0-9A-Za-z]{3}NzaC1|AAAAC3NzaC1|LS0tLS1CRUdJTiBDRVJU)")
 _KEYWORD_IN_VALUE = re.compile(r"(?i)key|token|secret|pass|pwd|auth|cred")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -109,7 +111,7 @@ def is_placeholder(value: str) -> bool:
     """True for values that are not secrets: templates, variables, code, words."""
     if not value or value.startswith("[REDACTED"):
         return True
-    if _PLACEHOLDER.search(value):
+    if _PLACEHOLDER.search(value) or _PUBLIC_VALUE.match(value):
         return True
     if _CODE_REF.search(value):
         return True
@@ -138,7 +140,7 @@ def secret_value(name_class: str, value: str, *, min_strong: int = 4) -> bool:
 # -- text ---------------------------------------------------------------------
 
 _ASSIGNMENT = re.compile(
-    r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P<nq>\\{0,3}[\"'])?[ \t]*"
+    r"(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P<nq>\\{0,3}[\"'])?[ \t]*"
     r"(?P<op>:=|=>|->|=(?!=)|:(?!:)|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
@@ -171,6 +173,22 @@ def assignment_spans(text: str) -> Iterator[Span]:
             continue
         if secret_value(name_class, value):
             yield start, end, kind_for_name(name)
+
+
+_NAME_VALUE = re.compile(
+    r"(?i)\\?[\"']?name\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
+    r"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?P<q>\\{0,3}[\"'])?(?P<value>[^\s\"'\\,}]{1,400})"
+)
+
+
+def name_value_spans(text: str) -> Iterator[Span]:
+    """``name: DB_PASSWORD`` followed by ``value: ...`` (k8s env, CI variables)."""
+    if "value" not in text and "Value" not in text:
+        return
+    for match in _NAME_VALUE.finditer(text):
+        name = match.group("name")
+        if classify_name(name) == "strong" and not is_placeholder(match.group("value")):
+            yield match.start("value"), match.end("value"), kind_for_name(name)
 
 
 # -- structured data ----------------------------------------------------------

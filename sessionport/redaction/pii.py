@@ -25,7 +25,11 @@ EMAIL = re.compile(
     r"(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
 )
 _KEEP_LOCAL = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon", "postmaster"})
-_KEEP_DOMAIN = re.compile(r"(?:^|\.)(?:example\.(?:com|org|net)|example|test|invalid|localhost|local)$", re.I)
+_KEEP_DOMAIN = re.compile(
+    r"(?:^|\.)(?:example\.(?:com|org|net)|example|test|invalid|localhost|local|iam\.gserviceaccount\.com|"
+    r"developer\.gserviceaccount\.com|appspot\.gserviceaccount\.com)$",
+    re.I,
+)
 
 HOME = re.compile(
     r"(?:(?<![A-Za-z0-9_])(?:/Users|/home|/export/home)/|[A-Za-z]:(?:\\{1,4}|/)(?:Users|Documents and Settings)(?:\\{1,4}|/))"
@@ -44,7 +48,7 @@ _COMMON_WORDS = frozenset(
 
 IPV4 = re.compile(r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9]|\.[0-9])")
 IPV6 = re.compile(r"(?<![0-9A-Za-z:])(?:[0-9a-fA-F]{1,4}:){2,7}(?::|[0-9a-fA-F]{1,4}|(?::[0-9a-fA-F]{1,4}){1,6})(?![0-9A-Za-z:])")
-_VERSION_BEFORE = re.compile(r"(?i)(?:v|version|ver|release|build|[=@~^<>]|-|/)\s*$")
+_VERSION_BEFORE = re.compile(r"(?i)(?:\bv|version|ver|release|build|[=~^<>]|-|/)\s*$")
 
 
 def email_spans(text: str) -> Iterator[Span]:

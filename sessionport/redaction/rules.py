@@ -160,9 +160,9 @@ def starts_at_boundary(text: str, start: int) -> bool:
 def vendor_spans(text: str) -> Iterator[Span]:
     for match in VENDOR.finditer(text):
         start = match.start()
-        if not starts_at_boundary(text, start):
-            continue
         kind = _VENDOR_KINDS[int(match.lastgroup[1:])]
+        if kind != "telegram-bot-token" and not starts_at_boundary(text, start):
+            continue  # (a bot token follows "bot" in API URLs)
         end = match.end()
         if kind == "jwt" and text.count(".", start, end) < 2:
             continue

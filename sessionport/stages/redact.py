@@ -86,7 +86,7 @@ def build(
                 yield redacted
         if report or check:
             verb = "would redact" if check else "redacted"
-            print(f"sessionport: redact: {verb} {describe_counts(redactor.counts)}", file=sys.stderr)
+            print(f"sessionport: redact: {verb} {describe_counts(redactor.counts)}" if redactor.counts else "sessionport: redact: nothing to redact", file=sys.stderr)
         if check and redactor.counts:
             raise SecretsFound(f"redact --check: secrets or personal data found: {describe_counts(redactor.counts)}")
 
