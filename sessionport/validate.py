@@ -19,12 +19,9 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator
 
 import orjson
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
 
 from .context import ReadContext
 from .errors import DataError
@@ -32,6 +29,11 @@ from .io import HEAD_SIZE, open_input
 from .jsondoc import first_significant_byte, walk_document
 from .jsonl import BOM, first_json_line, iter_lines
 from .validate_trace import TraceError, walk_trace
+
+if TYPE_CHECKING:  # jsonschema is imported when a check runs, not with the CLI
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 TRACE, PORTABLE, PORTABLE_JSONL = "agentscope-trace", "portable", "portable-jsonl"
 KINDS = (TRACE, PORTABLE, PORTABLE_JSONL)
@@ -110,6 +112,8 @@ def load_schema(kind: str) -> dict:
 
 @lru_cache(maxsize=None)
 def _registry() -> Registry:
+    from referencing import Registry, Resource
+
     resources_ = [(BASE + SCHEMA_FILES[k], Resource.from_contents(load_schema(k))) for k in KINDS]
     return Registry().with_resources(resources_)
 
@@ -117,6 +121,8 @@ def _registry() -> Registry:
 @lru_cache(maxsize=None)
 def validator(kind: str, pointer: str = "") -> Draft202012Validator:
     """A validator for a whole schema, or for the part of it at ``pointer`` (``/$defs/run``)."""
+    from jsonschema import Draft202012Validator
+
     target = {"$ref": f"{BASE}{SCHEMA_FILES[kind]}#{pointer}"}
     return Draft202012Validator(target, registry=_registry())
 
@@ -124,6 +130,8 @@ def validator(kind: str, pointer: str = "") -> Draft202012Validator:
 @lru_cache(maxsize=None)
 def _trace_skeleton_validator() -> Draft202012Validator:
     # The document without its runs, which are checked one by one.
+    from jsonschema import Draft202012Validator
+
     schema = load_schema(TRACE)
     schema["properties"]["runs"] = {"type": "array", "minItems": 1}
     return Draft202012Validator(schema)
