@@ -49,7 +49,9 @@ _JWK_PUBLIC = ("n", "e", "x", "y", "x5c", "x5t", "kid", "crv", "alg", "use", "kt
 
 
 def _is_structural_key(key: str) -> bool:
-    return key in _STRUCTURAL_KEYS or key.endswith(("Id", "_id", "ID", "Uuid", "_uuid"))
+    return key in _STRUCTURAL_KEYS or key.endswith(
+        ("Id", "_id", "ID", "Uuid", "_uuid", "ignature", "Hash", "_hash", "Digest", "_digest", "Sha", "_sha", "ncrypted_content", "ncryptedContent")
+    )
 
 
 class Redactor:

@@ -21,10 +21,11 @@ Span = tuple[int, int, str]
 MIN_LENGTH = 24
 RUN = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_LENGTH)
 _HEX = re.compile(r"^[0-9a-fA-F-]+$")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+# UUID-shaped, also with non-hex letters (tools that mint their own ids)
+_UUID = re.compile(r"[0-9a-zA-Z]{8}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{12}")
 # Object ids of APIs and tools: load-bearing, high-entropy, never secrets.
 _ID_PREFIX = re.compile(
-    r"^(?:toolu|srvtoolu|msg|msgbatch|req|call|fc|resp|rs|ctc|chatcmpl|cmpl|cus|pi|pm|ch|evt|sub|in|ii|price|prod|txn|"
+    r"^(?:[A-Z]{1,5}_kw[A-Za-z]{2}|toolu|srvtoolu|msg|msgbatch|req|call|fc|resp|rs|ctc|chatcmpl|cmpl|cus|pi|pm|ch|evt|sub|in|ii|price|prod|txn|"
     r"ws|file|batch|run|thread|asst|step|vs|org|proj|user|sess|item|conv|ctx|ses|cs|seti|si|acct|tok|pk_live|pk_test|"
     r"src|card|ba|py|po|tr|re|il|li|cn|dp|du|ic|iv|plink|prc|promo|qt|sched|sh|tax|tmpl|trr|wh|gen|img|span|trace|"
     r"toolu_vrtx|req_vrtx|agent|task|job|deployment|build|commit|node|pod|container|image|layer|vol|snap|ami|i|vpc|subnet|sg|eni|igw|rtb|acl|arn)[_-]"
@@ -33,6 +34,11 @@ _SAFE_BEFORE = re.compile(
     r"(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|h1|base64|integrity|commit|rev|revision|HEAD|tree|blob|nonce)"
     r"[\s:=\"'-]{0,4}$|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com) $|[@#]$|\"(?:n|e|x|y|kid|x5t|x5c)\"\s*:\s*\"$",
     re.I,
+)
+# The value of a key that names an identifier or a digest: "node_id": "...".
+_ID_VALUE_BEFORE = re.compile(
+    r"(?:id|Id|ID|uuid|Uuid|sha|Sha|hash|Hash|digest|Digest|etag|ETag|rev|commit|checksum|fingerprint|nonce|cursor|"
+    r"signature|Signature)\\?[\"']?\s*[:=]\s*\\?[\"']?$"
 )
 _SSH_PUBLIC = re.compile(r"^AAAA(?:B3NzaC1|C3NzaC1|E2VjZHNh|B3NzaC|C3NzaC)")
 _TOKENS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]")
@@ -83,6 +89,9 @@ def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
         parts = [p for p in core.split("/") if p]
         if len(parts) >= 2 and sum(is_wordy(p) for p in parts) * 2 >= len(parts):
             return False  # a path
+    words = [p for p in re.split(r"[-_./+]", core) if len(p) >= 4 and p.isalpha() and (p.islower() or p[1:].islower()) and _VOWELS & set(p)]
+    if len(words) >= 2:
+        return False  # setup-uv-1-x86_64-unknown-linux-gnu, ocodex-x86_64-unknown-linux-musl
     entropy = shannon(core)
     if upper and lower and digits:
         # random base62/64: digits ~16%, both cases well represented
@@ -115,7 +124,8 @@ def entropy_spans(text: str, shielded: list[tuple[int, int]]) -> Iterator[Span]:
             continue
         if _ID_PREFIX.match(value) or _SSH_PUBLIC.match(value) or value.startswith(("LS0tLS1CRUdJTi", "sha512-", "sha384-", "sha256-", "sha1-")):
             continue
-        if _SAFE_BEFORE.search(text[max(0, start - 40):start]):
+        before = text[max(0, start - 40):start]
+        if _SAFE_BEFORE.search(before) or _ID_VALUE_BEFORE.search(before):
             continue
         if any(s <= start < e for s, e in shielded):
             continue

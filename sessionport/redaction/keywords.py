@@ -28,7 +28,7 @@ _STRONG = re.compile(
     r"token|credential|bearer|signing[_.-]?key|session[_.-]?key|master[_.-]?key|encryption[_.-]?key|"
     r"client[_.-]?key|auth[_.-]?key|account[_.-]?key|shared[_.-]?access[_.-]?key|subscription[_.-]?key|"
     r"app[_.-]?key|license[_.-]?key|webhook[_.-]?key|consumer[_.-]?key|deploy[_.-]?key|admin[_.-]?key|"
-    r"service[_.-]?key|storage[_.-]?key|secret[_.-]?key|write[_.-]?key|connection[_.-]?string|conn[_.-]?str|"
+    r"service[_.-]?key|secret[_.-]?key|write[_.-]?key|connection[_.-]?string|conn[_.-]?str|"
     r"dsn|salt|cookie|auth"
 )
 _WEAK = re.compile(r"key|creds?|sig|signature")
@@ -97,7 +97,7 @@ _PLACEHOLDER = re.compile(
 )
 _CODE_REF = re.compile(
     r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$"  # settings.API_KEY, process.env.TOKEN
-    r"|[()\[\]{}]"  # calls, indexing, literals: getpass(), os.environ["X"]
+    r"|[()\[\]{}<>]"  # calls, indexing, literals, generics: getpass(), os.environ["X"], Option<String>
     r"|^(?:self|this|os|env|process|config|settings|cfg|args|opts|options|ctx|request|req|params)\b"
     r"|^[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS)$"  # another variable's name
 )
@@ -121,11 +121,18 @@ def is_placeholder(value: str) -> bool:
     return False
 
 
-def secret_value(name_class: str, value: str, *, min_strong: int = 4) -> bool:
+_PLAIN_WORD = re.compile(r"^[a-z]{1,12}$")
+
+
+def secret_value(name_class: str, value: str, *, min_strong: int = 4, name: str = "") -> bool:
     """Whether ``value`` assigned to a name of class ``name_class`` is a secret."""
     value = value.strip()
     if is_placeholder(value):
         return False
+    if any(c.isspace() for c in value) or any(ord(c) > 0x2000 for c in value):
+        return False  # prose and translated UI strings, not credentials
+    if _PLAIN_WORD.match(value) and not re.search(r"(?i)pass|pwd", name):
+        return False  # auth: match, id-token: write -- code and settings, not secrets
     if name_class == "strong":
         if len(value) < min_strong:
             return False
@@ -171,7 +178,9 @@ def assignment_spans(text: str) -> Iterator[Span]:
         value = text[start:end]
         if value.startswith("\\"):
             continue
-        if secret_value(name_class, value):
+        if match.group("uv") is not None and value.isalpha() and re.match(r" [a-z]", text[end : end + 2]):
+            continue  # "password: Override config password" -- a sentence
+        if secret_value(name_class, value, name=name):
             yield start, end, kind_for_name(name)
 
 
@@ -197,6 +206,6 @@ def name_value_spans(text: str) -> Iterator[Span]:
 def secret_kind_for_field(name: str, value: str) -> str | None:
     """The replacement kind when ``value`` under dict key ``name`` is a secret."""
     name_class = classify_name(name)
-    if name_class is None or not secret_value(name_class, value):
+    if name_class is None or not secret_value(name_class, value, name=name):
         return None
     return kind_for_name(name)
