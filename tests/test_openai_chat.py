@@ -146,3 +146,25 @@ def test_truncated_document_warns_and_keeps_what_was_read():
     ctx = ReadContext(name="<cut>", on_warning=warnings.append)
     events = list(openai_chat.read(io.BufferedReader(io.BytesIO(data[: len(data) * 2 // 3])), ctx))
     assert messages(events) and "ends early" in warnings[0]
+
+
+def test_one_conversation_per_line_gives_a_session_per_line():
+    lines = [
+        {"messages": [{"role": "user", "content": "Weather in Paris?"},
+                      {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]},
+                      {"role": "tool", "tool_call_id": "call_1", "content": "14 C"},
+                      {"role": "assistant", "content": "14 C in Paris."}],
+         "tools": [{"type": "function", "function": {"name": "get_weather"}}]},
+        {"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}]},
+    ]
+    data = b"".join(orjson.dumps(line) + b"\n" for line in lines) + b'{"messages": [{"role": "user", "content": "torn'
+    assert openai_chat.sniff(data) > 50
+    warnings: list[str] = []
+    ctx = ReadContext(name="<lines>", on_warning=warnings.append)
+    events = list(openai_chat.read(io.BufferedReader(io.BytesIO(data)), ctx))
+    assert [e["type"] for e in events].count("session") == 2
+    assert [e["text"] for e in messages(events) if kind(e) == "text"] == ["Weather in Paris?", "14 C in Paris.", "Hi", "Hello!"]
+    assert warnings and "incomplete" in warnings[0]
+    with pytest.raises(DataError) as info:
+        read_bytes(b'{"messages": []}\n{"messages": []}\n["not", "a", "conversation"]\n')
+    assert "line 3" in str(info.value)

@@ -16,8 +16,10 @@ from typing import Any, BinaryIO, Iterator
 
 from ..context import ReadContext
 from ..jsondoc import walk_document
+from ..jsonl import iter_records
 from ..model import end_event, session_event
 from .provider_cassette import Conversation, RecordedTraffic, is_interaction
+from .provider_sniff import conversation_lines
 
 
 class ProviderReader:
@@ -75,6 +77,31 @@ class ProviderReader:
             yield event
 
     def read(self, stream: BinaryIO) -> Iterator[dict]:
+        head = stream.peek(1 << 20) if hasattr(stream, "peek") else b""
+        if conversation_lines(head, self.keys):
+            yield from self.read_lines(stream)
+            return
+        yield from self.read_document(stream)
+
+    def read_lines(self, stream: BinaryIO) -> Iterator[dict]:
+        """One conversation per line: each line is its own session."""
+        number = 0
+        base = self.default_session_id()
+        for line_no, value in iter_records(stream, self.ctx):
+            key = next((k for k in self.keys if isinstance(value, dict) and isinstance(value.get(k), list)), None)
+            if key is None:
+                self.ctx.bad_record(f"expected an object with a {self.keys[0]} list on this line", line=line_no)
+                continue
+            number += 1
+            header = {k: v for k, v in value.items() if k != key}
+            yield self.session(header, session_id=f"{base}#{number}" if base else str(number))
+            yield from self.counted(self.header_events(header))
+            for index, item in enumerate(value[key]):
+                yield from self.counted(self.item_events(item, index))
+            self.notes.append(f"line {line_no} of a file with one conversation per line")
+            yield self.end()
+
+    def read_document(self, stream: BinaryIO) -> Iterator[dict]:
         mode: str | None = None
         header: dict = {}
         traffic = self.traffic()

@@ -71,6 +71,13 @@ def top_level_array_key(body: bytes) -> str | None:
     return None
 
 
+def conversation_lines(head: bytes, keys: tuple[str, ...] = ("messages", "input")) -> bool:
+    """JSON Lines with one conversation per line (fine-tuning and eval
+    datasets: ``{"messages": [...]}`` or ``{"input": [...]}`` per line)."""
+    first = first_json_line(_body(head))
+    return isinstance(first, dict) and any(isinstance(first.get(k), list) for k in keys) and _is_jsonl(_body(head))
+
+
 def cassette_api(head: bytes) -> str | None:
     """The API of the last recorded request in ``head``, for recorded traffic."""
     if b'"interactions"' not in head or b'"request_body"' not in head:
@@ -97,7 +104,7 @@ def scores(head: bytes) -> dict[str, int]:
         if api in result:
             result[api] = 90
         return result
-    if _is_jsonl(body):
+    if _is_jsonl(body) and not conversation_lines(body):
         return result
     keys = set(_KEY.findall(head))
     if keys & _FOREIGN_KEYS:
