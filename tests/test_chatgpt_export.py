@@ -342,6 +342,8 @@ def test_sniff_tells_exports_from_other_json_formats():
     assert chatgpt_export.sniff(b'{"type":"session","text":"a \\"mapping\\": {}"}\n') == 0
     assert chatgpt_export.sniff(b"PK\x03\x04....conversations.json") == 85
     assert chatgpt_export.sniff(b"") == 0
+    # the first conversation's mapping may start past the head
+    assert chatgpt_export.sniff(b'[{"title":"t","create_time":1.0,"current_node":"n","safe_urls":["' + b"x" * 70000) == 50
     for sample in (FIXTURES / "portable").iterdir():
         assert chatgpt_export.sniff(sample.read_bytes()[:65536]) == 0
 

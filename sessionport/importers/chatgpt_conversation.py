@@ -24,6 +24,8 @@ import math
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
+import orjson
+
 from ..context import ReadContext
 from ..model import message_event, end_event, session_event
 from .chatgpt_content import human_size, render
@@ -84,8 +86,6 @@ class _ToolCalls:
 
 
 def _tool_input(kind: str, text: str, meta: dict) -> dict:
-    import orjson
-
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
@@ -215,7 +215,8 @@ class ConversationReader:
 
     def message(self, node_id: str, message: dict) -> dict | None:
         author = _dict(message.get("author"))
-        role = author.get("role") if author.get("role") in ("user", "assistant", "system", "tool") else "assistant"
+        raw_role = author.get("role")
+        role = raw_role if raw_role in ("user", "assistant", "system", "tool") else "assistant"
         metadata = _dict(message.get("metadata"))
         content_type, text, extra = render(message)
         message_id = message.get("id") if isinstance(message.get("id"), str) else node_id
@@ -224,6 +225,8 @@ class ConversationReader:
         is_error = extra.pop("_error", None)
 
         meta: dict[str, Any] = {}
+        if raw_role != role:
+            meta["authorRole"] = raw_role if isinstance(raw_role, str) else "unknown"
         fields: dict[str, Any] = {}
         if role == "assistant" and isinstance(recipient, str) and recipient != "all":
             call_id = f"call_{message_id}"

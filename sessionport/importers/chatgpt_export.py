@@ -48,7 +48,8 @@ def sniff(head: bytes) -> int:
     if start[:1] not in (b"[", b"{"):
         return 0
     if not _MAPPING_KEY.search(head):
-        return 0
+        # A first conversation whose mapping starts past the head.
+        return 50 if b'"current_node"' in head and (b'"conversation_id"' in head or b'"create_time"' in head) else 0
     return 90 if any(key in head for key in _NODE_KEYS) else 60
 
 
