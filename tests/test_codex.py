@@ -60,6 +60,13 @@ def test_every_era_is_detected_from_its_first_bytes(name, era):
     assert events[0]["metadata"]["codexEra"] == era
 
 
+def test_typescript_document_written_on_one_line(tmp_path):
+    compact = tmp_path / "rollout-2025-04-20-x.json"
+    compact.write_bytes(orjson.dumps(orjson.loads((SAMPLES / "rollout-typescript.json").read_bytes())))
+    assert codex.sniff(compact.read_bytes()) == 85
+    assert [e["text"] for e in messages(read(compact))] == [e["text"] for e in messages(read(SAMPLES / "rollout-typescript.json"))]
+
+
 def test_sniff_scores_a_first_line_longer_than_the_head():
     line = ENVELOPE.read_bytes().splitlines()[0]
     long_meta = line.replace(b"You are Codex", b"You are Codex " + b"x" * 70000)

@@ -41,6 +41,8 @@ def _sniff(head: bytes) -> int:
         head = head[3:]
     first = first_json_line(head)
     if isinstance(first, dict):
+        if isinstance(first.get("session"), dict) and isinstance(first.get("items"), list):
+            return 85  # a TypeScript-era document written on one line
         payload = first.get("payload")
         if isinstance(payload, dict) and "timestamp" in first:
             kind = first.get("type")
@@ -102,10 +104,13 @@ def _is_document(stream: BinaryIO) -> bool:
     head = stream.peek(1 << 16)[: 1 << 16]
     if head.startswith(BOM):
         head = head[3:]
-    first = head.lstrip().split(b"\n", 1)[0].strip()
-    if first == b"{":
+    first_line = head.lstrip().split(b"\n", 1)[0].strip()
+    if first_line == b"{":
         return True
-    return first_json_line(head) is None and _sniff_document(head) > 0
+    first = first_json_line(head)
+    if isinstance(first, dict):
+        return "items" in first and "payload" not in first
+    return first is None and _sniff_document(head) > 0
 
 
 def read_document(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
