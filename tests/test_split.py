@@ -194,3 +194,20 @@ def test_split_command_from_stdin_with_a_title_selection(tmp_path):
         "sales-chart-c0ffee00-0000-4000-8000-000000000001.jsonl",
         "sales-chart-c0ffee00-0000-4000-8000-000000000003.jsonl",
     ]
+
+
+def test_split_works_for_any_input_format(tmp_path):
+    source = tmp_path / "two.jsonl"
+    events = [
+        session_event("claude-code", sessionId="aaa", title="First"),
+        message_event("user", "one"),
+        session_event("codex", sessionId="bbb", title="Second"),
+        message_event("assistant", "two"),
+    ]
+    source.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["split", str(source), "--to", "portable", "-o", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    assert sorted(os.listdir(out)) == ["first-aaa.json", "second-bbb.json"]
+    first = orjson.loads((out / "first-aaa.json").read_bytes())
+    assert first["source"] == "claude-code" and [m["text"] for m in first["messages"]] == ["one"]
