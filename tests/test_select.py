@@ -146,3 +146,14 @@ def test_cli_one_session_format_given_an_export_suggests_session_or_split(tmp_pa
     result = CliRunner().invoke(cli, ["convert", str(EXPORT), "--to", name, "--session", "c0ffee00-0000-4000-8000-000000000003", "-o", str(out)])
     assert result.exit_code == 0, result.output
     assert out.stat().st_size > 0
+
+
+def test_session_in_one_of_several_inputs_is_not_an_error(tmp_path):
+    conversations = orjson.loads(EXPORT.read_bytes())
+    first, second = tmp_path / "conversations-000.json", tmp_path / "conversations-001.json"
+    first.write_bytes(orjson.dumps(conversations[:1]))
+    second.write_bytes(orjson.dumps(conversations[1:]))
+    result = run_cli("convert", str(first), str(second), "--to", "portable-jsonl", "--session", "c0ffee00-0000-4000-8000-000000000002")
+    assert result.returncode == 0, result.stderr
+    sessions = [orjson.loads(line) for line in result.stdout.splitlines() if b'"type":"session"' in line]
+    assert [s["title"] for s in sessions] == ["World Cup"]

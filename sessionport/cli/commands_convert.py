@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 
 import click
 
@@ -30,17 +31,23 @@ def selection_options(f):
     return f
 
 
-def _selection_stage(sessions, titles):
-    return lambda events: select_sessions(events, sessions, titles, require_match=True)
+def _selection_stage(sessions, titles, require_match=True):
+    return lambda events: select_sessions(events, sessions, titles, require_match=require_match)
 
 
-def selection_stages(sessions, titles) -> list:
+def one_stream(inputs) -> bool:
+    """True unless the inputs make a batch, where each input is selected on
+    its own and one without a matching session is not an error."""
+    return len(inputs) <= 1 and not any(spec and (os.path.isdir(spec) or spec.startswith("@")) for spec in inputs)
+
+
+def selection_stages(sessions, titles, *, require_match: bool = True) -> list:
     """Stage factories (picklable, for batch workers) for --session/--title."""
     if not sessions and not titles:
         return []
     # Compiled now, so a bad --title fails before any input is read.
     select_sessions((), sessions, titles)
-    return [functools.partial(_selection_stage, tuple(sessions), tuple(titles))]
+    return [functools.partial(_selection_stage, tuple(sessions), tuple(titles), require_match)]
 
 
 @cli.command()
@@ -66,7 +73,7 @@ def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles
       sessionport convert export.zip --session 6650a1b2 --to claude-code -o s.jsonl
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles), quiet=quiet, jobs=jobs, globs=globs)
+    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles, require_match=one_stream(inputs)), quiet=quiet, jobs=jobs, globs=globs)
 
 
 @cli.command()
@@ -82,4 +89,4 @@ def to(format, inputs, from_, strict, skip_bad, quiet, output, sessions, titles,
       sessionport filter s.jsonl --role user | sessionport to markdown
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles), quiet=quiet)
+    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles, require_match=one_stream(inputs)), quiet=quiet)
