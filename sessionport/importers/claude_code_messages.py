@@ -1,0 +1,244 @@
+"""Claude Code lines → canonical message events.
+
+One user line gives a ``user`` message (its text blocks joined) and/or one
+``tool`` message per ``tool_result`` block; one assistant line gives one
+message per content block (Claude Code writes exactly one per line).
+:class:`MessageBuilder` is mixed into the transcript reader, which provides
+``parent_of``, ``base_meta`` and ``result``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .claude_code_content import block_text, content_text, search_results_text, tool_label
+
+COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
+SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
+_AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
+
+
+def _message(
+    role: str,
+    text: str,
+    timestamp: str | None = None,
+    id: str | None = None,
+    parentId: str | None = None,
+    toolName: str | None = None,
+    toolCallId: str | None = None,
+    toolInput: dict | None = None,
+    isError: bool | None = None,
+    meta: dict | None = None,
+) -> dict:
+    """``model.message_event`` with its fields spelled out: the hot path."""
+    event: dict[str, Any] = {"type": "message", "role": role, "text": text}
+    if timestamp is not None:
+        event["timestamp"] = timestamp
+    if id is not None:
+        event["id"] = id
+    if parentId is not None:
+        event["parentId"] = parentId
+    if toolName is not None:
+        event["toolName"] = toolName
+    if toolCallId is not None:
+        event["toolCallId"] = toolCallId
+    if toolInput is not None:
+        event["toolInput"] = toolInput
+    if isError is not None:
+        event["isError"] = isError
+    if meta:
+        event["meta"] = meta
+    return event
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+class MessageBuilder:
+    def user_events(self, record: dict) -> tuple[list[dict], bool]:
+        """Events of a user line, and whether it is a real prompt (ends a turn)."""
+        message = record.get("message")
+        content = message.get("content") if type(message) is dict else None
+        stamp = _str(record.get("timestamp"))
+        uid = _str(record.get("uuid"))
+        parent = self.parent_of(record)
+        base = self.base_meta(record) if record.get("isSidechain") is True else {}
+        # Real files hold one tool_result per line: the common case first.
+        if type(content) is list and len(content) == 1:
+            block = content[0]
+            if type(block) is dict and block.get("type") == "tool_result":
+                return [self.tool_result(record, block, stamp, uid, parent, base, 0)], False
+        injected = record.get("isMeta") is True
+        compact = record.get("isCompactSummary") is True
+        events: list[dict] = []
+        pending: list[str] = []
+        if type(content) is list:
+            for block in content:
+                if type(block) is dict and block.get("type") == "tool_result":
+                    if pending:
+                        events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
+                        pending = []
+                    events.append(self.tool_result(record, block, stamp, uid, parent, base, len(events)))
+                else:
+                    pending.append(block_text(block))
+        elif content is not None:
+            pending.append(content_text(content))
+        if pending:
+            events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
+        prompt = bool(events) and not injected and all(e["role"] == "user" for e in events)
+        return events, prompt
+
+    @staticmethod
+    def user_text(pending, stamp, uid, parent, base, injected, compact, n) -> dict:
+        meta = {"kind": "summary", **base} if compact else dict(base)
+        if injected or compact:
+            meta["injected"] = True
+        return _message(
+            "user",
+            "\n\n".join(pending),
+            timestamp=stamp,
+            id=uid if n == 0 else f"{uid}#{n}" if uid else None,
+            parentId=parent,
+            meta=meta or None,
+        )
+
+    def tool_result(self, record, block, stamp, uid, parent, base, n) -> dict:
+        content = block.get("content")
+        tur = record.get("toolUseResult")
+        if content is None and isinstance(tur, str):
+            text = tur
+        else:
+            text = content_text(content)
+        meta = {"kind": "tool_result", **base}
+        call_id = _str(block.get("tool_use_id"))
+        agent = _str(tur.get("agentId")) if isinstance(tur, dict) else None
+        if agent is None and "agentId: " in text:
+            found = _AGENT_ID_IN_TEXT.search(text)
+            agent = found.group(1) if found else None
+        if agent:
+            meta["spawnedAgentId"] = agent
+            if call_id:
+                self.result.agent_calls.setdefault(agent, call_id)
+        is_error = block.get("is_error")
+        return _message(
+            "tool",
+            text,
+            timestamp=stamp,
+            id=uid if n == 0 else f"{uid}#{n}" if uid else None,
+            parentId=parent,
+            toolCallId=call_id,
+            isError=is_error if isinstance(is_error, bool) else None,
+            meta=meta,
+        )
+
+    def assistant_events(self, record: dict) -> tuple[Any, Any, list[dict]]:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            message = {}
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        elif not isinstance(content, list):
+            content = []
+        stamp = _str(record.get("timestamp"))
+        uid = _str(record.get("uuid"))
+        parent = self.parent_of(record)
+        base = self.base_meta(record) if record.get("isSidechain") is True else {}
+        model = _str(message.get("model"))
+        msg_id = message.get("id") if isinstance(message.get("id"), str) else None
+        request = _str(record.get("requestId"))
+        if model:
+            base["model"] = model
+        if msg_id:
+            base["messageId"] = msg_id
+        if request:
+            base["requestId"] = request
+        if record.get("isApiErrorMessage") is True:
+            base["apiError"] = True
+        events = []
+        for n, block in enumerate(content):
+            common = {
+                "timestamp": stamp,
+                "id": uid if n == 0 else f"{uid}#{n}" if uid else None,
+                "parentId": parent,
+            }
+            events.append(self.assistant_block(block, base, common))
+        return msg_id, message.get("usage"), events
+
+    def assistant_block(self, block: Any, base: dict, common: dict) -> dict:
+        btype = block.get("type") if type(block) is dict else None
+        if btype == "text":
+            return _message("assistant", content_text(block.get("text")), meta={"kind": "text", **base}, **common)
+        if btype == "tool_use" or btype == "server_tool_use":
+            meta = {"kind": "tool_use", **base}
+            if btype == "server_tool_use":
+                meta["server"] = True
+            name = _str(block.get("name")) or "tool"
+            tool_input = block.get("input")
+            if type(tool_input) is not dict:
+                tool_input = {} if tool_input is None else {"input": tool_input}
+            return _message(
+                "tool",
+                tool_label(name, tool_input),
+                toolName=name,
+                toolCallId=_str(block.get("id")),
+                toolInput=tool_input,
+                meta=meta,
+                **common,
+            )
+        if btype == "thinking":
+            meta = {"kind": "thinking", **base}
+            signature = _str(block.get("signature"))
+            if signature:
+                meta["signature"] = signature
+            return _message("assistant", content_text(block.get("thinking")), meta=meta, **common)
+        if btype == "redacted_thinking":
+            meta = {"kind": "thinking", **base, "redacted": True}
+            data = _str(block.get("data"))
+            if data:
+                meta["data"] = data
+            return _message("assistant", "", meta=meta, **common)
+        if isinstance(btype, str) and btype.endswith("_tool_result"):
+            return _message(
+                "tool",
+                search_results_text(block.get("content")),
+                toolCallId=_str(block.get("tool_use_id")),
+                meta={"kind": "tool_result", **base, "server": True},
+                **common,
+            )
+        meta = {"kind": "text", **base}
+        if type(block) is dict:
+            meta["blockType"] = btype if isinstance(btype, str) else "unknown"
+            return _message("assistant", block_text(block), meta=meta, **common)
+        return _message("assistant", content_text(block), meta=meta, **common)
+
+    def system_events(self, record: dict) -> list[dict] | None:
+        subtype = record.get("subtype")
+        if not isinstance(subtype, str) or (subtype not in COMPACTION_SUBTYPES and subtype not in SPOKEN_SYSTEM_SUBTYPES):
+            return None
+        meta = self.base_meta(record)
+        meta["subtype"] = subtype
+        text = content_text(record.get("content"))
+        if subtype in COMPACTION_SUBTYPES:
+            meta["kind"] = "compaction"
+            text = text or "Conversation compacted"
+            compact = record.get("compactMetadata")
+            if isinstance(compact, dict):
+                meta["compactMetadata"] = compact
+            logical = _str(record.get("logicalParentUuid"))
+            if logical:
+                meta["logicalParentId"] = logical
+        elif subtype == "local_command":
+            meta["injected"] = True
+        return [
+            _message(
+                "system",
+                text,
+                timestamp=_str(record.get("timestamp")),
+                id=_str(record.get("uuid")),
+                parentId=self.parent_of(record),
+                meta=meta,
+            )
+        ]
