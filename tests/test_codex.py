@@ -351,3 +351,23 @@ def test_first_event_arrives_before_a_large_rollout_is_read():
     stream = codex.read(io.BufferedReader(raw, buffer_size=65536), ReadContext(on_warning=lambda m: None))
     assert next(stream)["type"] == "session"
     assert raw.position < len(data) / 4
+
+
+def test_reader_state_stays_bounded_however_long_the_rollout():
+    from sessionport.importers.codex_rollout import RolloutReader
+
+    head = ENVELOPE.read_bytes().splitlines()[:6]
+    body = []
+    for i in range(3000):
+        body.append(orjson.dumps({"timestamp": "2025-11-20T10:01:00.000Z", "type": "response_item", "payload": {"type": "function_call", "name": "shell", "arguments": '{"command":["ls"]}', "call_id": f"c{i}"}}))
+        body.append(orjson.dumps({"timestamp": "2025-11-20T10:01:00.000Z", "type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": i, "output_tokens": 1, "total_tokens": i + 1}}}}))
+        body.append(orjson.dumps({"timestamp": "2025-11-20T10:01:00.000Z", "type": "response_item", "payload": {"type": "function_call_output", "call_id": f"c{i}", "output": "ok"}}))
+    reader = RolloutReader(ReadContext(on_warning=lambda m: None))
+    largest = 0
+    count = 0
+    for event in reader.run(io.BufferedReader(io.BytesIO(b"\n".join(head + body) + b"\n"))):
+        count += 1
+        largest = max(largest, len(reader.queue) + len(reader.items.pending) + len(reader.recent_prompts))
+    assert count > 6000
+    assert largest <= 2  # nothing accumulates per line: only the pending call ids
+    assert event["usage"]["total_tokens"] == 3000

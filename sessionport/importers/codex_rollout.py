@@ -245,10 +245,14 @@ class RolloutReader:
         kind = record.get("type")
         payload = record.get("payload")
         try:
-            if isinstance(payload, dict) and isinstance(kind, str):
+            if payload.__class__ is dict and kind.__class__ is str:
+                timestamp = record.get("timestamp")
                 if self.inherit_from is not None and not clocked:
-                    self._copy_clock(record.get("timestamp"))
-                self._envelope(line_no, kind, payload, record.get("timestamp"))
+                    self._copy_clock(timestamp)
+                if kind == "response_item":  # most lines: go straight to the item
+                    self._item(line_no, payload, timestamp if timestamp.__class__ is str else None)
+                else:
+                    self._envelope(line_no, kind, payload, timestamp)
             elif "record_type" in record:
                 self.skipped[f"record_type/{record.get('record_type')}"] += 1
             elif isinstance(kind, str):
@@ -313,14 +317,20 @@ class RolloutReader:
 
     def _item(self, line_no: int, item: dict, ts: str | None) -> None:
         kind = item.get("type")
-        if kind in ("compaction", "compaction_summary") and self.last_compaction:
+        if self.last_compaction and kind in ("compaction", "compaction_summary"):
             self.skipped[f"response_item/{kind}"] += 1
             return
-        for event in self.items.convert(item, ts):
-            if kind == "message" and event["role"] == "user":
-                self._user_item(line_no, event)
-            else:
-                self._push(event)
+        events = self.items.convert(item, ts)
+        if kind == "message" and events and events[0]["role"] == "user":
+            self._user_item(line_no, events[0])
+            return
+        if events:
+            self.last_compaction = False
+        queue = self.queue
+        for event in events:
+            if self.inherit_from is not None:
+                event.setdefault("meta", {})["inherited"] = True
+            queue.append(event)
 
     def _user_item(self, line_no: int, event: dict) -> None:
         text = event["text"]
