@@ -164,12 +164,12 @@ def test_split_command_writes_one_valid_file_per_conversation(format, tmp_path):
         pytest.skip(f"the {format} exporter is not registered yet (written by another part of the project)")
     source = _export_path()
     out = tmp_path / "out"
-    result = run_cli("split", str(source), "--to", format, "-o", str(out))
-    assert result.returncode == 0, result.stderr
+    result = CliRunner().invoke(cli, ["split", str(source), "--to", format, "-o", str(out)])
+    assert result.exit_code == 0, result.output
     conversations = _conversations(source)
-    written = [line.decode() for line in result.stderr.splitlines() if not line.startswith(b"sessionport:")]
+    written = [line for line in result.stderr.splitlines() if not line.startswith("sessionport:")]
     assert len(written) == len(conversations) == len(os.listdir(out))
-    assert f"wrote {len(conversations)} file(s)".encode() in result.stderr
+    assert f"wrote {len(conversations)} file(s)" in result.stderr
     for path, conversation in zip(written, conversations):
         assert os.path.dirname(path) == str(out)
         assert path.endswith(info.exporter.extension)
