@@ -95,7 +95,7 @@ def test_sniff_rejects_other_shapes(head):
 
 def test_envelope_sample_maps_every_record_kind():
     events = read(ENVELOPE)
-    session, body, end = events[0], messages(events), events[-1]
+    session, body = events[0], messages(events)
     assert session["sessionId"] == "019a9f00-0000-7000-8000-000000000001"
     assert session["cwd"] == "/home/dev/shop"
     assert session["metadata"]["git"]["repository_url"] == "https://***@github.com/dev/shop.git"

@@ -23,7 +23,8 @@ from ..jsonl import BOM, first_json_line
 from ..model import end_event, session_event
 from ..registry import Importer, Option
 from .codex_items import ItemConverter, looks_injected
-from .codex_rollout import meta_metadata, read_rollout
+from .codex_meta import meta_metadata
+from .codex_rollout import read_rollout
 
 _ENVELOPE_HEAD = re.compile(rb'\s*\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{')
 _ITEM_TYPES = frozenset(("message", "reasoning", "function_call", "function_call_output", "local_shell_call"))

@@ -372,11 +372,6 @@ def _base(role: str, text: str, timestamp: str | None, item: dict) -> dict:
     return event
 
 
-def _item_id(item: dict) -> str | None:
-    value = item.get("id")
-    return value if isinstance(value, str) and value else None
-
-
 _HANDLERS = {
     "message": ItemConverter._message,
     "reasoning": ItemConverter._reasoning,

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter, deque
-from datetime import datetime
 from typing import Any, BinaryIO, Iterator
-
-import orjson
 
 from ..context import ReadContext
 from ..jsonl import iter_lines, parse_line
 from ..model import end_event, message_event, session_event
-from .codex_items import ItemConverter, content_text, image_placeholder, looks_injected
+from .codex_items import ItemConverter, image_placeholder, looks_injected
+from .codex_meta import find_cwd, is_header, meta_metadata, seconds
 from .codex_usage import TokenTotals
 
 LOOKAHEAD = 6
@@ -42,51 +40,6 @@ USED_EVENTS = frozenset((b"user_message", b"token_count", b"thread_rolled_back")
 PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted"))
 _TOTAL = re.compile(rb'"total_token_usage":\{[^{}]*?"total_tokens":(\d+)')
 _MODEL = re.compile(rb'"model":"([^"]*)"')
-_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
-_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
-
-
-def seconds(timestamp: Any) -> float | None:
-    if not isinstance(timestamp, (str, bytes)):
-        return None
-    if isinstance(timestamp, bytes):
-        timestamp = timestamp.decode("ascii", "replace")
-    try:
-        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-def scrub_url(url: Any) -> Any:
-    """Drop credentials embedded in a git remote URL (seen in real files)."""
-    return _CREDENTIALS.sub(r"\1***@", url) if isinstance(url, str) else url
-
-
-def meta_metadata(meta: dict) -> dict:
-    """Session metadata from a ``session_meta`` payload (or pre-envelope header)."""
-    out: dict[str, Any] = {}
-    for key, name in (
-        ("cli_version", "cliVersion"),
-        ("originator", "originator"),
-        ("source", "codexSource"),
-        ("model_provider", "modelProvider"),
-        ("forked_from_id", "forkedFromId"),
-        ("agent_nickname", "agentNickname"),
-        ("agent_role", "agentRole"),
-        ("history_mode", "historyMode"),
-        ("thread_source", "threadSource"),
-        ("instructions", "instructions"),
-    ):
-        value = meta.get(key)
-        if value is not None:
-            out[name] = value
-    base = meta.get("base_instructions")
-    if isinstance(base, dict) and isinstance(base.get("text"), str):
-        out["baseInstructions"] = base["text"]
-    git = meta.get("git")
-    if isinstance(git, dict) and git:
-        out["git"] = {k: scrub_url(v) if k == "repository_url" else v for k, v in git.items()}
-    return out
 
 
 class RolloutReader:
@@ -196,9 +149,9 @@ class RolloutReader:
             return record.get("type") == "session_meta"
         if self.envelope:
             return False
-        if len(self.prelude) == 1 and _is_header(record):
+        if len(self.prelude) == 1 and is_header(record):
             return True
-        return len(self.prelude) < PRELUDE_LIMIT and _find_cwd(self.prelude) is None
+        return len(self.prelude) < PRELUDE_LIMIT and find_cwd(self.prelude) is None
 
     def _start(self) -> Iterator[dict]:
         """Write the session event, then the records held back for it."""
@@ -208,7 +161,7 @@ class RolloutReader:
         rest = []
         for line_no, record in prelude:
             payload = record.get("payload") if record.get("type") == "session_meta" else None
-            if payload is None and not rest and not first and _is_header(record):
+            if payload is None and not rest and not first and is_header(record):
                 payload = record  # pre-envelope header
             if isinstance(payload, dict) and not first:
                 first = payload
@@ -219,7 +172,7 @@ class RolloutReader:
         metadata["codexEra"] = "envelope" if self.envelope else "pre-envelope"
         cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
         if cwd is None and not self.envelope:
-            cwd = _find_cwd(rest)
+            cwd = find_cwd(rest)
         inherits = []
         for _, record in rest:
             payload = record.get("payload")
@@ -450,21 +403,6 @@ class RolloutReader:
             skipped=skipped or None,
             notes=self.notes or None,
         )
-
-
-def _is_header(record: dict) -> bool:
-    """The first line of a pre-envelope rollout: ``{id, timestamp, instructions?, git?}``."""
-    return "id" in record and "timestamp" in record and "type" not in record and "payload" not in record
-
-
-def _find_cwd(records: list) -> str | None:
-    """The ``<cwd>`` of the first injected environment context among ``records``."""
-    for _, record in records:
-        if record.get("type") == "message" and record.get("role") == "user":
-            found = _CWD.search(content_text(record.get("content"))[:4096])
-            if found:
-                return found.group(1).strip()
-    return None
 
 
 def _mark_injected(event: dict) -> dict:
