@@ -411,6 +411,12 @@ def test_claude_code_sessions_round_trip_through_provider_formats(path, fmt):
         # Sub-agent messages inlined in the main thread are left out by design.
         main_thread = [e for e in stream if not (e.get("meta") or {}).get("sidechain")]
         assert_kept(fmt, main_thread, back)
+        if fmt == "anthropic-messages":
+            # Claude's thinking carries its signature and survives unchanged.
+            def signed(events):
+                return [(e["text"], e["meta"]["signature"]) for e in events
+                        if (e.get("meta") or {}).get("kind") == "thinking" and "signature" in e["meta"]]
+            assert signed(back) == signed(main_thread)
         checked += 1
     if not checked:
         pytest.skip(f"{path.name} holds no conversation")
