@@ -492,3 +492,26 @@ def test_brackets_inside_texts_do_not_count_as_nesting(tmp_path):
     events = read_events(path)
     assert [e["sessionId"] for e in events if e["type"] == "session"] == [f"c{i}" for i in range(6)]
     assert events == read_events(path, format="chatgpt-export")
+
+
+def test_calls_to_one_tool_are_answered_in_order(tmp_path):
+    conversation = _conversation("c1", "search", turns=1)
+    mapping = conversation["mapping"]
+    steps = [
+        ("s1", "assistant", "web.run", '{"q": "first"}', None),
+        ("s2", "assistant", "web.run", '{"q": "second"}', None),
+        ("r1", "tool", "all", "first result", "web.run"),
+        ("r2", "tool", "all", "second result", "web.run"),
+        ("r3", "tool", "all", "more for the second", "web.run"),
+    ]
+    parent = "m0"
+    for node, role, recipient, text, name in steps:
+        author = {"role": role, "name": name} if name else {"role": role}
+        mapping[node] = {"id": node, "parent": parent, "children": [], "message": {"id": node, "author": author, "recipient": recipient, "content": {"content_type": "text", "parts": [text]}}}
+        parent = node
+    conversation["current_node"] = parent
+    path = tmp_path / "conversations.json"
+    path.write_bytes(_export(conversation))
+    tools = [e for e in read_events(path) if e.get("role") == "tool"]
+    assert [t["toolInput"] for t in tools[:2]] == [{"q": "first"}, {"q": "second"}]
+    assert [t["toolCallId"] for t in tools[2:]] == ["call_s1", "call_s2", "call_s2"]

@@ -6,7 +6,8 @@ on it is classified:
 - an assistant message whose ``recipient`` is not ``all`` is a tool call;
   the export gives calls no id, so one is made from the message id
   (``call_<message id>``, stable across runs), and the following ``tool``
-  messages whose author name matches the recipient are its results;
+  messages whose author name matches the recipient are its results
+  (see :class:`_ToolCalls`);
 - ``thoughts`` and ``reasoning_recap`` are assistant thinking;
 - custom instructions and memory (``user_editable_context``,
   ``model_editable_context``, ``is_user_system_message``) are system
@@ -63,26 +64,42 @@ def _dict(value: Any) -> dict:
 
 
 class _ToolCalls:
-    """Pairs tool results with the call they answer, by tool name."""
+    """Pairs tool results with the call they answer, by tool name.
+
+    Calls to one tool are answered in order (two searches, then two
+    results: the first result answers the first search).  A result that
+    finds every call to its tool answered belongs to the latest one (a
+    browser call's page display followed by several quotes).
+    """
 
     def __init__(self) -> None:
-        self.open: dict[str, str] = {}
+        self.unanswered: dict[str, list[str]] = {}
+        self.latest: dict[str, str] = {}
 
     def call(self, name: str, call_id: str) -> None:
-        self.open[name] = call_id
+        self.unanswered.setdefault(name, []).append(call_id)
+        self.latest[name] = call_id
 
-    def result_for(self, name: str | None) -> str | None:
-        if not name:
-            return None
-        if name in self.open:
-            return self.open[name]
+    def _name_for(self, name: str) -> str | None:
+        if name in self.latest:
+            return name
         # ``browser`` answers a call to ``browser.search``; ``web`` one to ``web.run``
         family = name.split(".")[0]
-        matches = [cid for called, cid in self.open.items() if called.split(".")[0] == family]
+        matches = [called for called in self.latest if called.split(".")[0] == family]
         return matches[-1] if matches else None
 
+    def result_for(self, name: str | None) -> str | None:
+        called = self._name_for(name) if name else None
+        if called is None:
+            return None
+        waiting = self.unanswered.get(called)
+        if waiting:
+            return waiting.pop(0)
+        return self.latest[called]
+
     def end_turn(self) -> None:
-        self.open.clear()
+        self.unanswered.clear()
+        self.latest.clear()
 
 
 def _tool_input(kind: str, text: str, meta: dict) -> dict:
