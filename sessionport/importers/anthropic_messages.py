@@ -134,7 +134,7 @@ class AnthropicReader(ProviderReader):
         role = item.get("role")
         if role is None and item.get("type") == "reasoning":
             # Roo Code stores encrypted reasoning as a role-less list item.
-            yield from self._reasoning(item, {})
+            yield from self._reasoning(item)
             return
         if role not in ("user", "assistant", "system"):
             self.ctx.bad_record(
@@ -222,7 +222,7 @@ class AnthropicReader(ProviderReader):
             text = _blocks_text(content) if readable else dumps_text(content)
             yield message_event("tool", text, toolCallId=_str(block.get("tool_use_id")), meta=_meta("tool_result", extra={"blockType": btype}))
         elif btype == "reasoning":
-            yield from self._reasoning(block, {})
+            yield from self._reasoning(block)
         elif btype == "thoughtSignature":
             yield message_event("assistant", "", meta={"kind": "thinking", "thoughtSignature": block.get("thoughtSignature")})
         else:
@@ -245,7 +245,7 @@ class AnthropicReader(ProviderReader):
             meta=meta,
         )
 
-    def _reasoning(self, item: dict, meta: dict) -> Iterator[dict]:
+    def _reasoning(self, item: dict) -> Iterator[dict]:
         text = item.get("text") if isinstance(item.get("text"), str) else text_of(item.get("summary"))
         meta = {"kind": "thinking"}
         if item.get("encrypted_content") is not None:
