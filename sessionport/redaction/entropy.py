@@ -40,9 +40,11 @@ _ID_VALUE_BEFORE = re.compile(
     r"(?:id|Id|ID|uuid|Uuid|sha|Sha|hash|Hash|digest|Digest|etag|ETag|rev|commit|checksum|fingerprint|nonce|cursor|"
     r"signature|Signature)\\?[\"']?\s*[:=]\s*\\?[\"']?$"
 )
+_AGE_RECIPIENT = re.compile(r"^age1[02-9ac-hj-np-z]{50,}$")  # public by design
 _SSH_PUBLIC = re.compile(r"^AAAA(?:B3NzaC1|C3NzaC1|E2VjZHNh|B3NzaC|C3NzaC)")
 _TOKENS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]")
 _VOWELS = frozenset("aeiouyAEIOUY")
+_SHORT_WORDS = frozenset("If Is In It To Of On Or By At As An Be Do Go Up No My We Id Ok Ui Io Db Os Fs".split())
 _URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s\"'<>`]+")
 
 
@@ -67,6 +69,8 @@ def is_wordy(value: str) -> bool:
             if token.isupper():
                 if len(token) > 5 and not (_VOWELS & set(token)):
                     return False
+            elif token in _SHORT_WORDS:
+                continue
             elif sum(c.islower() for c in token) < 2 or not (_VOWELS & set(token)):
                 return False
     return True
@@ -87,8 +91,9 @@ def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
     lower = sum(c.islower() for c in core)
     if "/" in core:
         parts = [p for p in core.split("/") if p]
-        if len(parts) >= 2 and sum(is_wordy(p) for p in parts) * 2 >= len(parts):
-            return False  # a path
+        odd = [p for p in parts if not is_wordy(p)]
+        if len(parts) >= 2 and len(odd) <= 1 and all(len(p) < 20 for p in odd) and len(parts) - len(odd) >= 1:
+            return False  # a path: words with at most one short odd segment
     words = [p for p in re.split(r"[-_./+]", core) if len(p) >= 4 and p.isalpha() and (p.islower() or p[1:].islower()) and _VOWELS & set(p)]
     if len(words) >= 2:
         return False  # setup-uv-1-x86_64-unknown-linux-gnu, ocodex-x86_64-unknown-linux-musl
@@ -122,7 +127,7 @@ def entropy_spans(text: str, shielded: list[tuple[int, int]]) -> Iterator[Span]:
             continue  # part of a dotted name (domain, module path, file name)
         if end + 1 < len(text) and text[end] == "." and text[end + 1].isalnum():
             continue
-        if _ID_PREFIX.match(value) or _SSH_PUBLIC.match(value) or value.startswith(("LS0tLS1CRUdJTi", "sha512-", "sha384-", "sha256-", "sha1-")):
+        if _ID_PREFIX.match(value) or _SSH_PUBLIC.match(value) or _AGE_RECIPIENT.match(value) or value.startswith(("LS0tLS1CRUdJTi", "sha512-", "sha384-", "sha256-", "sha1-")):
             continue
         before = text[max(0, start - 40):start]
         if _SAFE_BEFORE.search(before) or _ID_VALUE_BEFORE.search(before):

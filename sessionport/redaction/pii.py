@@ -32,8 +32,9 @@ _KEEP_DOMAIN = re.compile(
 )
 
 HOME = re.compile(
-    r"(?:(?<![A-Za-z0-9_])(?:/Users|/home|/export/home)/|[A-Za-z]:(?:\\{1,4}|/)(?:Users|Documents and Settings)(?:\\{1,4}|/))"
-    r"(?P<user>[A-Za-z0-9._-]{1,64}?)(?=$|[\\/\s\"'`:;,)\]}>]|\\[nrt])"
+    r"(?<![A-Za-z0-9_])(?:/Users|/home|/export/home)/(?P<user>[A-Za-z0-9._-]{1,64}?)(?=$|[\\/\s\"'`:;,)\]}>])"
+    # Windows names may hold spaces ("Jane Doe"); they end at the next separator
+    r"|[A-Za-z]:(?:\\{1,4}|/)(?:Users|Documents and Settings)(?:\\{1,4}|/)(?P<wuser>[A-Za-z0-9._-](?:[A-Za-z0-9._ -]{0,62}[A-Za-z0-9._-])??)(?=$|[\\/\"'`:;,)\]}>\n])"
 )
 # Account names that are not people; kept in paths and never learned.
 GENERIC_USERS = frozenset(
@@ -70,10 +71,11 @@ def home_users(text: str) -> Iterator[tuple[int, int, str]]:
     if "Users" not in text and "/home/" not in text and "Documents and Settings" not in text:
         return
     for match in HOME.finditer(text):
-        user = match.group("user")
-        if user.lower() in GENERIC_USERS or user.startswith("[REDACTED") or user in (".", ".."):
+        group = "user" if match.group("user") is not None else "wuser"
+        user = match.group(group)
+        if user.lower() in GENERIC_USERS or user in (".", ".."):
             continue
-        yield match.start("user"), match.end("user"), user
+        yield match.start(group), match.end(group), user
 
 
 def learnable(user: str) -> bool:
@@ -88,7 +90,13 @@ def bare_user_pattern(users: set[str]) -> re.Pattern | None:
     return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, names)) + r")(?![A-Za-z0-9_])")
 
 
+# Well-known public resolvers: services, not people.
+_SERVICE_IPS = frozenset(("8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1", "9.9.9.9", "149.112.112.112", "208.67.222.222", "208.67.220.220"))
+
+
 def _is_public(address: str) -> bool:
+    if address in _SERVICE_IPS or address.endswith((".0", ".255")):
+        return False  # network/broadcast addresses are mostly versions and masks
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

@@ -51,97 +51,94 @@ def base64_pem_is_private(value: str) -> bool:
 
 # -- vendor-prefixed tokens ---------------------------------------------------
 
-# (kind, pattern).  Order matters only between overlapping alternatives:
-# more specific prefixes come first (sk-ant- before sk-).
-VENDOR_RULES: list[tuple[str, str]] = [
-    ("anthropic-oauth-token", r"sk-ant-(?:oat|ort)\d\d-[A-Za-z0-9_-]{20,}"),
-    ("anthropic-admin-key", r"sk-ant-admin\d\d-[A-Za-z0-9_-]{20,}"),
-    ("anthropic-key", r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,}"),
-    ("openrouter-key", r"sk-or-v\d-[A-Za-z0-9]{32,}"),
-    ("openai-key", r"sk-(?:proj|svcacct|admin|None|service)-[A-Za-z0-9_-]{20,}"),
-    ("openai-key", r"sk-[A-Za-z0-9]{16,}T3BlbkFJ[A-Za-z0-9]{16,}"),
-    ("api-key", r"sk-[A-Za-z0-9_-]{32,}"),  # OpenAI legacy, DeepSeek, Moonshot, ... (sk- + long random)
-    ("aws-access-key-id", r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|A3T[A-Z0-9])[A-Z2-7]{16}(?![A-Za-z0-9])"),
-    ("aws-session-token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|FQoGZXIvYXdz)[A-Za-z0-9/+=]{40,}"),
-    ("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}"),
-    ("github-token", r"github_pat_[A-Za-z0-9_]{40,}"),
-    ("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat|ffct|agent|ocid)-[A-Za-z0-9_.-]{20,}"),
-    ("gitlab-token", r"GR1348941[A-Za-z0-9_-]{20,}"),
-    ("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}"),
-    ("slack-token", r"xoxe\.xox[bp]-\d-[A-Za-z0-9-]{20,}"),
-    ("slack-token", r"xapp-\d-[A-Za-z0-9-]{20,}"),
-    ("slack-webhook", r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}"),
-    ("stripe-key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}"),
-    ("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/=]{20,}"),
-    ("google-api-key", r"AIza[A-Za-z0-9_-]{35}"),
-    ("google-oauth-token", r"ya29\.[A-Za-z0-9_-]{20,}"),
-    ("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{20,}"),
-    ("google-refresh-token", r"1//0[A-Za-z0-9_-]{30,}"),
-    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}"),
-    ("huggingface-token", r"api_org_[A-Za-z0-9]{30,}"),
-    ("npm-token", r"npm_[A-Za-z0-9]{30,}"),
-    ("pypi-token", r"pypi-AgE[A-Za-z0-9_-]{50,}"),
-    ("telegram-bot-token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}"),
-    ("twilio-api-key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
-    ("sendgrid-key", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}"),
-    ("azure-ad-client-secret", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,}"),
-    ("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}"),
-    ("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?"),
-    ("supabase-token", r"sbp_[a-f0-9]{40}"),
-    ("supabase-token", r"sb_secret_[A-Za-z0-9_-]{20,}"),
-    ("groq-key", r"gsk_[A-Za-z0-9]{40,}"),
-    ("xai-key", r"xai-[A-Za-z0-9]{40,}"),
-    ("perplexity-key", r"pplx-[A-Za-z0-9]{40,}"),
-    ("replicate-token", r"r8_[A-Za-z0-9]{30,}"),
-    ("vault-token", r"hv[sbr]\.[A-Za-z0-9_-]{20,}"),
-    ("age-secret-key", r"AGE-SECRET-KEY-1[A-Z0-9]{50,}"),
-    ("docker-token", r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}"),
-    ("mailgun-key", r"key-[a-f0-9]{32}(?![a-f0-9])"),
-    ("shopify-token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}"),
-    ("linear-key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}"),
-    ("notion-token", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})"),
-    ("atlassian-token", r"ATATT3[A-Za-z0-9_=-]{50,}"),
-    ("bitbucket-token", r"ATBB[A-Za-z0-9_=.-]{28,}"),
-    ("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}"),
-    ("sentry-token", r"sntr[ysu]_[A-Za-z0-9+/=_]{40,}"),
-    ("discord-webhook", r"(?<=/api/webhooks/)\d{15,20}/[A-Za-z0-9_-]{50,}"),
-    ("discord-token", r"[MNO][A-Za-z\d]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"),
-    ("grafana-token", r"(?:glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})"),
-    ("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}"),
-    ("pulumi-token", r"pul-[a-f0-9]{40}"),
-    ("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}"),
-    ("netlify-token", r"nfp_[A-Za-z0-9]{36}"),
-    ("newrelic-key", r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}"),
-    ("square-token", r"(?:sq0atp|sq0csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60}"),
-    ("langsmith-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}"),
-    ("pinecone-key", r"pcsk_[A-Za-z0-9_]{40,}"),
-    ("airtable-token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}"),
-    ("figma-token", r"figd_[A-Za-z0-9_-]{40,}"),
-    ("mapbox-secret-token", r"sk\.eyJ[A-Za-z0-9_.-]{50,}"),
-    ("contentful-token", r"CFPAT-[A-Za-z0-9_-]{43}"),
-    ("planetscale-token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}"),
-    ("heroku-key", r"HRKU-[A-Za-z0-9_-]{20,}"),
-    ("elevenlabs-key", r"sk_[a-f0-9]{48}"),
-    ("fly-token", r"fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}"),
-    ("vercel-token", r"vc[pkiar]_[A-Za-z0-9]{40,}"),
-    ("cloudinary-url", r"(?<=cloudinary://)\d{6,}:[A-Za-z0-9_-]{20,}"),
-    ("facebook-token", r"EAA[A-Za-z0-9]{90,}"),
-    ("dropbox-token", r"sl\.[A-Za-z0-9_-]{100,}"),
-    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?"),
+# (kind, pattern, trigger literals).  Overlaps between rules are settled by
+# order: more specific prefixes come first (sk-ant- before sk-).
+VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
+    ("anthropic-oauth-token", r"sk-ant-(?:oat|ort)\d\d-[A-Za-z0-9_-]{20,}", ('sk-ant-',)),
+    ("anthropic-admin-key", r"sk-ant-admin\d\d-[A-Za-z0-9_-]{20,}", ('sk-ant-admin',)),
+    ("anthropic-key", r"sk-ant-[a-z]{2,8}\d{0,3}-[A-Za-z0-9_-]{20,}", ('sk-ant-',)),
+    ("openrouter-key", r"sk-or-v\d-[A-Za-z0-9]{32,}", ('sk-or-v',)),
+    ("openai-key", r"sk-(?:proj|svcacct|admin|None|service)-[A-Za-z0-9_-]{20,}", ('sk-',)),
+    ("openai-key", r"sk-[A-Za-z0-9]{16,}T3BlbkFJ[A-Za-z0-9]{16,}", ('sk-',)),
+    ("api-key", r"sk-[A-Za-z0-9_-]{32,}", ('sk-',)),  # OpenAI legacy, DeepSeek, Moonshot, ... (sk- + long random)
+    ("aws-access-key-id", r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA|A3T[A-Z0-9])[A-Z2-7]{16}(?![A-Za-z0-9])", ('AKIA', 'ASIA', 'ABIA', 'ACCA', 'AGPA', 'AIDA', 'AROA', 'AIPA', 'ANPA', 'ANVA', 'APKA', 'A3T')),
+    ("aws-session-token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|FQoGZXIvYXdz)[A-Za-z0-9/+=]{40,}", ('IQoJb3JpZ2luX2Vj', 'FwoGZXIvYXdz', 'FQoGZXIvYXdz')),
+    ("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}", ('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_')),
+    ("github-token", r"github_pat_[A-Za-z0-9_]{40,}", ('github_pat_',)),
+    ("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat|ffct|agent|ocid)-[A-Za-z0-9_.-]{20,}", ('gl',)),
+    ("gitlab-token", r"GR1348941[A-Za-z0-9_-]{20,}", ('GR1348941',)),
+    ("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}", ('xox',)),
+    ("slack-token", r"xoxe\.xox[bp]-\d-[A-Za-z0-9-]{20,}", ('xoxe.xox',)),
+    ("slack-token", r"xapp-\d-[A-Za-z0-9-]{20,}", ('xapp-',)),
+    ("slack-webhook", r"(?<=hooks\.slack\.com/)(?:services|workflows|triggers)/[A-Za-z0-9_/+-]{20,}", ('hooks.slack.com/',)),
+    ("stripe-key", r"(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{16,}", ('k_live_', 'k_test_', 'k_prod_')),
+    ("stripe-webhook-secret", r"whsec_[A-Za-z0-9+/=]{20,}", ('whsec_',)),
+    ("google-api-key", r"AIza[A-Za-z0-9_-]{35}", ('AIza',)),
+    ("google-oauth-token", r"ya29\.[A-Za-z0-9_-]{20,}", ('ya29.',)),
+    ("google-oauth-secret", r"GOCSPX-[A-Za-z0-9_-]{20,}", ('GOCSPX-',)),
+    ("google-refresh-token", r"1//0[A-Za-z0-9_-]{30,}", ('1//0',)),
+    ("huggingface-token", r"hf_[A-Za-z0-9]{30,}", ('hf_',)),
+    ("huggingface-token", r"api_org_[A-Za-z0-9]{30,}", ('api_org_',)),
+    ("npm-token", r"npm_[A-Za-z0-9]{30,}", ('npm_',)),
+    ("pypi-token", r"pypi-AgE[A-Za-z0-9_-]{50,}", ('pypi-AgE',)),
+    ("telegram-bot-token", r"(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{30,}", (':AA',)),
+    ("twilio-api-key", r"SK[0-9a-fA-F]{32}(?![0-9a-fA-F])", ('SK',)),
+    ("sendgrid-key", r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", ('SG.',)),
+    ("azure-ad-client-secret", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,}", ('Q~',)),
+    ("digitalocean-token", r"do[opr]_v1_[a-f0-9]{64}", ('_v1_',)),
+    ("databricks-token", r"dapi[a-f0-9]{32}(?:-\d)?", ('dapi',)),
+    ("supabase-token", r"sbp_[a-f0-9]{40}", ('sbp_',)),
+    ("supabase-token", r"sb_secret_[A-Za-z0-9_-]{20,}", ('sb_secret_',)),
+    ("groq-key", r"gsk_[A-Za-z0-9]{40,}", ('gsk_',)),
+    ("xai-key", r"xai-[A-Za-z0-9]{40,}", ('xai-',)),
+    ("perplexity-key", r"pplx-[A-Za-z0-9]{40,}", ('pplx-',)),
+    ("replicate-token", r"r8_[A-Za-z0-9]{30,}", ('r8_',)),
+    ("vault-token", r"hv[sbr]\.[A-Za-z0-9_-]{20,}", ('hvs.', 'hvb.', 'hvr.')),
+    ("age-secret-key", r"AGE-SECRET-KEY-1[A-Z0-9]{50,}", ('AGE-SECRET-KEY-1',)),
+    ("docker-token", r"dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}", ('dckr_',)),
+    ("mailgun-key", r"key-[a-f0-9]{32}(?![a-f0-9])", ('key-',)),
+    ("shopify-token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", ('shp',)),
+    ("linear-key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}", ('lin_',)),
+    ("notion-token", r"(?:ntn_[A-Za-z0-9]{40,}|secret_[A-Za-z0-9]{43})", ('ntn_', 'secret_')),
+    ("atlassian-token", r"ATATT3[A-Za-z0-9_=-]{50,}", ('ATATT3',)),
+    ("bitbucket-token", r"ATBB[A-Za-z0-9_=.-]{28,}", ('ATBB',)),
+    ("postman-key", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", ('PMAK-',)),
+    ("sentry-token", r"sntr[ysu]_[A-Za-z0-9+/=_]{40,}", ('sntr',)),
+    ("discord-webhook", r"(?<=/api/webhooks/)\d{15,20}/[A-Za-z0-9_-]{50,}", ('/api/webhooks/',)),
+    ("discord-token", r"[MNO][A-Za-z\d]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}", None),
+    ("grafana-token", r"(?:glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})", ('glsa_', 'glc_')),
+    ("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ('dp.',)),
+    ("pulumi-token", r"pul-[a-f0-9]{40}", ('pul-',)),
+    ("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}", ('.atlasv1.',)),
+    ("netlify-token", r"nfp_[A-Za-z0-9]{36}", ('nfp_',)),
+    ("newrelic-key", r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}", ('NRAK-', 'NRII-', 'NRJS-')),
+    ("square-token", r"(?:sq0atp|sq0csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9_-]{60}", ('sq0atp-', 'sq0csp-', 'EAAA')),
+    ("langsmith-key", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}", ('lsv2_',)),
+    ("pinecone-key", r"pcsk_[A-Za-z0-9_]{40,}", ('pcsk_',)),
+    ("airtable-token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", ('pat',)),
+    ("figma-token", r"figd_[A-Za-z0-9_-]{40,}", ('figd_',)),
+    ("mapbox-secret-token", r"sk\.eyJ[A-Za-z0-9_.-]{50,}", ('sk.eyJ',)),
+    ("contentful-token", r"CFPAT-[A-Za-z0-9_-]{43}", ('CFPAT-',)),
+    ("planetscale-token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_.-]{32,}", ('pscale_',)),
+    ("heroku-key", r"HRKU-[A-Za-z0-9_-]{20,}", ('HRKU-',)),
+    ("elevenlabs-key", r"sk_[a-f0-9]{48}", ('sk_',)),
+    ("fly-token", r"fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}", ('fo1_', 'fm2_')),
+    ("vercel-token", r"vc[pkiar]_[A-Za-z0-9]{40,}", ('vcp_', 'vck_', 'vci_', 'vca_', 'vcr_')),
+    ("cloudinary-url", r"(?<=cloudinary://)\d{6,}:[A-Za-z0-9_-]{20,}", ('cloudinary://',)),
+    ("facebook-token", r"EAA[A-Za-z0-9]{90,}", ('EAA',)),
+    ("dropbox-token", r"sl\.[A-Za-z0-9_-]{100,}", ('sl.',)),
+    ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", ('eyJ',)),
 ]
 
-_VENDOR_KINDS: list[str] = []
-
-
-def _combine(rules: list[tuple[str, str]]) -> re.Pattern:
-    parts = []
-    for index, (kind, pattern) in enumerate(rules):
-        _VENDOR_KINDS.append(kind)
-        parts.append(f"(?P<v{index}>{pattern})")
-    return re.compile("|".join(parts))
-
-
-VENDOR = _combine(VENDOR_RULES)
+# Each rule runs only when one of its trigger literals is in the text (a C
+# substring search), so a string costs a few dozen ``in`` tests plus the
+# rules that can match.  A rule with no literal (None) always runs and must
+# be cheap to fail.
+_VENDOR: list[tuple[str, re.Pattern, tuple[str, ...] | None]] = [
+    (kind, re.compile(pattern), triggers) for kind, pattern, triggers in VENDOR_RULES
+]
+# Discord bot tokens have no literal; two dots six characters apart is the cheapest test.
+_DISCORD_HINT = re.compile(r"\.[A-Za-z0-9_-]{6}\.")
 
 _WORDCHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -158,15 +155,19 @@ def starts_at_boundary(text: str, start: int) -> bool:
 
 
 def vendor_spans(text: str) -> Iterator[Span]:
-    for match in VENDOR.finditer(text):
-        start = match.start()
-        kind = _VENDOR_KINDS[int(match.lastgroup[1:])]
-        if kind != "telegram-bot-token" and not starts_at_boundary(text, start):
-            continue  # (a bot token follows "bot" in API URLs)
-        end = match.end()
-        if kind == "jwt" and text.count(".", start, end) < 2:
+    for kind, pattern, triggers in _VENDOR:
+        if triggers is None:
+            if not _DISCORD_HINT.search(text):
+                continue
+        elif not any(t in text for t in triggers):
             continue
-        yield start, end, kind
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if kind != "telegram-bot-token" and not starts_at_boundary(text, start):
+                continue  # (a bot token follows "bot" in API URLs)
+            if kind == "jwt" and text.count(".", start, end) < 2:
+                continue
+            yield start, end, kind
 
 
 # -- structural contexts ------------------------------------------------------
@@ -195,6 +196,7 @@ CONTEXT_RULES: list[tuple[str, re.Pattern]] = [
     ("password", re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})")),
     ("password", re.compile(r"(?i)(?:^|\s)--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
     ("password", re.compile(r"\bsshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
+    ("password", re.compile(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
     # ~/.netrc: machine host login user password secret
     ("password", re.compile(r"(?i)\blogin\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)")),
     ("docker-auth", re.compile(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[A-Za-z0-9+/=]{20,})")),
