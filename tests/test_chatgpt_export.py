@@ -515,3 +515,25 @@ def test_calls_to_one_tool_are_answered_in_order(tmp_path):
     tools = [e for e in read_events(path) if e.get("role") == "tool"]
     assert [t["toolInput"] for t in tools[:2]] == [{"q": "first"}, {"q": "second"}]
     assert [t["toolCallId"] for t in tools[2:]] == ["call_s1", "call_s2", "call_s2"]
+
+
+def test_nul_padding_is_a_damaged_tail_and_a_nul_inside_is_an_error(tmp_path):
+    data = _export(_conversation("c1", "one"), _conversation("c2", "two"))
+    padded = tmp_path / "padded.json"
+    padded.write_bytes(data + b"\x00" * 5000)
+    warnings: list[str] = []
+    events = list(sessionport.read(str(padded), context=ReadContext(on_warning=warnings.append)))
+    assert [e["sessionId"] for e in events if e["type"] == "session"] == ["c1", "c2"]
+    assert any("NUL padding" in w for w in warnings)
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(data[: data.index(b'"two turn 1"')] + b"\x00" * 5000)
+    warnings.clear()
+    events = list(sessionport.read(str(cut), context=ReadContext(on_warning=warnings.append)))
+    assert [e["sessionId"] for e in events if e["type"] == "session"] == ["c1"]
+    assert any("ends early, inside conversation 2" in w and "NUL padding" in w for w in warnings)
+    with pytest.raises(DataError, match="NUL"):
+        list(sessionport.read(str(cut), strict=True))
+    middle = tmp_path / "middle.json"
+    middle.write_bytes(data.replace(b'"two turn 0"', b'"two\x00turn 0"'))
+    with pytest.raises(DataError, match="NUL byte inside the export"):
+        list(sessionport.read(str(middle)))

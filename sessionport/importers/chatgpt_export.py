@@ -61,6 +61,31 @@ def _reason(exc: Exception) -> str:
 Reopen = Callable[[], "tuple[BinaryIO, Callable[[], None]]"]
 
 
+class _NulGuard:
+    """Stops the input at its first NUL byte and says whether only NULs follow.
+
+    A file preallocated and then cut short by a crash ends in NUL padding;
+    JSON never holds a raw NUL byte, so everything from the first one on
+    is damage: a tail when only NULs follow, otherwise damage in the middle.
+    """
+
+    found: str | None = None  # None, "tail" or "middle"
+
+    def cut(self, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            at = chunk.find(b"\x00")
+            if at < 0:
+                yield chunk
+                continue
+            if at:
+                yield chunk[:at]
+            clean = not chunk[at:].strip(b"\x00")
+            if clean:
+                clean = all(not more.strip(b"\x00") for more in chunks)
+            self.found = "tail" if clean else "middle"
+            return
+
+
 def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = None) -> Iterator[tuple[int, Any]]:
     """The elements of a top-level array, each as soon as it is complete.
 
@@ -78,7 +103,8 @@ def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = Non
     count = 0
     balance = 0
     error: Exception | None = None
-    for piece in _slices(iter_chunks(stream, ctx)):
+    nul = _NulGuard()
+    for piece in _slices(nul.cut(iter_chunks(stream, ctx))):
         balance += piece.count(b"[") + piece.count(b"{") - piece.count(b"]") - piece.count(b"}")
         if balance > MAX_BALANCE:
             if reopen is not None:
@@ -111,11 +137,21 @@ def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = Non
             yield count, item
             count += 1
         del items[:]
+    if nul.found == "middle":
+        ctx.bad_record(
+            f"a NUL byte inside the export, in or after conversation {count + 1}",
+            path=f"[{count}]",
+            hint="the file is damaged; JSON never holds raw NUL bytes",
+        )
+        return
+    padding = ", then NUL padding (a crash while it was written)" if nul.found == "tail" else ""
     if error is None:
+        if padding:
+            ctx.damaged_tail(f"the export ends in NUL padding after conversation {count} (a crash while it was written)")
         return
     reason = _reason(error)
     if "premature EOF" in reason or "Incomplete" in reason:
-        ctx.damaged_tail(f"the export ends early, inside conversation {count + 1} ({count} complete conversation(s) were read)")
+        ctx.damaged_tail(f"the export ends early, inside conversation {count + 1} ({count} complete conversation(s) were read){padding}")
     else:
         ctx.bad_record(
             f"invalid JSON in or after conversation {count + 1}: {reason}",
