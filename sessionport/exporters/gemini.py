@@ -27,7 +27,7 @@ import orjson
 from ..context import WriteContext
 from ..model import kind_of
 from ..registry import Exporter
-from ..importers.gemini_parts import MISSING_RESULT
+from ..importers.gemini_parts import DUMMY_SIGNATURES, MISSING_RESULT
 
 # Look-ahead bound while calls wait for results (subagent transcripts
 # inlined between a call and its result can be long).
@@ -53,6 +53,8 @@ class _Contents:
         self.parts.append(part)
 
     def flush(self) -> None:
+        if self.role == "model":
+            _sign_calls(self.parts)
         if self.parts:
             self.out.write((b"\n" if self.written == 0 else b",\n") + orjson.dumps({"role": self.role, "parts": self.parts}))
             self.written += 1
@@ -65,6 +67,15 @@ class _Contents:
         if system:
             self.out.write(b',"systemInstruction":' + orjson.dumps({"parts": system}))
         self.out.write(b"}\n")
+
+
+def _sign_calls(parts: list[dict]) -> None:
+    """Gemini 3 refuses a model turn whose function calls carry no thought
+    signature.  History from another model has none: the first call gets
+    the stand-in Google documents for that case."""
+    calls = [p for p in parts if "functionCall" in p]
+    if calls and not any("thoughtSignature" in p for p in calls):
+        calls[0]["thoughtSignature"] = DUMMY_SIGNATURES[0]
 
 
 class _Session:

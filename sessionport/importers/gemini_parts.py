@@ -22,6 +22,10 @@ TOOL_INPUT_PREVIEW = 200
 # What the gemini exporter answers a call that had no result with (the API
 # refuses an unanswered call); reading it back leaves the call unpaired again.
 MISSING_RESULT = "sessionport: no result was recorded for this call"
+# Google's documented stand-in signatures for history that no Gemini model
+# produced (Gemini 3 refuses function calls without one).  Not a real
+# signature: the exporter writes one, reading drops it.
+DUMMY_SIGNATURES = ("skip_thought_signature_validator", "context_engineering_is_the_way_to_go")
 MAX_PENDING_CALLS = 4096
 
 
@@ -232,7 +236,7 @@ class PartConverter:
     def part_events(self, part: dict, role: str, path: str, base: dict, skip_call_ids: frozenset) -> Iterator[dict]:
         meta: dict = dict(base.get("meta", {}))
         signature = _get(part, "thoughtSignature", "thought_signature")
-        if signature is not None:
+        if signature is not None and signature not in DUMMY_SIGNATURES:
             meta["thoughtSignature"] = signature  # opaque: never re-encoded
         fields = {k: v for k, v in base.items() if k != "meta"}
         speaker = "assistant" if role == "assistant" else role
