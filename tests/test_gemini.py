@@ -158,6 +158,27 @@ def test_corpus_api_files_convert_with_detection(path):
     assert any(e["type"] == "message" and e["role"] == "user" for e in events)
 
 
+def test_recorded_streaming_traffic_joins_its_chunks():
+    uri = "https://generativelanguage.googleapis.com/v1beta/models/gemini-3-flash:streamGenerateContent?alt=sse"
+    chunk = lambda parts, **extra: {"candidates": [{"content": {"role": "model", "parts": parts}}], **extra}  # noqa: E731
+    doc = {"interactions": [{
+        "uri": uri,
+        "request_body": {"contents": [{"role": "user", "parts": [{"text": "Count to three."}]}]},
+        "response_body": [
+            chunk([{"text": "Counting", "thought": True}]),
+            chunk([{"text": " slowly.", "thought": True}]),
+            chunk([{"text": "One, "}]),
+            chunk([{"text": "two, three.", "thoughtSignature": "CqQDAXLI"}], usageMetadata={"promptTokenCount": 5, "candidatesTokenCount": 4, "thoughtsTokenCount": 3, "totalTokenCount": 12}, modelVersion="gemini-3-flash"),
+        ],
+    }]}
+    data = json.dumps(doc, indent=1).encode()
+    assert detect(data, "x", REGISTRY).name == "gemini"
+    events = read_bytes(data)
+    assert [(kind(m), m["text"]) for m in messages(events)] == [("text", "Count to three."), ("thinking", "Counting slowly."), ("text", "One, two, three.")]
+    assert messages(events)[-1]["meta"] == {"kind": "text", "model": "gemini-3-flash", "thoughtSignature": "CqQDAXLI"}
+    assert events[-1]["usage"]["total_tokens"] == 12
+
+
 def test_traffic_continued_on_another_provider_is_not_claimed_first():
     head = corpus_path("openai", "pydanticai_chat_multiple_agent_tool_calls.json").read_bytes()[:65536]
     assert 0 < REGISTRY.importer("gemini").sniff(head) <= 20

@@ -228,6 +228,8 @@ class _Traffic:
         for offset, content in enumerate(contents[self.emitted :], start=self.emitted):
             yield from reader.content(content, f"{path}.request_body.contents[{offset}]")
         self.emitted = max(self.emitted, len(contents))
+        if isinstance(response, list):
+            response = merge_stream_chunks(response)
         if isinstance(response, dict):
             reader.add_usage(response.get("usageMetadata"))
             if isinstance(response.get("modelVersion"), str):
@@ -245,6 +247,35 @@ class _Traffic:
             yield from self.reader.content(content, path)
         if self.foreign:
             self.reader.notes.append(f"{self.foreign} recorded interaction(s) without Gemini contents skipped")
+
+
+def merge_stream_chunks(chunks: list) -> dict:
+    """One response from the chunks of a recorded ``streamGenerateContent``:
+    the first candidate's parts in order, consecutive text of one kind
+    joined (streaming splits it anywhere), the last usage and model."""
+    parts: list[dict] = []
+    merged: dict = {}
+    for chunk in chunks:
+        if not isinstance(chunk, dict):
+            continue
+        for key in ("usageMetadata", "modelVersion"):
+            if chunk.get(key) is not None:
+                merged[key] = chunk[key]
+        candidates = chunk.get("candidates")
+        content = candidates[0].get("content") if isinstance(candidates, list) and candidates and isinstance(candidates[0], dict) else None
+        new = content.get("parts") if isinstance(content, dict) else None
+        for part in new if isinstance(new, list) else ():
+            last = parts[-1] if parts else None
+            if (
+                isinstance(part, dict) and isinstance(part.get("text"), str) and last is not None
+                and isinstance(last.get("text"), str) and bool(last.get("thought")) == bool(part.get("thought"))
+                and "thoughtSignature" not in last and set(part) <= {"text", "thought", "thoughtSignature"}
+            ):
+                parts[-1] = {**last, **part, "text": last["text"] + part["text"]}
+            elif isinstance(part, dict):
+                parts.append(dict(part))
+    merged["candidates"] = [{"content": {"role": "model", "parts": parts}}]
+    return merged
 
 
 IMPORTER = Importer(
