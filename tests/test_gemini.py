@@ -340,6 +340,22 @@ def test_sdk_accepts_exported_samples_and_corpus():
         _validate_with_sdk(json.loads(sessionport.dumps(sessionport.read(str(source)), format="gemini")))
 
 
+def test_history_dumped_by_the_python_sdk_reads():
+    """``Content.model_dump()`` writes snake_case keys and every unset field as null."""
+    types = pytest.importorskip("google.genai.types", reason="google-genai (Google's SDK, a test dependency) is not installed")
+    history = [
+        types.Content(role="user", parts=[types.Part(text="Weather in Oslo?")]),
+        types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(name="weather", args={"city": "Oslo"}), thought_signature=b"sig")]),
+        types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(name="weather", response={"output": "-3 C"}))]),
+        types.Content(role="model", parts=[types.Part(text="It is -3 C.")]),
+    ]
+    data = orjson.dumps([c.model_dump(mode="json") for c in history])
+    assert detect(data, "x", REGISTRY).name == "gemini"
+    msgs = messages(read_bytes(data))
+    assert [(kind(m), m["text"]) for m in msgs] == [("text", "Weather in Oslo?"), ("tool_use", "Oslo"), ("tool_result", "-3 C"), ("text", "It is -3 C.")]
+    assert msgs[1]["toolCallId"] == msgs[2]["toolCallId"] and msgs[1]["meta"]["thoughtSignature"]
+
+
 def test_sdk_rejects_what_the_exporter_avoids():
     """The judge is real: a plain-string response is refused, so the wrapping matters."""
     types = pytest.importorskip("google.genai.types", reason="google-genai (Google's SDK, a test dependency) is not installed")

@@ -286,7 +286,7 @@ class PartConverter:
         else:
             # A part this reader does not know: kept whole in meta, never dropped.
             self.unknown_parts += 1
-            keys = [k for k in part if k not in ("thoughtSignature", "thought_signature", "thought")]
+            keys = [k for k, v in part.items() if v is not None and k not in ("thoughtSignature", "thought_signature", "thought")]
             label = keys[0] if keys else "empty part"
             if not keys and signature is not None:
                 # A bare signature part closes a thinking turn: keep it as empty thinking.
