@@ -267,7 +267,7 @@ def test_export_warns_about_what_it_changed():
     out = io.BytesIO()
     REGISTRY.exporter("gemini").write(varied_stream(), out, WriteContext(on_warning=seen.append))
     assert len(seen) == 1
-    assert "1 empty thinking dropped" in seen[0] and "1 calls without a result" in seen[0] and "1 results without an open call" in seen[0]
+    assert "1 empty thinking block(s) dropped" in seen[0] and "1 call(s) without a result" in seen[0] and "1 result(s) without an open call" in seen[0]
 
 
 def test_synthetic_varied_stream_round_trips():

@@ -132,7 +132,7 @@ class _Session:
 
     def _answer_missing(self) -> None:
         for call_id in list(self.open_calls):
-            self.counts["calls without a result answered with an error"] += 1
+            self.counts["call(s) without a result answered with an error"] += 1
             self._response(call_id, self.names.get(call_id, "unknown"), {"error": MISSING_RESULT})
         self.open_calls.clear()
         self.responding = False
@@ -147,7 +147,7 @@ class _Session:
         if not isinstance(text, str):
             text = str(text)
         if meta.get("notice"):
-            self.counts["notices (tool UI messages) dropped"] += 1
+            self.counts["UI notice(s) dropped"] += 1
             return
         if isinstance(meta.get("geminiPart"), dict):
             self.contents.add("model" if role == "assistant" else "user", meta["geminiPart"])
@@ -160,22 +160,22 @@ class _Session:
             if text:
                 self.system.append({"text": text})
             else:
-                self.counts["empty messages dropped"] += 1
+                self.counts["empty message(s) dropped"] += 1
         elif kind == "thinking":
             part: dict[str, Any] = {"text": text, "thought": True}
             if not self._sign(part, meta) and not text:
-                self.counts["empty thinking dropped"] += 1
+                self.counts["empty thinking block(s) dropped"] += 1
                 return
             self.contents.add("model", part)
         elif role == "assistant":
             part = {"text": text}
             if not self._sign(part, meta) and not text:
-                self.counts["empty messages dropped"] += 1
+                self.counts["empty message(s) dropped"] += 1
                 return
             self.contents.add("model", part)
         else:
             if not text:
-                self.counts["empty messages dropped"] += 1
+                self.counts["empty message(s) dropped"] += 1
                 return
             self.contents.add("user", {"text": text})
 
@@ -230,7 +230,7 @@ class _Session:
             return
         call_id = self._open_id(event)
         if call_id is None:
-            self.counts["results without an open call written as user text"] += 1
+            self.counts["result(s) without an open call written as user text"] += 1
             call_id = event.get("toolCallId")
             name = event.get("toolName") or (self.names.get(call_id) if isinstance(call_id, str) else None) or "a tool"
             self.contents.add("user", {"text": f"[result of {name}]\n{text}"})
