@@ -434,3 +434,32 @@ def test_a_sidecar_names_the_spawning_call_when_the_result_does_not(tmp_path):
     (tmp_path / "p" / PROJECT_MAIN.stem / "subagents" / "agent-abc1234.meta.json").write_bytes(b'{"toolUseId":"toolu_proj_1"}')
     sessions = [e for e in sessionport.read(str(main)) if e["type"] == "session"]
     assert sessions[1]["metadata"]["parentToolCallId"] == "toolu_proj_1"
+
+
+def test_memory_does_not_grow_with_many_1mb_image_lines(tmp_path):
+    import tracemalloc
+
+    image = base64.b64encode(bytes(900_000)).decode()
+
+    def peak_reading(lines: int) -> int:
+        path = tmp_path / f"images-{lines}.jsonl"
+        with open(path, "wb") as handle:
+            for n in range(lines):
+                record = {"type": "user", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None, "sessionId": "s",
+                          "timestamp": "2026-01-01T00:00:00Z",
+                          "message": {"role": "user", "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": image}}]}}
+                handle.write(orjson.dumps(record) + b"\n")
+        tracemalloc.start()
+        try:
+            count = sum(1 for e in sessionport.read(str(path)) if e["type"] == "message")
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert count == lines
+        return peak
+
+    list(sessionport.read(str(SAMPLE)))  # plugins loaded before measuring
+    few, many = peak_reading(2), peak_reading(24)
+    # The peak is the parse of one line (orjson's own working memory), the
+    # same for 2 lines as for 24 (28 MB of input).
+    assert many < few + 2_000_000, f"peak {many} bytes for 24 lines vs {few} for 2"
