@@ -54,6 +54,23 @@ def test_the_seed_example_becomes_a_passed_run_that_validate_accepts(tmp_path):
     assert (test["type"], test["command"], test["output"]) == ("test_passed", "npm test -- session.test.ts", "PASS src/auth/session.test.ts")
 
 
+GOLDEN = [
+    (FIXTURES / "session-json" / "agent-session.jsonl", FIXTURES / "agentscope-trace" / "agent-session.expected.trace.json"),
+    (FIXTURES / "session-json" / "steps-object.json", FIXTURES / "agentscope-trace" / "steps-object.expected.trace.json"),
+]
+
+
+@pytest.mark.parametrize("source, expected", GOLDEN, ids=lambda p: p.name)
+def test_golden_traces(source, expected):
+    """The whole trace of a sample; SESSIONPORT_REGEN=1 rewrites it for review with git diff."""
+    import os
+
+    data = sessionport.dumps(sessionport.read(str(source)), format="agentscope-trace", trace_branch="review")
+    if os.environ.get("SESSIONPORT_REGEN") == "1":
+        expected.write_bytes(data)
+    assert data == expected.read_bytes(), f"{expected.name} differs: rerun with SESSIONPORT_REGEN=1 and review the diff"
+
+
 def test_import_session_writes_into_dot_agentscope_and_validates(tmp_path):
     done = run_cli("import-session", SEED, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
