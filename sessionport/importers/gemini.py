@@ -130,7 +130,7 @@ def _session_id(ctx: ReadContext) -> str | None:
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     reader = _Reader(ctx)
     is_object = first_significant_byte(stream) == b"{"
-    spool_needed = False
+    spool_needed = system_done = False
     spool = None
     index = 0
     traffic: _Traffic | None = None
@@ -142,6 +142,7 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             system = value.get("systemInstruction", value.get("system_instruction"))
             if system is not None:
                 yield from reader.system(system, "$.systemInstruction")
+            system_done = system is not None
             spool_needed = is_object and system is None
         elif kind == "item":
             if traffic is None and index == 0 and _looks_like_interaction(value):
@@ -159,7 +160,7 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         else:
             _check_shape(value, index, ctx)
             reader.late = {k: v for k, v in value.items() if k not in header and k not in SYSTEM_KEYS}
-            if spool_needed:
+            if not system_done:
                 yield from reader.system(value.get("systemInstruction", value.get("system_instruction")), "$.systemInstruction")
             if spool is not None:
                 yield from _replay(spool)
