@@ -65,6 +65,8 @@ class _Transcript(MessageBuilder):
     def __init__(self, ctx: ReadContext, link: AgentLink | None, result: FileResult) -> None:
         self.ctx = ctx
         self.link = link
+        if link is not None and link.agent_id:
+            result.is_agent_file = True
         self.result = result
         self.grouper = UsageGrouper()
         self.skipped: Counter = Counter()
