@@ -146,6 +146,26 @@ def _summary(kind_type: str, facts: ToolFacts, title: str, exit_code: int | None
     return one_line(text, SUMMARY_LIMIT).rstrip(".") + "."
 
 
+def _evidence(facts: ToolFacts, exit_code: int | None, is_error: Any, risk: str, reason: str | None, unanswered: bool) -> list[str]:
+    """The ``details`` of an action: what a reviewer can check the summary against."""
+    details = [f"Tool: {facts.name or 'unknown'}"]
+    if len(facts.files) > 1:
+        details.append("Files: " + ", ".join(facts.files[:20]) + (" …" if len(facts.files) > 20 else ""))
+    if facts.workdir:
+        details.append(f"Working directory: {facts.workdir}")
+    if exit_code is not None:
+        details.append(f"Exit code: {exit_code}")
+    if is_error:
+        details.append("The tool reported an error.")
+    if facts.deletes:
+        details.append("The patch deletes a file.")
+    if reason:
+        details.append(f"Risk {risk}: {reason}.")
+    if unanswered:
+        details.append("No result was recorded for this call.")
+    return details
+
+
 def tool_action(use: dict, result: dict | None, cwd: str | None, max_output: int = DEFAULT_MAX_OUTPUT) -> Built:
     """The action of one tool call; ``result`` is its tool_result message, if any."""
     meta = _meta(use)
@@ -190,25 +210,11 @@ def tool_action(use: dict, result: dict | None, cwd: str | None, max_output: int
     if not (isinstance(summary, str) and summary.strip()):
         summary = _summary(action_type, facts, title, outcome.exit_code, outcome.output)
 
-    details: list[str]
-    if isinstance(meta.get("details"), list) and all(isinstance(d, str) for d in meta["details"]):
-        details = list(meta["details"])
+    given = meta.get("details")
+    if isinstance(given, list) and all(isinstance(d, str) for d in given):
+        details = list(given)
     else:
-        details = [f"Tool: {facts.name or 'unknown'}"]
-        if len(facts.files) > 1:
-            details.append("Files: " + ", ".join(facts.files[:20]) + (" …" if len(facts.files) > 20 else ""))
-        if facts.workdir:
-            details.append(f"Working directory: {facts.workdir}")
-        if outcome.exit_code is not None:
-            details.append(f"Exit code: {outcome.exit_code}")
-        if is_error:
-            details.append("The tool reported an error.")
-        if facts.deletes:
-            details.append("The patch deletes a file.")
-        if reason:
-            details.append(f"Risk {risk}: {reason}.")
-        if result is None:
-            details.append("No result was recorded for this call.")
+        details = _evidence(facts, outcome.exit_code, is_error, risk, reason, result is None)
 
     action: dict[str, Any] = {
         "id": "",

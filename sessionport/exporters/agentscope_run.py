@@ -1,10 +1,9 @@
 """One AgentScope run from one session's events.
 
 A run's header (status, trust score, counts, duration) is known only after
-the session's last event, but its actions come first in the document's
-spirit of incremental writing: finished actions go to a spooled temporary
-file (memory up to :data:`SPOOL_MEMORY`, disk beyond) and are copied out
-after the header.  Tool calls wait for their results in a bounded queue so
+the session's last event, yet it comes before the actions in the document.
+So finished actions go to a spooled temporary file (memory up to
+:data:`SPOOL_MEMORY`, disk beyond) and are copied out after the header.  Tool calls wait for their results in a bounded queue so
 actions keep the order of the calls: when more than :data:`MAX_PENDING`
 calls are unanswered, the oldest is written without a result.
 """
