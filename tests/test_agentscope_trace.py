@@ -89,6 +89,15 @@ def test_import_session_with_output_and_options(tmp_path):
     assert (run["branch"], run["agent"]) == ("fix/x", "Bot")
 
 
+def test_import_session_as_a_library_call(tmp_path, monkeypatch):
+    from sessionport.agentscope import import_session
+
+    monkeypatch.chdir(tmp_path)
+    written = import_session(str(SEED), options={"trace_branch": "lib"})
+    assert written.startswith(".agentscope/run-session-") and written.endswith(".trace.json")
+    assert orjson.loads((tmp_path / written).read_bytes())["runs"][0]["branch"] == "lib"
+
+
 def test_import_session_without_actions_exits_1_and_writes_nothing(tmp_path, monkeypatch):
     source = tmp_path / "chat.json"
     source.write_bytes(b'{"messages": [{"role": "user", "content": "hi"}]}')
