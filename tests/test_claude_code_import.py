@@ -463,3 +463,18 @@ def test_memory_does_not_grow_with_many_1mb_image_lines(tmp_path):
     # The peak is the parse of one line (orjson's own working memory), the
     # same for 2 lines as for 24 (28 MB of input).
     assert many < few + 2_000_000, f"peak {many} bytes for 24 lines vs {few} for 2"
+
+
+def test_progress_lines_are_read_from_their_bytes_and_keep_the_chain(tmp_path):
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    u1 = b"00000000-0000-4000-8000-000000000001"
+    exact = (b'{"parentUuid":"' + u1 + b'","isSidechain":false,"userType":"external","cwd":"/home/user/demo",'
+             b'"sessionId":"s","version":"2.1.42","gitBranch":"main","type":"progress","data":{"type":"bash_progress",'
+             b'"output":"' + b"x" * 5000 + b'"},"toolUseID":"t","timestamp":"2026-04-01T10:00:00.050Z","uuid":"p1"}\n')
+    # a shape the byte check does not recognise (an object before the type) is parsed instead
+    odd = b'{"parentUuid":"p1","extra":{"a":1},"type":"progress","data":{},"uuid":"p2"}\n'
+    attachment = lines[2].replace(b'"parentUuid":"' + u1 + b'"', b'"parentUuid":"p2"')
+    path = write(tmp_path, b"".join([lines[0], lines[1], exact, odd, attachment, *lines[3:]]))
+    session, *messages, end = sessionport.read(str(path))
+    assert messages[1]["parentId"] == u1.decode()  # through attachment -> p2 -> p1 -> the prompt
+    assert end["skipped"]["progress"] == 2

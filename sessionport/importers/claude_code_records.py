@@ -34,6 +34,9 @@ UNPARSED_PREFIXES = {
     b'{"type":"last-prompt"': "last-prompt",
 }
 _PREFIX_HEAD = b'{"type":"'
+_PROGRESS_HEAD = b'{"parentUuid":'
+_PROGRESS_TYPE = b',"type":"progress","data":{'
+_PROGRESS_SCAN = 8192
 
 TITLE_TYPES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
 # How many skipped chain records are remembered to re-link their children.
@@ -89,9 +92,12 @@ class _Transcript(MessageBuilder):
     def remember_skipped(self, record: dict) -> None:
         uuid = record.get("uuid")
         if isinstance(uuid, str):
-            self.alias[uuid] = self.parent_of(record)
-            if len(self.alias) > ALIAS_WINDOW:
-                self.alias.popitem(last=False)
+            self.remember_alias(uuid, self.parent_of(record))
+
+    def remember_alias(self, uuid: str, resolved_parent: str | None) -> None:
+        self.alias[uuid] = resolved_parent
+        if len(self.alias) > ALIAS_WINDOW:
+            self.alias.popitem(last=False)
 
     # -- envelope -------------------------------------------------------
     def note_envelope(self, record: dict) -> None:
@@ -173,6 +179,13 @@ class _Transcript(MessageBuilder):
                 kind = _unparsed_kind(line)
                 if kind is not None:
                     self.skipped[kind] += 1
+                    continue
+            elif self.session_sent and line.startswith(_PROGRESS_HEAD):
+                link = _progress_link(line)
+                if link is not None:
+                    parent = link[1]
+                    self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
+                    self.skipped["progress"] += 1
                     continue
             record = parse_line(line, line_no, complete, ctx)
             if record is None:
@@ -267,6 +280,38 @@ class _Transcript(MessageBuilder):
         if set(kinds) == {"file-history-snapshot"}:
             return f"the file holds only file-history-snapshot records ({listed}) and no conversation; nothing to convert"
         return f"the file holds no conversation (records seen: {listed or 'none readable'})"
+
+
+def _progress_link(line: bytes) -> tuple[str, str | None] | None:
+    """``(uuid, parentUuid)`` of a ``progress`` line read from its bytes, or
+    None when the line does not have the exact shape Claude Code writes
+    (then it is parsed).  Progress lines (hook, bash and agent progress) can
+    be many and large, and only their place in the chain matters.
+
+    The shape: ``{"parentUuid":null|"<id>", <string/bool envelope fields>,
+    "type":"progress","data":{…}, …, "uuid":"<id>"}``.  No ``{`` may come
+    before the type, so the type found is the top-level one.
+    """
+    at = line.find(_PROGRESS_TYPE, 0, _PROGRESS_SCAN)
+    if at < 0 or line.find(b"{", 1, at) >= 0 or not line.endswith(b'"}'):
+        return None
+    tail = line.rfind(b',"uuid":"')
+    if tail < at or len(line) - tail > 80:
+        return None
+    uuid = line[tail + 9 : -2]
+    if b'"' in uuid or b"\\" in uuid or not uuid:
+        return None
+    rest = line[len(_PROGRESS_HEAD) :]
+    if rest.startswith(b"null,"):
+        parent = None
+    elif rest.startswith(b'"'):
+        end = rest.find(b'"', 1, 80)
+        if end < 0 or b"\\" in rest[:end]:
+            return None
+        parent = rest[1:end].decode("ascii", "replace")
+    else:
+        return None
+    return uuid.decode("ascii", "replace"), parent
 
 
 def _unparsed_kind(line: bytes) -> str | None:
