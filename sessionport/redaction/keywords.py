@@ -17,7 +17,8 @@ metadata) through :func:`secret_kind_for_field`.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from functools import lru_cache
+from typing import Iterable, Iterator
 
 from .entropy import looks_random
 
@@ -55,6 +56,7 @@ _NOT_SECRET = re.compile(
 )
 
 
+@lru_cache(maxsize=8192)
 def classify_name(name: str) -> str | None:
     """``"strong"``, ``"weak"`` or None (not a secret name)."""
     lowered = name.lower()
@@ -146,57 +148,82 @@ def secret_value(name_class: str, value: str, *, min_strong: int = 4, name: str 
 
 # -- text ---------------------------------------------------------------------
 
-_ASSIGNMENT = re.compile(
-    r"(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P<nq>\\{0,3}[\"'])?[ \t]*"
+# What follows a name: an optional closing quote, the operator, the value.
+_OPERATOR_VALUE = re.compile(
+    r"(?P<nq>\\{0,3}[\"'])?[ \t]*"
     r"(?P<op>:=|=>|->|=(?!=)|:(?!:)|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
-_TRIGGER = re.compile(r"(?i)pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig|hash|otp|pin")
+_KEYWORD_HIT = re.compile(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_MAX_NAME = 80
 
 
-def assignment_spans(text: str) -> Iterator[Span]:
-    if not _TRIGGER.search(text):
-        return
-    for match in _ASSIGNMENT.finditer(text):
-        name = match.group("name")
-        if not _TRIGGER.search(name):
+KEYWORDS = ("pass", "pwd", "secret", "key", "token", "cred", "auth", "bearer", "dsn", "salt", "cookie", "sig")
+
+
+def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -> Iterator[Span]:
+    """Values assigned to secret-sounding names.  Anchored on keyword
+    positions in ``lower`` (the lower-cased text; ``hits`` when the caller
+    already scanned for them), so text without keywords costs one scan."""
+    done_until = -1
+    if hits is None:
+        hits = [m.start() for m in _KEYWORD_HIT.finditer(lower)]
+    for position in hits:
+        if position < done_until:
+            continue  # another keyword inside a name already handled
+        start = position
+        floor = max(0, start - _MAX_NAME)
+        while start > floor and text[start - 1] in _NAME_CHARS:
+            start -= 1
+        end = position + 1
+        while end < len(text) and text[end] in _NAME_CHARS and end - start < _MAX_NAME:
+            end += 1
+        done_until = end
+        while start < end and not (text[start].isalpha() or text[start] == "_"):
+            start += 1
+        name = text[start:end]
+        if not name:
             continue
         name_class = classify_name(name.rsplit(".", 1)[-1] if "." in name else name)
         if name_class is None:
             continue
+        match = _OPERATOR_VALUE.match(text, end)
+        if match is None:
+            continue
         if match.group("op").isspace() and name_class != "strong":
             continue
         if match.group("qv") is not None:
-            start, end = match.span("qv")
+            vstart, vend = match.span("qv")
         else:
-            start, end = match.span("uv")
-            cut = text.find("\\", start, end)  # stop at a literal \n, \t, \" escape
+            vstart, vend = match.span("uv")
+            cut = text.find("\\", vstart, vend)  # stop at a literal \n, \t, \" escape
             if cut >= 0:
-                end = cut
-            while end > start and text[end - 1] in ")}],.":
-                end -= 1
-        value = text[start:end]
-        if value.startswith("\\"):
+                vend = cut
+            while vend > vstart and text[vend - 1] in ")}],.":
+                vend -= 1
+        value = text[vstart:vend]
+        if not value or value.startswith("\\"):
             continue
-        if match.group("uv") is not None and value.isalpha() and re.match(r" [a-z]", text[end : end + 2]):
+        if match.group("uv") is not None and value.isalpha() and re.match(r" [a-z]", text[vend : vend + 2]):
             continue  # "password: Override config password" -- a sentence
         if secret_value(name_class, value, name=name):
-            yield start, end, kind_for_name(name)
+            yield vstart, vend, kind_for_name(name)
 
 
 _NAME_VALUE = re.compile(
-    r"(?i)\\?[\"']?name\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
+    r"name\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
     r"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?P<q>\\{0,3}[\"'])?(?P<value>[^\s\"'\\,}]{1,400})"
 )
 
 
-def name_value_spans(text: str) -> Iterator[Span]:
+def name_value_spans(text: str, lower: str) -> Iterator[Span]:
     """``name: DB_PASSWORD`` followed by ``value: ...`` (k8s env, CI variables)."""
-    if "value" not in text and "Value" not in text:
+    if "value" not in lower or "name" not in lower:
         return
-    for match in _NAME_VALUE.finditer(text):
-        name = match.group("name")
-        if classify_name(name) == "strong" and not is_placeholder(match.group("value")):
+    for match in _NAME_VALUE.finditer(lower):
+        name = text[match.start("name") : match.end("name")]
+        if classify_name(name) == "strong" and not is_placeholder(text[match.start("value") : match.end("value")]):
             yield match.start("value"), match.end("value"), kind_for_name(name)
 
 

@@ -19,9 +19,9 @@ from typing import Iterator
 
 Span = tuple[int, int, str]
 
-EMAIL = re.compile(
-    r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9][A-Za-z0-9._%+-]{0,63})@"
-    r"(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24})"
+# Anchored on "@" (a literal sre finds fast); the local part is walked back in Python.
+_AT_DOMAIN = re.compile(
+    r"@(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24})"
     r"(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
 )
 _KEEP_LOCAL = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon", "postmaster"})
@@ -47,20 +47,29 @@ _COMMON_WORDS = frozenset(
     "build dist list item path true false none null info error debug warning config setup".split()
 )
 
-IPV4 = re.compile(r"(?<![0-9.])(?:[0-9]{1,3}\.){3}[0-9]{1,3}(?![0-9]|\.[0-9])")
+# Anchored on the first dot (a literal the engine finds fast); the first
+# octet is walked back in Python.
+_IPV4_TAIL = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])")
 IPV6 = re.compile(r"(?<![0-9A-Za-z:])(?:[0-9a-fA-F]{1,4}:){2,7}(?::|[0-9a-fA-F]{1,4}|(?::[0-9a-fA-F]{1,4}){1,6})(?![0-9A-Za-z:])")
 _VERSION_BEFORE = re.compile(r"(?i)(?:\bv|version|ver|release|build|[=~^<>]|-|/)\s*$")
+
+
+_LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
 
 
 def email_spans(text: str) -> Iterator[Span]:
     if "@" not in text:
         return
-    for match in EMAIL.finditer(text):
-        start = match.start()
-        local = match.group("local")
-        if start >= 1 and text[start - 1] == "\\" and local[0] in "nrt":
+    for match in _AT_DOMAIN.finditer(text):
+        at = match.start()
+        start = at
+        while start > 0 and at - start < 64 and text[start - 1] in _LOCAL_CHARS:
+            start -= 1
+        while start < at and not text[start].isalnum():
+            start += 1  # a local part starts with a letter or digit
+        if start >= 1 and text[start - 1] == "\\" and text[start] in "nrt":
             start += 1  # "\nalice@x.com" in escaped text
-            local = local[1:]
+        local = text[start:at]
         if not local or local.lower() in _KEEP_LOCAL or _KEEP_DOMAIN.search(match.group("domain")):
             continue
         yield start, match.end(), "email"
@@ -117,15 +126,23 @@ _DOC_NETS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24"
 
 def ip_spans(text: str) -> Iterator[Span]:
     if "." in text:
-        for match in IPV4.finditer(text):
-            start = match.start()
+        for match in _IPV4_TAIL.finditer(text):
+            dot = match.start()
+            start = dot
+            while start > 0 and dot - start < 3 and "0" <= text[start - 1] <= "9":
+                start -= 1
+            if start == dot:
+                continue
+            if start and (text[start - 1].isdigit() or text[start - 1] == "."):
+                continue  # inside a longer number or dotted sequence
+            address = text[start : match.end()]
             if start and text[start - 1].isalpha() and not (start >= 2 and text[start - 2] == "\\"):
                 continue
             if _VERSION_BEFORE.search(text[max(0, start - 12):start]):
                 continue
-            if any(len(part) > 1 and part[0] == "0" for part in match.group().split(".")):
+            if any(len(part) > 1 and part[0] == "0" for part in address.split(".")):
                 continue  # zero-padded: a version or a date, not an address
-            if _is_public(match.group()):
+            if _is_public(address):
                 yield start, match.end(), "ip-address"
     if "::" in text or text.count(":") >= 5:
         for match in IPV6.finditer(text):

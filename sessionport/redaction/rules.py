@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Iterator
+from typing import Iterable, Iterator
 
 Span = tuple[int, int, str]
 
@@ -65,7 +65,7 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("aws-session-token", r"(?:IQoJb3JpZ2luX2Vj|FwoGZXIvYXdz|FQoGZXIvYXdz)[A-Za-z0-9/+=]{40,}", ('IQoJb3JpZ2luX2Vj', 'FwoGZXIvYXdz', 'FQoGZXIvYXdz')),
     ("github-token", r"gh[pousr]_[A-Za-z0-9]{30,}", ('ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_')),
     ("github-token", r"github_pat_[A-Za-z0-9_]{40,}", ('github_pat_',)),
-    ("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat|ffct|agent|ocid)-[A-Za-z0-9_.-]{20,}", ('gl',)),
+    ("gitlab-token", r"gl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat|ffct|agent|ocid)-[A-Za-z0-9_.-]{20,}", ('glpat-', 'gldt-', 'glrt-', 'glptt-', 'glft-', 'glimt-', 'gloas-', 'glcbt-', 'glsoat-', 'glffct-', 'glagent-', 'glocid-')),
     ("gitlab-token", r"GR1348941[A-Za-z0-9_-]{20,}", ('GR1348941',)),
     ("slack-token", r"xox[abposre]-[A-Za-z0-9-]{10,}", ('xox',)),
     ("slack-token", r"xoxe\.xox[bp]-\d-[A-Za-z0-9-]{20,}", ('xoxe.xox',)),
@@ -154,12 +154,34 @@ def starts_at_boundary(text: str, start: int) -> bool:
     return start >= 2 and text[start - 2] == "\\" and before in "nrt"
 
 
+_LITERALS = sorted({t for _, _, triggers in VENDOR_RULES if triggers for t in triggers}, key=len, reverse=True)
+# One scan finds every trigger literal; a found literal also stands for the
+# shorter triggers inside it ("sk-ant-admin" implies "sk-ant-").
+_TRIGGER_SCAN = re.compile("|".join(map(re.escape, _LITERALS)))
+_IMPLIED = {lit: frozenset(t for t in _LITERALS if t in lit) for lit in _LITERALS}
+
+
+# Every vendor token lies inside a run of token characters at least this
+# long; looking for trigger literals only in such runs skips prose and code.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_.+/=:~-]{20,}")
+
+
 def vendor_spans(text: str) -> Iterator[Span]:
+    runs = _TOKEN_RUN.findall(text)
+    if not runs:
+        return
+    joined = "\n".join(runs)
+    present: set[str] = set()
+    for literal in set(_TRIGGER_SCAN.findall(joined)):
+        present |= _IMPLIED[literal]
+    discord = None
     for kind, pattern, triggers in _VENDOR:
         if triggers is None:
-            if not _DISCORD_HINT.search(text):
+            if discord is None:
+                discord = _DISCORD_HINT.search(joined) is not None
+            if not discord:
                 continue
-        elif not any(t in text for t in triggers):
+        elif present.isdisjoint(triggers):
             continue
         for match in pattern.finditer(text):
             start, end = match.span()
@@ -172,45 +194,56 @@ def vendor_spans(text: str) -> Iterator[Span]:
 
 # -- structural contexts ------------------------------------------------------
 
-_VALUE = r"[^\s\"'`\\<>]+"
-CONTEXT_RULES: list[tuple[str, re.Pattern]] = [
+# (kind, pattern, trigger literals looked up in the lower-cased text)
+CONTEXT_RULES: list[tuple[str, re.Pattern, tuple[str, ...]]] = [
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
     ("authorization", re.compile(
-        r"(?i)(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
-    )),
-    ("bearer-token", re.compile(r"(?i)\bbearer\s+(?P<s>[A-Za-z0-9._~+/=-]{16,})")),
+        r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
+    ), ("authori",)),
+    ("bearer-token", re.compile(r"bearer\s+(?P<s>[a-z0-9._~+/=-]{16,})"), ("bearer",)),
     ("api-key-header", re.compile(
-        r"(?i)\b(?:x-[a-z0-9-]*(?:api-?key|token|secret|auth)[a-z0-9-]*|api-key|apikey|private-token|x-goog-api-key)\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'`\\,]{8,})"
-    )),
+        r"(?:x-[a-z0-9-]*(?:api-?key|token|secret|auth)[a-z0-9-]*|api-key|apikey|private-token|x-goog-api-key)\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'`\\,]{8,})"
+    ), ("api-key", "apikey", "-token", "-secret", "-auth", "private-token")),
     # scheme://user:password@host (password only; user and host are kept)
-    ("url-password", re.compile(r"(?i)\b[a-z][a-z0-9+.-]{1,30}://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[A-Za-z0-9\[.-])")),
+    ("url-password", re.compile(r"://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[a-z0-9\[.-])"), ("://",)),
     # credentials in query strings and form bodies
     ("url-token", re.compile(
-        r"(?i)[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth)=(?P<s>[^&\s\"'#\\<>]{6,})"
-    )),
-    ("azure-storage-key", re.compile(r"(?i)\b(?:AccountKey|SharedAccessKey|SharedAccessSignature|sig)=(?P<s>[A-Za-z0-9+/%=_-]{16,})")),
-    ("aws-signature", re.compile(r"Signature=(?P<s>[0-9a-f]{64})")),
+        r"[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth)=(?P<s>[^&\s\"'#\\<>]{6,})"
+    ), ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "sig=", "signature=", "code=", "auth=")),
+    ("azure-storage-key", re.compile(r"(?:accountkey|sharedaccesskey|sharedaccesssignature|sig)=(?P<s>[a-z0-9+/%=_-]{16,})"), ("accountkey=", "sharedaccess", "sig=")),
+    ("aws-signature", re.compile(r"signature=(?P<s>[0-9a-f]{64})"), ("signature=",)),
     # curl -u user:pass, --user user:pass
-    ("password", re.compile(r"(?:^|\s)(?:-u|--user|--proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})")),
-    # mysql -pSECRET, --password=SECRET / --password SECRET, sshpass -p SECRET
-    ("password", re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})")),
-    ("password", re.compile(r"(?i)(?:^|\s)--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
-    ("password", re.compile(r"\bsshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
-    ("password", re.compile(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})")),
+    ("password", re.compile(r"-(?:u|-user|-proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})"), ("-u ", "-u=", "--user", "--proxy-user")),
+    # mysql -pSECRET, --password=SECRET / --password SECRET, sshpass -p SECRET, docker login -p SECRET
+    ("password", re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("mysql", "mariadb")),
+    ("password", re.compile(r"--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("--pass", "--token", "--secret", "--api", "--auth", "--access")),
+    ("password", re.compile(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
+    ("password", re.compile(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
     # ~/.netrc: machine host login user password secret
-    ("password", re.compile(r"(?i)\blogin\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)")),
-    ("docker-auth", re.compile(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[A-Za-z0-9+/=]{20,})")),
+    ("password", re.compile(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
+    ("docker-auth", re.compile(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
 ]
-CONTEXT_TRIGGERS = re.compile(
-    r"(?i)authori|bearer|api-?key|x-|token|://|[?&;][a-z_-]+=|accountkey|sharedaccess|sig=|signature=|-u |--user|-p|--pass|--secret|sshpass|password|dockerconfig"
-)
+# Rules whose match must start a word (checked in Python: a leading
+# lookbehind would stop the regex engine from skipping ahead to a literal).
+_WORD_START = frozenset(("authorization", "bearer-token", "api-key-header", "azure-storage-key"))
+_SPACE_START = frozenset(("password",))
 
 
-def context_spans(text: str) -> Iterator[Span]:
-    if not CONTEXT_TRIGGERS.search(text):
-        return
-    for kind, pattern in CONTEXT_RULES:
-        for match in pattern.finditer(text):
+def context_spans(text: str, lower: str, present: set[str]) -> Iterator[Span]:
+    """Matched on ``lower`` (``text`` with ASCII letters lower-cased, same
+    length); spans index both.  ``present`` holds the trigger literals found
+    in ``lower`` (see :data:`LOWER_TRIGGERS`)."""
+    for kind, pattern, triggers in CONTEXT_RULES:
+        if present.isdisjoint(triggers):
+            continue
+        for match in pattern.finditer(lower):
+            at = match.start()
+            if at and kind in _WORD_START and lower[at - 1].isalnum():
+                continue
+            if at and kind in _SPACE_START and lower[at] == "-" and not lower[at - 1].isspace():
+                continue
+            if kind == "url-password" and not (at and lower[at - 1].isalpha()):
+                continue
             start, end = match.span("s")
             yield start, _trim_escape(text, start, end), kind
 
