@@ -191,11 +191,27 @@ def test_full_disk_is_a_clear_error(doc):
     assert b"Traceback" not in result.stderr
 
 
+def wait_until_blocked_on_stdin(pid: int, limit: float = 60) -> None:
+    """Wait until the process has started and is waiting for more input
+    (however slow start-up is on a loaded machine)."""
+    wchan = f"/proc/{pid}/wchan"
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            with open(wchan) as handle:
+                if "pipe" in handle.read():
+                    return
+        except OSError:
+            time.sleep(3)  # no /proc: give start-up a generous moment
+            return
+        time.sleep(0.05)
+
+
 def test_ctrl_c_exits_130_with_one_line():
     process = subprocess.Popen([sys.executable, "-m", "sessionport", "to", "portable-jsonl"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     process.stdin.write(SAMPLE.read_bytes().splitlines(keepends=True)[0])
     process.stdin.flush()
-    time.sleep(1.5)  # let it start and block on stdin
+    wait_until_blocked_on_stdin(process.pid)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=30)
     assert process.returncode == 130

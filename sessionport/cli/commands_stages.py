@@ -35,7 +35,10 @@ def _stage_flags(stage: Stage) -> set[str]:
 
 def _standalone(stage: Stage) -> click.Command:
     def callback(inputs, from_, strict, skip_bad, quiet, output, to, jobs, globs, **kwargs):
-        read_opts, write_opts, stage_opts = split_format_options(kwargs)
+        # The stage's own parameters first: a format option of the same name
+        # must never take a stage option away from the stage.
+        stage_opts = {k: kwargs.pop(k) for k in list(kwargs) if k in stage_names}
+        read_opts, write_opts, _ = split_format_options(kwargs)
         run(
             inputs,
             from_=from_,
@@ -51,6 +54,7 @@ def _standalone(stage: Stage) -> click.Command:
             globs=globs,
         )
 
+    stage_names = {p.name for p in stage.params}
     taken = _stage_flags(stage)
     callback = write_options(to_option=True, taken=taken)(callback)
     callback = read_options(taken=taken)(callback)
