@@ -20,6 +20,9 @@ class Run:
     seconds: float
     peak_rss_mib: float
     returncode: int
+    # user + system CPU of the child and every process it waited for (all
+    # three of a shell pipe): steadier than wall time on a busy machine.
+    cpu_seconds: float = 0.0
 
 
 def run(argv: list[str], *, stdin_path: str | None = None, shell: bool = False) -> Run:
@@ -39,7 +42,7 @@ def run(argv: list[str], *, stdin_path: str | None = None, shell: bool = False) 
     if process.stderr:
         process.stderr.close()
     # ru_maxrss is in KiB on Linux
-    return Run(seconds, usage.ru_maxrss / 1024, returncode)
+    return Run(seconds, usage.ru_maxrss / 1024, returncode, usage.ru_utime + usage.ru_stime)
 
 
 def best_of(rounds: int, commands: dict[str, list[str]]) -> dict[str, Run]:
@@ -53,5 +56,5 @@ def best_of(rounds: int, commands: dict[str, list[str]]) -> dict[str, Run]:
             if previous is None:
                 best[name] = result
             else:
-                best[name] = Run(min(previous.seconds, result.seconds), max(previous.peak_rss_mib, result.peak_rss_mib), 0)
+                best[name] = Run(min(previous.seconds, result.seconds), max(previous.peak_rss_mib, result.peak_rss_mib), 0, min(previous.cpu_seconds, result.cpu_seconds))
     return best

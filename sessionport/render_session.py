@@ -81,15 +81,25 @@ def is_sidechain(message: dict) -> bool:
     return isinstance(meta, dict) and bool(meta.get("sidechain"))
 
 
-def turn_label(message: dict) -> str:
+_TURN_LABELS: dict = {}  # (role, sidechain) -> label, for the common roles
+
+
+def turn_label(message: dict, kind: str | None = None) -> str:
     """The heading of the turn ``message`` belongs to; a change of label
     starts a new turn.  Tool calls, results and thinking belong to the
-    assistant's turn; a subagent's (sidechain) messages get turns of their own."""
+    assistant's turn; a subagent's (sidechain) messages get turns of their own.
+    ``kind`` is the message's ``message_kind`` when the caller has it."""
     role = message.get("role")
-    if role == "tool" or message_kind(message) in ("tool_use", "tool_result", "thinking"):
+    if role == "tool" or (kind if kind is not None else message_kind(message)) in ("tool_use", "tool_result", "thinking"):
         role = "assistant"
-    label = ROLE_LABELS.get(role, str(role or "Message").capitalize()) if isinstance(role, str) or role is None else "Message"
-    return f"{label} · subagent" if is_sidechain(message) else label
+    key = (role, is_sidechain(message))
+    label = _TURN_LABELS.get(key) if role.__class__ is str else None
+    if label is None:
+        label = ROLE_LABELS.get(role, str(role or "Message").capitalize()) if isinstance(role, str) or role is None else "Message"
+        label = f"{label} · subagent" if key[1] else label
+        if role in ROLE_LABELS:
+            _TURN_LABELS[key] = label
+    return label
 
 
 def header_facts(session: dict) -> list[tuple[str, str]]:
@@ -125,30 +135,75 @@ def extra_metadata(session: dict) -> list[tuple[str, str]]:
     return pairs
 
 
+def _plain_utc(stamp: str) -> bool:
+    """``YYYY-MM-DDTHH:MM:SS[.fff...]Z``: among stamps of this shape and one
+    length, string order is time order, so they can be compared unparsed."""
+    return len(stamp) >= 20 and stamp[-1] == "Z" and stamp[10] == "T" and stamp[4] == "-" and stamp[13] == ":" and stamp[:4].isdigit()
+
+
 @dataclass
 class SessionTracker:
-    """What the closing summary of a session says."""
+    """What the closing summary of a session says.
+
+    Timestamps are compared as strings while they keep one plain UTC shape
+    (the usual case: one writer, one format) and parsed only for the
+    extremes at the end, since parsing one per message cost more than the
+    rest of the bookkeeping together."""
 
     messages: int = 0
     shown: int = 0
-    first: datetime | None = None
-    last: datetime | None = None
     models: list[str] = field(default_factory=list)
     end: dict | None = None
+    parsed_first: datetime | None = None
+    parsed_last: datetime | None = None
+    raw_first: str | None = None
+    raw_last: str | None = None
 
     def see(self, message: dict, shown: bool) -> None:
         self.messages += 1
         self.shown += shown
-        moment = parse_time(message.get("timestamp"))
-        if moment is not None:
-            if self.first is None or moment < self.first:
-                self.first = moment
-            if self.last is None or moment > self.last:
-                self.last = moment
+        stamp = message.get("timestamp")
+        if stamp is not None:
+            raw_last = self.raw_last
+            if stamp.__class__ is str and (len(stamp) == len(raw_last) if raw_last is not None else _plain_utc(stamp)) and stamp[-1] == "Z" and stamp[10] == "T":
+                if raw_last is None:
+                    self.raw_first = self.raw_last = stamp
+                elif stamp > raw_last:
+                    self.raw_last = stamp
+                elif stamp < self.raw_first:  # type: ignore[operator]
+                    self.raw_first = stamp
+            else:
+                self._moment(parse_time(stamp))
         meta = message.get("meta")
-        model = meta.get("model") if isinstance(meta, dict) else None
-        if isinstance(model, str) and model and model not in self.models and len(self.models) < MAX_MODELS:
-            self.models.append(model)
+        if meta:
+            model = meta.get("model") if meta.__class__ is dict else None
+            if model and isinstance(model, str) and model not in self.models and len(self.models) < MAX_MODELS:
+                self.models.append(model)
+
+    def _moment(self, moment: datetime | None) -> None:
+        if moment is not None:
+            if self.parsed_first is None or moment < self.parsed_first:
+                self.parsed_first = moment
+            if self.parsed_last is None or moment > self.parsed_last:
+                self.parsed_last = moment
+
+    def _settle(self) -> None:
+        """Fold the string-compared extremes into the parsed ones."""
+        if self.raw_first is not None:
+            first, last = self.raw_first, self.raw_last
+            self.raw_first = self.raw_last = None
+            self._moment(parse_time(first))
+            self._moment(parse_time(last))
+
+    @property
+    def first(self) -> datetime | None:
+        self._settle()
+        return self.parsed_first
+
+    @property
+    def last(self) -> datetime | None:
+        self._settle()
+        return self.parsed_last
 
     def span(self) -> str:
         if self.first is None or self.last is None:

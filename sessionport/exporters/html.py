@@ -17,8 +17,8 @@ from typing import BinaryIO, Iterable
 from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter
-from ..render_options import COMMON_OPTIONS, RenderOptions, is_injected, message_kind
-from ..render_session import SessionTracker, extra_metadata, header_facts, is_sidechain, session_title, turn_label
+from ..render_options import COMMON_OPTIONS, RenderOptions
+from ..render_session import SessionTracker, extra_metadata, header_facts, session_title, turn_label
 from ..render_text import count_lines
 from .html_assets import CSS, CSP, JS
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
@@ -45,6 +45,7 @@ class HtmlWriter:
         self.tracker: SessionTracker | None = None
         self.turn: str | None = None
         self.number = 0
+        self.show_all = options.tools and options.thinking and options.injected
 
     def emit(self, text: str) -> None:
         self.out.write(text.encode("utf-8", "replace"))
@@ -89,18 +90,24 @@ class HtmlWriter:
         if self.tracker is None:
             self.start(session_event("unknown"))
         assert self.tracker is not None
-        shown = self.options.shows(message)
+        # meta read once here: this runs for every message of the stream
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta = None
+        kind = meta.get("kind", "text") if meta else "text"
+        if kind.__class__ is not str:
+            kind = "text"
+        shown = self.show_all or self.options.shows(message)
         self.tracker.see(message, shown)
         if not shown:
             return
         self.number += 1
         dom_id = f"s{len(self.sessions)}-m{self.number}"
         text = message.get("text")
-        text = text if isinstance(text, str) else ""
-        kind = message_kind(message)
+        text = text if text.__class__ is str else ""
         role = message.get("role")
         source_id = message.get("id")
-        if is_injected(message):
+        if meta and meta.get("injected"):
             self.turn = None
             lines = count_lines(text)
             label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
@@ -108,7 +115,7 @@ class HtmlWriter:
             self.emit(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
             return
         head = ""
-        turn = turn_label(message)
+        turn = turn_label(message, kind)
         if turn != self.turn:
             self.turn = turn
             head = message_head(turn, message.get("timestamp"), dom_id, source_id)
@@ -125,7 +132,7 @@ class HtmlWriter:
         else:
             css = "user" if role == "user" else "assistant"
             body = f'<div class="bubble">{rich_text(text)}</div>'
-        if is_sidechain(message):
+        if meta and meta.get("sidechain"):
             css += " sidechain"
         if not head:
             # every message can be linked to, not only the first of a turn
@@ -149,14 +156,15 @@ class HtmlWriter:
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     writer = HtmlWriter(out, RenderOptions.from_options(ctx.options))
+    message, start, end_event = writer.message, writer.start, writer.end_event
     for event in events:
         kind = event.get("type")
         if kind == "message":
-            writer.message(event)
+            message(event)
         elif kind == "session":
-            writer.start(event)
+            start(event)
         elif kind == "end":
-            writer.end_event(event)
+            end_event(event)
     writer.close()
 
 

@@ -8,7 +8,6 @@ transcript.  Links are made only for ``http``/``https`` URLs.
 
 from __future__ import annotations
 
-import html
 import re
 
 from ..render_session import format_time
@@ -22,11 +21,18 @@ TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
 
 
 def esc(value: object) -> str:
-    """Text (or any value) as HTML text or a quoted attribute value."""
-    text = strip_terminal_codes(value if isinstance(value, str) else str(value))
+    """Text (or any value) as HTML text or a quoted attribute value: what
+    ``html.escape(text, quote=True)`` gives, inlined (this runs for every
+    line of a diff and most pieces of a page)."""
+    text = value if value.__class__ is str else str(value)
+    if "\x1b" in text:
+        text = strip_terminal_codes(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return html.escape(_CONTROL.sub("\ufffd", text), quote=True)
+    text = _CONTROL.sub("\ufffd", text)
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    return text.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#x27;")
 
 
 def link(url: str) -> str:
@@ -67,11 +73,13 @@ def plain_block(text: str, css: str = "out") -> str:
 
 
 def _diff_block(body: str) -> str:
-    lines = []
-    for line in body.split("\n"):
-        css = diff_line_class(line)
-        lines.append(f'<span class="{css}">{esc(line)}</span>' if css else esc(line))
-    return '<pre class="diff">' + "\n".join(lines) + "</pre>"
+    if "\r" in body:
+        # esc turns a CR into a line end; keep splitting on the raw lines
+        lines = [(diff_line_class(line), esc(line)) for line in body.split("\n")]
+    else:
+        # escaping never adds or removes a line end: escape once, split both
+        lines = list(zip(map(diff_line_class, body.split("\n")), esc(body).split("\n")))
+    return '<pre class="diff">' + "\n".join(f'<span class="{css}">{line}</span>' if css else line for css, line in lines) + "</pre>"
 
 
 def anchor(dom_id: str, source_id: object = None) -> str:

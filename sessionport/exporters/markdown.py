@@ -18,7 +18,7 @@ from typing import BinaryIO, Callable, Iterable
 from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter
-from ..render_options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions, is_injected, message_kind
+from ..render_options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
 from ..render_session import (
     SessionTracker,
     extra_metadata,
@@ -55,6 +55,7 @@ class MarkdownWriter:
         self.toc: list[_TocEntry] = []
         self.tracker: SessionTracker | None = None
         self.turn: str | None = None
+        self.show_all = options.tools and options.thinking and options.injected
 
     # sessions -------------------------------------------------------------
 
@@ -99,24 +100,30 @@ class MarkdownWriter:
         if self.tracker is None:
             self.start(session_event("unknown"))
         assert self.tracker is not None
-        shown = self.options.shows(message)
+        # meta read once here: this runs for every message of the stream
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta = None
+        kind = meta.get("kind", "text") if meta else "text"
+        if kind.__class__ is not str:
+            kind = "text"
+        shown = self.show_all or self.options.shows(message)
         self.tracker.see(message, shown)
         if not shown:
             return
         text = message.get("text")
-        text = text if isinstance(text, str) else ""
-        if is_injected(message):
+        text = text if text.__class__ is str else ""
+        if meta and meta.get("injected"):
             self.turn = None
             lines = count_lines(text)
             label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
             self.emit(details(label, fenced(text, "text")) + "\n")
             return
-        label = turn_label(message)
+        label = turn_label(message, kind)
         if label != self.turn:
             self.turn = label
             when = format_time(message.get("timestamp")) if message.get("timestamp") is not None else ""
             self.emit(f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n")
-        kind = message_kind(message)
         if kind == "tool_use" or (message.get("toolName") is not None and kind != "tool_result"):
             self.emit(self._tool_call(message, text))
         elif kind == "tool_result":
@@ -191,25 +198,51 @@ class MarkdownWriter:
         )
 
 
+class _Spool:
+    """The body's text, gathered in pieces and encoded in chunks of about
+    ``CHUNK`` characters (one encode and one write per chunk, not per piece)."""
+
+    CHUNK = 1 << 18
+
+    def __init__(self) -> None:
+        self.file = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)
+        self.parts: list[str] = []
+        self.size = 0
+
+    def emit(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size > self.CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            self.file.write("".join(self.parts).encode("utf-8", "replace"))
+            self.parts.clear()
+            self.size = 0
+
+
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     options = RenderOptions.from_options(ctx.options)
-    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)
+    spool = _Spool()
     try:
-        writer = MarkdownWriter(lambda s: spool.write(s.encode("utf-8", "replace")), options)
+        writer = MarkdownWriter(spool.emit, options)
+        message, start, end_event = writer.message, writer.start, writer.end_event
         for event in events:
             kind = event.get("type")
             if kind == "message":
-                writer.message(event)
+                message(event)
             elif kind == "session":
-                writer.start(event)
+                start(event)
             elif kind == "end":
-                writer.end_event(event)
+                end_event(event)
         writer.finish()
+        spool.flush()
         out.write(writer.preamble().encode("utf-8", "replace"))
-        spool.seek(0)
-        shutil.copyfileobj(spool, out, 1 << 20)
+        spool.file.seek(0)
+        shutil.copyfileobj(spool.file, out, 1 << 20)
     finally:
-        spool.close()
+        spool.file.close()
 
 
 EXPORTER = Exporter(
