@@ -6,10 +6,8 @@ import re
 
 import orjson
 import pytest
-from click.testing import CliRunner
 
 import sessionport
-from sessionport.cli import cli
 from sessionport.errors import UsageError
 from sessionport.redaction import TOKEN, Redactor, redact_text
 from sessionport.redaction.entropy import is_wordy, looks_random
@@ -153,8 +151,8 @@ def test_chain_and_pipe_give_the_same_bytes(tmp_path):
     source.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in stream()))
     piped = run_cli("redact", str(source))
     target = tmp_path / "out.jsonl"
-    result = CliRunner().invoke(cli, ["chain", "-i", str(source), "filter", "--role", "tool", "redact", "to", "-o", str(target), "portable-jsonl"])
-    assert result.exit_code == 0, result.output
+    result = run_cli("chain", "-i", str(source), "filter", "--role", "tool", "redact", "to", "-o", str(target), "portable-jsonl")
+    assert result.returncode == 0, result.stderr
     filtered = run_cli("filter", "--role", "tool", input=piped.stdout)
     assert target.read_bytes() == filtered.stdout
 
