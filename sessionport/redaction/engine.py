@@ -111,7 +111,8 @@ class Redactor:
         for pattern in self.custom:
             offer(_custom_spans(pattern, text))
         lower = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
-        offer(rules.vendor_spans(text), _VENDOR_PLACEHOLDER.search)
+        runs = rules.token_runs(text)
+        offer(rules.vendor_spans(text, runs), _VENDOR_PLACEHOLDER.search)
         present = {t for t in _CONTEXT_TRIGGERS if t in lower}
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
         offer(keywords.assignment_spans(text, lower))
@@ -120,7 +121,8 @@ class Redactor:
             offer(self._home_spans(text))
             offer(pii.email_spans(text))
             offer(pii.ip_spans(text))
-        offer(entropy.entropy_spans(text, entropy.url_spans(text)))
+        if runs:
+            offer(entropy.entropy_spans(text, entropy.url_spans(text), runs))
         if self.pii and self._bare_users is not None:
             offer((m.start(), m.end(), "username") for m in self._bare_users.finditer(text))
         found.sort()

@@ -114,9 +114,16 @@ def url_spans(text: str) -> list[tuple[int, int]]:
     return [m.span() for m in _URL.finditer(text)]
 
 
-def entropy_spans(text: str, shielded: list[tuple[int, int]]) -> Iterator[Span]:
-    """Random-looking runs outside ``shielded`` spans (URLs, public blocks)."""
-    for match in RUN.finditer(text):
+def entropy_spans(text: str, shielded: list[tuple[int, int]], runs: list[tuple[int, int]] | None = None) -> Iterator[Span]:
+    """Random-looking runs outside ``shielded`` spans (URLs, public blocks).
+    ``runs`` limits the search to these spans (the token runs of the text)."""
+    for run_start, run_end in runs if runs is not None else [(0, len(text))]:
+        if run_end - run_start >= MIN_LENGTH:
+            yield from _entropy_in(text, shielded, run_start, run_end)
+
+
+def _entropy_in(text: str, shielded: list[tuple[int, int]], pos: int, endpos: int) -> Iterator[Span]:
+    for match in RUN.finditer(text, pos, endpos):
         start, end = match.span()
         if start >= 1 and text[start - 1] == "\\" and text[start] in "nrt":
             start += 1  # "\nABC..." in escaped text: the n belongs to the escape

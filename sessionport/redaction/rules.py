@@ -166,11 +166,18 @@ _IMPLIED = {lit: frozenset(t for t in _LITERALS if t in lit) for lit in _LITERAL
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_.+/=:~-]{20,}")
 
 
-def vendor_spans(text: str) -> Iterator[Span]:
-    runs = _TOKEN_RUN.findall(text)
+def token_runs(text: str) -> list[tuple[int, int]]:
+    """Spans of the runs of token characters (>= 20) that vendor tokens and
+    high-entropy strings can live in; computed once per string."""
+    return [m.span() for m in _TOKEN_RUN.finditer(text)]
+
+
+def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterator[Span]:
+    if runs is None:
+        runs = token_runs(text)
     if not runs:
         return
-    joined = "\n".join(runs)
+    joined = "\n".join(text[s:e] for s, e in runs)
     present: set[str] = set()
     for literal in set(_TRIGGER_SCAN.findall(joined)):
         present |= _IMPLIED[literal]
