@@ -9,9 +9,7 @@ ones the importers produce from real files: Claude Code ``Bash``/``Edit``/
 
 from __future__ import annotations
 
-import difflib
 import json
-import shlex
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,6 +49,8 @@ def _shell_text(value: Any) -> str | None:
         # Codex wraps scripts as ["bash", "-lc", "<script>"]: show the script.
         if len(value) == 3 and value[1] in ("-lc", "-c") and value[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh"):
             return value[2]
+        import shlex  # lazily: kept out of every command's start-up
+
         return shlex.join(value)
     return None
 
@@ -72,6 +72,8 @@ def _edit_diff(path: str, old: str, new: str) -> list[str]:
     old_lines, new_lines = old.split("\n"), new.split("\n")
     if len(old_lines) + len(new_lines) > DIFF_LINE_LIMIT:
         return ["@@ edit @@", *("-" + line for line in old_lines), *("+" + line for line in new_lines)]
+    import difflib  # lazily: kept out of every command's start-up
+
     diff = list(difflib.unified_diff(old_lines, new_lines, lineterm="", n=3))
     return diff[2:] if len(diff) > 2 else ["@@ no change @@"]
 

@@ -10,10 +10,8 @@ classifier decides which loose ``session-json`` entries are supported.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,6 +121,8 @@ def command_text(value: Any) -> str | None:
     if isinstance(value, list) and value and all(isinstance(p, str) for p in value):
         if len(value) >= 3 and value[0] in _SHELL_WRAPPERS and value[1] in ("-lc", "-c", "-l", "/c", "-Command"):
             return value[-1]
+        import shlex  # lazily: most traces never need it
+
         return shlex.join(value)
     return None
 
@@ -141,6 +141,8 @@ def patch_files(patch: str) -> list[str]:
 
 
 def _lines_diff(path: str, old: str, new: str) -> str:
+    import difflib  # lazily: kept out of every command's start-up
+
     lines = difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="", n=2)
     return "\n".join(lines)
 

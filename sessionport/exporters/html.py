@@ -20,7 +20,7 @@ from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions
 from ..render_session import SessionTracker, extra_metadata, header_facts, session_title, turn_label
 from ..render_text import count_lines
-from .html_assets import CSS, CSP, JS
+from .html_assets import CSS, JS, content_security_policy
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
 
 PAGE_HEAD = (
@@ -53,7 +53,7 @@ class HtmlWriter:
     def _page(self, title: str) -> None:
         if not self.started:
             self.started = True
-            self.emit(PAGE_HEAD.format(csp=esc(CSP), title=esc(title), css=CSS))
+            self.emit(PAGE_HEAD.format(csp=esc(content_security_policy()), title=esc(title), css=CSS))
 
     def start(self, session: dict) -> None:
         self.finish()

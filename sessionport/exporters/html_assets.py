@@ -9,7 +9,7 @@ transcript's script or load a remote resource.
 from __future__ import annotations
 
 import base64
-import hashlib
+import functools
 
 CSS = """
 :root{--bg:#f5f6f8;--panel:#fff;--ink:#1d2330;--muted:#667085;--line:#e3e6eb;--accent:#3a63d8;
@@ -186,12 +186,22 @@ JS = """
 
 
 def _csp_hash(text: str) -> str:
+    import hashlib  # loading OpenSSL costs every command's start-up a few ms; only pages need it
+
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-CSP = (
-    "default-src 'none'; "
-    f"style-src {_csp_hash(CSS)}; "
-    f"script-src {_csp_hash(JS)}; "
-    "img-src data:; base-uri 'none'; form-action 'none'"
-)
+@functools.lru_cache(maxsize=None)
+def content_security_policy() -> str:
+    return (
+        "default-src 'none'; "
+        f"style-src {_csp_hash(CSS)}; "
+        f"script-src {_csp_hash(JS)}; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+def __getattr__(name: str) -> str:
+    if name == "CSP":
+        return content_security_policy()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
