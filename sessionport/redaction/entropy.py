@@ -92,8 +92,9 @@ def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
     if "/" in core:
         parts = [p for p in core.split("/") if p]
         odd = [p for p in parts if not is_wordy(p)]
-        if len(parts) >= 2 and len(odd) <= 1 and all(len(p) < 20 for p in odd) and len(parts) - len(odd) >= 1:
-            return False  # a path: words with at most one short odd segment
+        wordy = len(parts) - len(odd)
+        if len(odd) <= 1 and (wordy >= 2 or (wordy == 1 and all(len(p) < 20 for p in odd))):
+            return False  # a path: words with at most one odd segment (a hash in a file name)
     words = [p for p in re.split(r"[-_./+]", core) if len(p) >= 4 and p.isalpha() and (p.islower() or p[1:].islower()) and _VOWELS & set(p)]
     if len(words) >= 2:
         return False  # setup-uv-1-x86_64-unknown-linux-gnu, ocodex-x86_64-unknown-linux-musl
