@@ -25,21 +25,39 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
     NUL bytes at the end of the input (pre-allocated space never written) are
     dropped with one warning.
     """
-    line_no = 0
+    lines = iter(stream)
     nul_warned = False
-    for raw in stream:
-        line_no += 1
-        if line_no == 1 and raw.startswith(BOM):
+    # The first line apart, so the loop over the others has no BOM test.
+    for raw in lines:
+        if raw.startswith(BOM):
             raw = raw[3:]
-        complete = raw.endswith(b"\n")
         line = raw.strip(_WHITESPACE)
         if b"\x00" in line:
-            line = line.strip(b"\x00" + _WHITESPACE)
+            nul_warned = True
+            line = _drop_nul(line, 1, ctx)
+        if line:
+            yield 1, line, raw[-1:] == b"\n"
+        break
+    line_no = 1
+    for raw in lines:
+        line_no += 1
+        line = raw.strip(_WHITESPACE)
+        if b"\x00" in line:
             if not nul_warned:
                 nul_warned = True
-                ctx.damaged_tail("NUL bytes found (a crash while writing?); they were dropped", line=line_no)
+                line = _drop_nul(line, line_no, ctx)
+            else:
+                line = line.strip(_NUL_WHITESPACE)
         if line:
-            yield line_no, line, complete
+            yield line_no, line, raw[-1:] == b"\n"
+
+
+_NUL_WHITESPACE = b"\x00" + _WHITESPACE
+
+
+def _drop_nul(line: bytes, line_no: int, ctx: ReadContext) -> bytes:
+    ctx.damaged_tail("NUL bytes found (a crash while writing?); they were dropped", line=line_no)
+    return line.strip(_NUL_WHITESPACE)
 
 
 def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> Any:

@@ -225,7 +225,7 @@ class ItemConverter:
 
     def convert(self, item: dict, timestamp: str | None = None) -> list[dict]:
         kind = item.get("type")
-        handler = _HANDLERS.get(kind)
+        handler = _HANDLERS.get(kind) if kind.__class__ is str else None
         if handler is None:
             self.skipped[f"response_item/{kind}"] += 1
             return []
