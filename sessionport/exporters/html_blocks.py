@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 
 from ..render_session import format_time
-from ..render_text import count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
+from ..render_text import replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
 from ..render_tools import diff_line_class, view_tool_call
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LANG = re.compile(r"[^\w+#.-]")
 OPEN_DIFF_LINES = 40
 TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
@@ -29,7 +28,7 @@ def esc(value: object) -> str:
         text = strip_terminal_codes(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL.sub("\ufffd", text)
+    text = replace_controls(text)
     if "&" in text:
         text = text.replace("&", "&amp;")
     return text.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#x27;")

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import re
 
-from ..render_text import fence_for, longest_run, split_code_spans, split_fences, strip_terminal_codes
+from ..render_text import replace_controls, fence_for, longest_run, split_code_spans, split_fences, strip_terminal_codes
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
 _LINK_TARGET = re.compile(r"\]\((?=\s*<?\s*(?![Hh][Tt][Tt][Pp][Ss]?:|[Mm][Aa][Ii][Ll][Tt][Oo]:)[A-Za-z][A-Za-z0-9+.\-]*:)")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def clean(text: str) -> str:
@@ -29,7 +28,7 @@ def clean(text: str) -> str:
     text = strip_terminal_codes(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _CONTROL.sub("\ufffd", text)
+    return replace_controls(text)
 
 
 def inline(text: str) -> str:
