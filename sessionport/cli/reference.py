@@ -12,7 +12,10 @@ WIDTH = 100
 
 
 def _help(command: click.Command, path: list[str], parent: click.Context | None) -> tuple[str, click.Context]:
-    ctx = click.Context(command, info_name=path[-1], parent=parent, terminal_width=WIDTH, max_content_width=WIDTH)
+    # The command's own context settings (help option names) apply, as when
+    # it runs, so the page does not depend on what ran before in the process.
+    settings = {**command.context_settings, "terminal_width": WIDTH, "max_content_width": WIDTH}
+    ctx = click.Context(command, info_name=path[-1], parent=parent, **settings)
     return command.get_help(ctx), ctx
 
 
