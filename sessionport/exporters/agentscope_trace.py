@@ -11,29 +11,20 @@ risk and run status rules: docs/formats/agentscope-trace.md.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, BinaryIO, Iterable
+from typing import BinaryIO, Iterable
 
 import click
 
 from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter, Option
-
-if TYPE_CHECKING:
-    from .agentscope_run import RunBuilder, RunOptions
-
-# The run builder and its rules are imported when a trace is written: every
-# command loads this module (for the exporter's options), few write traces.
-# For the option's help only; the default applied is agentscope_actions'.
-DEFAULT_MAX_OUTPUT = 20_000
+from .agentscope_actions import DEFAULT_MAX_OUTPUT
+from .agentscope_run import RunBuilder, RunOptions, current_git_branch
 
 SCHEMA_VERSION = "1.0.0"
 
 
 def run_options(options: dict) -> RunOptions:
-    from .agentscope_actions import DEFAULT_MAX_OUTPUT
-    from .agentscope_run import RunOptions, current_git_branch
-
     max_output = options.get("trace_max_output")
     return RunOptions(
         agent=options.get("trace_agent") or None,
@@ -70,8 +61,6 @@ class TraceWriter:
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    from .agentscope_run import RunBuilder
-
     options = run_options(ctx.options)
     writer = TraceWriter(out, options)
     builder: RunBuilder | None = None
