@@ -19,11 +19,17 @@ OPEN_DIFF_LINES = 40
 TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
 
 
+# Anything esc changes: markup characters, CR, ESC and the other controls.
+_PLAIN = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f\x7f]").search
+
+
 def esc(value: object) -> str:
     """Text (or any value) as HTML text or a quoted attribute value: what
     ``html.escape(text, quote=True)`` gives, inlined (this runs for every
     line of a diff and most pieces of a page)."""
     text = value if value.__class__ is str else str(value)
+    if _PLAIN(text) is None:  # most ids, labels and short texts: one scan, nothing to do
+        return text
     if "\x1b" in text:
         text = strip_terminal_codes(text)
     if "\r" in text:
