@@ -102,7 +102,7 @@ class UsageGrouper:
         if events:
             self.last_event = events[-1]
             self._hold(events)
-        if len(self.held) > MAX_HELD_EVENTS or self.held_chars > MAX_HELD_CHARS:
+        if self._over_bound():
             out.extend(self.close())
         return out
 
@@ -115,7 +115,7 @@ class UsageGrouper:
             out.extend(events)
             return out
         self._hold(events)
-        if len(self.held) > MAX_HELD_EVENTS or self.held_chars > MAX_HELD_CHARS:
+        if self._over_bound():
             return self.close()
         return []
 
@@ -152,6 +152,9 @@ class UsageGrouper:
             self.base, self.reopened = previous, True
             self.open_usage = previous
 
+    def _over_bound(self) -> bool:
+        return len(self.held) > MAX_HELD_EVENTS or self.held_chars > MAX_HELD_CHARS
+
     def _hold(self, events: list[dict]) -> None:
         self.held.extend(events)
         for event in events:
@@ -160,11 +163,4 @@ class UsageGrouper:
     def totals(self) -> dict[str, int] | None:
         if not self.messages_with_usage:
             return None
-        inp, read, creation, out = self.total
-        return {
-            "input_tokens": inp,
-            "cached_input_tokens": read,
-            "output_tokens": out,
-            "total_tokens": inp + out,
-            "cache_creation_input_tokens": creation,
-        }
+        return usage_dict(tuple(self.total))  # type: ignore[arg-type]
