@@ -35,7 +35,7 @@ CODE = [
 
 def parse_size(text: str) -> int:
     text = text.strip().upper()
-    for unit, factor in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3), ("G", 10**9), ("M", 10**6), ("K", 10**3)):
+    for unit, factor in (("GIB", 2**30), ("MIB", 2**20), ("KIB", 2**10), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3), ("G", 10**9), ("M", 10**6), ("K", 10**3)):
         if text.endswith(unit):
             return int(float(text[: -len(unit)]) * factor)
     return int(text)
