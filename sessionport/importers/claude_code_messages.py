@@ -12,44 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..model import message_event
 from .claude_code_content import block_text, content_text, search_results_text, tool_label
 
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
 _AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
-
-
-def _message(
-    role: str,
-    text: str,
-    timestamp: str | None = None,
-    id: str | None = None,
-    parentId: str | None = None,
-    toolName: str | None = None,
-    toolCallId: str | None = None,
-    toolInput: dict | None = None,
-    isError: bool | None = None,
-    meta: dict | None = None,
-) -> dict:
-    """``model.message_event`` with its fields spelled out: the hot path."""
-    event: dict[str, Any] = {"type": "message", "role": role, "text": text}
-    if timestamp is not None:
-        event["timestamp"] = timestamp
-    if id is not None:
-        event["id"] = id
-    if parentId is not None:
-        event["parentId"] = parentId
-    if toolName is not None:
-        event["toolName"] = toolName
-    if toolCallId is not None:
-        event["toolCallId"] = toolCallId
-    if toolInput is not None:
-        event["toolInput"] = toolInput
-    if isError is not None:
-        event["isError"] = isError
-    if meta:
-        event["meta"] = meta
-    return event
 
 
 def _str(value: Any) -> str | None:
@@ -95,7 +63,7 @@ class MessageBuilder:
         meta = {"kind": "summary", **base} if compact else dict(base)
         if injected or compact:
             meta["injected"] = True
-        return _message(
+        return message_event(
             "user",
             "\n\n".join(pending),
             timestamp=stamp,
@@ -122,7 +90,7 @@ class MessageBuilder:
             if call_id:
                 self.result.agent_calls.setdefault(agent, call_id)
         is_error = block.get("is_error")
-        return _message(
+        return message_event(
             "tool",
             text,
             timestamp=stamp,
@@ -170,7 +138,7 @@ class MessageBuilder:
     def assistant_block(self, block: Any, base: dict, common: dict) -> dict:
         btype = block.get("type") if type(block) is dict else None
         if btype == "text":
-            return _message("assistant", content_text(block.get("text")), meta={"kind": "text", **base}, **common)
+            return message_event("assistant", content_text(block.get("text")), meta={"kind": "text", **base}, **common)
         if btype == "tool_use" or btype == "server_tool_use":
             meta = {"kind": "tool_use", **base}
             if btype == "server_tool_use":
@@ -179,7 +147,7 @@ class MessageBuilder:
             tool_input = block.get("input")
             if type(tool_input) is not dict:
                 tool_input = {} if tool_input is None else {"input": tool_input}
-            return _message(
+            return message_event(
                 "tool",
                 tool_label(name, tool_input),
                 toolName=name,
@@ -193,15 +161,15 @@ class MessageBuilder:
             signature = _str(block.get("signature"))
             if signature:
                 meta["signature"] = signature
-            return _message("assistant", content_text(block.get("thinking")), meta=meta, **common)
+            return message_event("assistant", content_text(block.get("thinking")), meta=meta, **common)
         if btype == "redacted_thinking":
             meta = {"kind": "thinking", **base, "redacted": True}
             data = _str(block.get("data"))
             if data:
                 meta["data"] = data
-            return _message("assistant", "", meta=meta, **common)
+            return message_event("assistant", "", meta=meta, **common)
         if isinstance(btype, str) and btype.endswith("_tool_result"):
-            return _message(
+            return message_event(
                 "tool",
                 search_results_text(block.get("content")),
                 toolCallId=_str(block.get("tool_use_id")),
@@ -211,8 +179,8 @@ class MessageBuilder:
         meta = {"kind": "text", **base}
         if type(block) is dict:
             meta["blockType"] = btype if isinstance(btype, str) else "unknown"
-            return _message("assistant", block_text(block), meta=meta, **common)
-        return _message("assistant", content_text(block), meta=meta, **common)
+            return message_event("assistant", block_text(block), meta=meta, **common)
+        return message_event("assistant", content_text(block), meta=meta, **common)
 
     def system_events(self, record: dict) -> list[dict] | None:
         subtype = record.get("subtype")
@@ -233,7 +201,7 @@ class MessageBuilder:
         elif subtype == "local_command":
             meta["injected"] = True
         return [
-            _message(
+            message_event(
                 "system",
                 text,
                 timestamp=_str(record.get("timestamp")),
