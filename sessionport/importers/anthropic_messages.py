@@ -19,11 +19,11 @@ from ..model import message_event
 from ..registry import Importer
 from .provider_cassette import RecordedTraffic
 from .provider_content import (
-    MISSING_RESULT_TEXT,
     base64_size,
     compact_extras,
     dumps_text,
     iso_from_epoch,
+    nonempty_str,
     placeholder,
     render_tool_input,
     text_of,
@@ -110,9 +110,7 @@ class AnthropicReader(ProviderReader):
         metadata: dict = {}
         if self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES:
             metadata["client"] = "cline"
-        if isinstance(header.get("model"), str):
-            self.model = header["model"]
-            metadata["model"] = header["model"]
+        metadata.update(super().session_metadata(header))
         return metadata
 
     def header_events(self, header: dict) -> Iterator[dict]:
@@ -210,17 +208,16 @@ class AnthropicReader(ProviderReader):
             yield self._tool_use(block, server=btype == "server_tool_use")
         elif btype == "tool_result":
             text = _blocks_text(block.get("content"))
-            if text == MISSING_RESULT_TEXT:
-                self.skipped["placeholder tool_result"] += 1
+            if self.placeholder_result(text, "placeholder tool_result"):
                 return
             extra = compact_extras(block, ("type", "tool_use_id", "content", "is_error"))
             is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
-            yield message_event("tool", text, toolCallId=_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
+            yield message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
         elif isinstance(btype, str) and _SERVER_RESULTS.match(btype):
             content = block.get("content")
             readable = isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in ("text", "image", "document") for b in content)
             text = _blocks_text(content) if readable else dumps_text(content)
-            yield message_event("tool", text, toolCallId=_str(block.get("tool_use_id")), meta=_meta("tool_result", extra={"blockType": btype}))
+            yield message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), meta=_meta("tool_result", extra={"blockType": btype}))
         elif btype == "reasoning":
             yield from self._reasoning(block)
         elif btype == "thoughtSignature":
@@ -239,8 +236,8 @@ class AnthropicReader(ProviderReader):
         return message_event(
             "tool",
             render_tool_input(tool_input or {}),
-            toolName=_str(block.get("name")) or "",
-            toolCallId=_str(block.get("id")),
+            toolName=nonempty_str(block.get("name")) or "",
+            toolCallId=nonempty_str(block.get("id")),
             toolInput=tool_input if tool_input is not None else {},
             meta=meta,
         )
@@ -263,10 +260,6 @@ def _meta(kind: str, extra: dict | None = None, attachment: str | None = None) -
     if extra:
         meta["extra"] = extra
     return meta
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 _ORDER = ("type", "role", "text", "timestamp")

@@ -17,12 +17,11 @@ from ..model import message_event
 from ..registry import Importer
 from .provider_cassette import RecordedTraffic
 from .provider_content import (
-    MISSING_RESULT_TEXT,
     base64_size,
     compact_extras,
-    parse_arguments,
+    nonempty_str,
+    openai_call_event,
     placeholder,
-    render_tool_input,
     text_of,
     url_placeholder,
 )
@@ -89,12 +88,6 @@ class ChatReader(ProviderReader):
             reply_items=_choice_messages,
         )
 
-    def session_metadata(self, header: dict) -> dict:
-        if isinstance(header.get("model"), str):
-            self.model = header["model"]
-            return {"model": header["model"]}
-        return {}
-
     def tail_events(self, document: dict, items_seen: int) -> Iterator[dict]:
         if items_seen == 0:
             for index, message in enumerate(_choice_messages(document)):
@@ -133,11 +126,9 @@ class ChatReader(ProviderReader):
             yield from self._assistant(item)
         elif role == "tool":
             text = text_of(content)
-            if text == MISSING_RESULT_TEXT:
-                self.skipped["placeholder tool result"] += 1
+            if self.placeholder_result(text, "placeholder tool result"):
                 return
-            call_id = item.get("tool_call_id")
-            yield message_event("tool", text, toolCallId=call_id if isinstance(call_id, str) and call_id else None, meta={"kind": "tool_result"})
+            yield message_event("tool", text, toolCallId=nonempty_str(item.get("tool_call_id")), meta={"kind": "tool_result"})
         elif role == "function":
             yield message_event("tool", text_of(content), toolName=item.get("name") if isinstance(item.get("name"), str) else None, meta={"kind": "tool_result", "legacyFunction": True})
         else:
@@ -175,27 +166,12 @@ class ChatReader(ProviderReader):
             yield self._tool_call({"type": "function", "function": item["function_call"]}, legacy=True)
 
     def _tool_call(self, call: dict, legacy: bool = False) -> dict:
-        meta: dict = {"kind": "tool_use"}
-        if call.get("type") == "custom" and isinstance(call.get("custom"), dict):
+        custom = call.get("type") == "custom" and isinstance(call.get("custom"), dict)
+        if custom:
             body = call["custom"]
-            tool_input, raw = {"input": body.get("input")}, None
-            meta["customTool"] = True
         else:
             body = call.get("function") if isinstance(call.get("function"), dict) else {}
-            tool_input, raw = parse_arguments(body.get("arguments"))
-        if raw is not None:
-            meta["rawArguments"] = raw
-        if legacy:
-            meta["legacyFunction"] = True
-        call_id = call.get("id")
-        return message_event(
-            "tool",
-            render_tool_input(tool_input if tool_input is not None else raw or ""),
-            toolName=body.get("name") if isinstance(body.get("name"), str) else "",
-            toolCallId=call_id if isinstance(call_id, str) and call_id else None,
-            toolInput=tool_input,
-            meta=meta,
-        )
+        return openai_call_event(body, call.get("id"), custom, {"legacyFunction": True} if legacy else None)
 
 
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:

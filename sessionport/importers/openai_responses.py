@@ -18,9 +18,9 @@ from ..model import message_event
 from ..registry import Importer
 from .provider_cassette import RecordedTraffic
 from .provider_content import (
-    MISSING_RESULT_TEXT,
     compact_extras,
-    parse_arguments,
+    nonempty_str,
+    openai_call_event,
     placeholder,
     render_tool_input,
     text_of,
@@ -82,12 +82,6 @@ class ResponsesReader(ProviderReader):
             reply_items=_output_items,
         )
 
-    def session_metadata(self, header: dict) -> dict:
-        if isinstance(header.get("model"), str):
-            self.model = header["model"]
-            return {"model": header["model"]}
-        return {}
-
     def header_events(self, header: dict) -> Iterator[dict]:
         if isinstance(header.get("instructions"), str) and header["instructions"]:
             yield message_event("system", header["instructions"], meta={"kind": "text", "sourceField": "instructions"})
@@ -142,27 +136,13 @@ class ResponsesReader(ProviderReader):
             yield message_event(role, text, meta=meta)
 
     def _call(self, item: dict) -> dict:
-        meta: dict = {"kind": "tool_use"}
-        if item.get("type") == "custom_tool_call":
-            tool_input, raw = {"input": item.get("input")}, None
-            meta["customTool"] = True
-        else:
-            tool_input, raw = parse_arguments(item.get("arguments"))
-        if raw is not None:
-            meta["rawArguments"] = raw
+        more: dict = {}
         if isinstance(item.get("id"), str):
-            meta["itemId"] = item["id"]
+            more["itemId"] = item["id"]
         extra = compact_extras(item, ("type", "call_id", "name", "arguments", "input", "id", "status"))
         if extra:
-            meta["extra"] = extra
-        return message_event(
-            "tool",
-            render_tool_input(tool_input if tool_input is not None else raw or ""),
-            toolName=item.get("name") if isinstance(item.get("name"), str) else "",
-            toolCallId=_str(item.get("call_id")),
-            toolInput=tool_input,
-            meta=meta,
-        )
+            more["extra"] = extra
+        return openai_call_event(item, item.get("call_id"), item.get("type") == "custom_tool_call", more)
 
     def _hosted_call(self, item: dict) -> dict:
         itype = item["type"]
@@ -171,22 +151,21 @@ class ResponsesReader(ProviderReader):
             "tool",
             render_tool_input(tool_input.get("action", tool_input)),
             toolName=itype[: -len("_call")],
-            toolCallId=_str(item.get("call_id")) or _str(item.get("id")),
+            toolCallId=nonempty_str(item.get("call_id")) or nonempty_str(item.get("id")),
             toolInput=tool_input,
             meta={"kind": "tool_use", "itemType": itype},
         )
 
     def _output(self, item: dict) -> Iterator[dict]:
         text = _joined(item.get("output"))
-        if text == MISSING_RESULT_TEXT:
-            self.skipped["placeholder tool output"] += 1
+        if self.placeholder_result(text, "placeholder tool output"):
             return
         meta: dict = {"kind": "tool_result"}
         if item.get("type") != "function_call_output":
             meta["itemType"] = item.get("type")
         if isinstance(item.get("id"), str):
             meta["itemId"] = item["id"]
-        yield message_event("tool", text, toolCallId=_str(item.get("call_id")) or _str(item.get("id")), meta=meta)
+        yield message_event("tool", text, toolCallId=nonempty_str(item.get("call_id")) or nonempty_str(item.get("id")), meta=meta)
 
     def _reasoning(self, item: dict) -> dict:
         summary = _joined(item.get("summary"))
@@ -203,10 +182,6 @@ class ResponsesReader(ProviderReader):
         if self.model:
             meta["model"] = self.model
         return message_event("assistant", summary or content, meta=meta)
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:

@@ -2,9 +2,10 @@
 
 Placeholders for binary content, a short readable rendering of tool
 arguments, tool arguments that arrive as (sometimes doubly) JSON-encoded
-strings, epoch timestamps, and the text the provider exporters write for a
-tool call that has no recorded result (so that re-importing such a document
-does not invent a result the source never had).
+strings, the tool_use event of an OpenAI tool call, epoch timestamps, and the
+text the provider exporters write for a tool call that has no recorded result
+(so that re-importing such a document does not invent a result the source
+never had).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 import orjson
+
+from ..model import message_event
 
 # Written by the provider exporters as the result of a call whose result the
 # stream did not hold: the APIs reject a call without a result.  The
@@ -100,6 +103,31 @@ def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
     return None, raw
 
 
+def openai_call_event(body: dict, call_id: Any, custom: bool, more_meta: dict | None = None) -> dict:
+    """The tool_use event of an OpenAI tool call (a Chat Completions
+    ``tool_calls`` entry or a Responses ``function_call`` item): ``body``
+    holds ``name`` and the ``arguments`` string, or a custom tool's free-form
+    ``input``.  ``more_meta`` goes after the call's own meta keys."""
+    meta: dict = {"kind": "tool_use"}
+    if custom:
+        tool_input, raw = {"input": body.get("input")}, None
+        meta["customTool"] = True
+    else:
+        tool_input, raw = parse_arguments(body.get("arguments"))
+    if raw is not None:
+        meta["rawArguments"] = raw
+    if more_meta:
+        meta.update(more_meta)
+    return message_event(
+        "tool",
+        render_tool_input(tool_input if tool_input is not None else raw or ""),
+        toolName=body.get("name") if isinstance(body.get("name"), str) else "",
+        toolCallId=nonempty_str(call_id),
+        toolInput=tool_input,
+        meta=meta,
+    )
+
+
 def iso_from_epoch(value: Any) -> str | None:
     """ISO-8601 UTC for epoch seconds or milliseconds (Cline's ``ts``)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -118,6 +146,10 @@ def dumps_text(value: Any) -> str:
         return orjson.dumps(value).decode()
     except (orjson.JSONEncodeError, TypeError):
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def nonempty_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def text_of(value: Any) -> str:

@@ -19,6 +19,7 @@ from ..jsondoc import walk_document
 from ..jsonl import iter_records
 from ..model import end_event, session_event
 from .provider_cassette import Conversation, RecordedTraffic, is_interaction
+from .provider_content import MISSING_RESULT_TEXT
 from .provider_sniff import conversation_lines
 
 
@@ -49,7 +50,19 @@ class ProviderReader:
         return iter(())
 
     def session_metadata(self, header: dict) -> dict:
+        """The request's ``model``, also remembered for the messages."""
+        if isinstance(header.get("model"), str):
+            self.model = header["model"]
+            return {"model": header["model"]}
         return {}
+
+    def placeholder_result(self, text: str, what: str) -> bool:
+        """Whether ``text`` is the result a provider exporter wrote for a call
+        that had none; such a result is dropped and counted as ``what``."""
+        if text == MISSING_RESULT_TEXT:
+            self.skipped[what] += 1
+            return True
+        return False
 
     # -- the loop ----------------------------------------------------------
     def session(self, header: dict, session_id: str | None = None, created: str | None = None) -> dict:
