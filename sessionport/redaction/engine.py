@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 import orjson
 
-from . import entropy, keywords, pii, rules
+from . import entropy, keywords, pii, rules, screen
 
 TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
 _VENDOR_PLACEHOLDER = re.compile(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
@@ -70,6 +70,7 @@ class Redactor:
         self._numbers: dict[str, dict[str, int]] = {}
         self._users: set[str] = set()
         self._bare_users: re.Pattern | None = None
+        self._learned: tuple[str, ...] = ()
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._cache_chars = 0
 
@@ -87,8 +88,9 @@ class Redactor:
 
     # -- detection ----------------------------------------------------------
 
-    def find(self, text: str) -> list[tuple[int, int, str]]:
-        """Non-overlapping (start, end, kind) findings in ``text``, in order."""
+    def find(self, text: str, lower: str | None = None, runs: list[tuple[int, int]] | None = None) -> list[tuple[int, int, str]]:
+        """Non-overlapping (start, end, kind) findings in ``text``, in order
+        (``lower`` and ``runs``: see :meth:`_screened`, computed when absent)."""
         taken: list[tuple[int, int]] = [m.span() for m in TOKEN.finditer(text)] if "[REDACTED:" in text else []
         taken.extend(rules.public_block_spans(text))
         found: list[tuple[int, int, str]] = []
@@ -110,8 +112,10 @@ class Redactor:
         offer(rules.private_key_spans(text))
         for pattern in self.custom:
             offer(_custom_spans(pattern, text))
-        lower = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
-        runs = rules.token_runs(text)
+        if lower is None:
+            lower = _lower(text)
+        if runs is None:
+            runs = screen.token_runs(text)
         offer(rules.vendor_spans(text, runs), _VENDOR_PLACEHOLDER.search)
         present = {t for t in _CONTEXT_TRIGGERS if t in lower}
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
@@ -134,6 +138,7 @@ class Redactor:
                 self._users.add(user)
                 if pii.learnable(user):
                     self._bare_users = pii.bare_user_pattern(self._users)
+                    self._learned = tuple(u for u in self._users if pii.learnable(u))
                     self._clear_cache()  # strings seen before may hold the name
             yield start, end, "username"
 
@@ -164,7 +169,10 @@ class Redactor:
         embedded = self._redact_embedded_json(text)
         if embedded is not None:
             return embedded
-        findings = self.find(text)
+        screened = self._screened(text)
+        if screened is None:
+            return text, ()
+        findings = self.find(text, *screened)
         if not findings:
             return text, ()
         parts: list[str] = []
@@ -176,13 +184,30 @@ class Redactor:
         parts.append(text[position:])
         return "".join(parts), tuple(kind for _, _, kind in findings)
 
+    def _screened(self, text: str) -> tuple[str, list[tuple[int, int]]] | None:
+        """None when no detector can find anything in ``text`` (most
+        strings); else what :meth:`find` needs, computed once."""
+        lower = _lower(text)
+        raw = screen.one_byte_each(text)
+        runs = screen.token_runs(text, raw)
+        if self.custom:
+            return lower, runs
+        if screen.might_hold(text, lower, raw, runs, pii_on=self.pii, users=self._learned):
+            return lower, runs
+        return None
+
     def _redact_embedded_json(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         """A string that is itself a JSON object or array (tool arguments,
         serialized outputs) is parsed, redacted value by value and written
         back, so escapes never split a secret.  None when it is not JSON."""
-        head = text.lstrip()[:1]
-        if head not in ("{", "[") or text.rstrip()[-1:] not in ("}", "]"):
-            return None
+        head, tail = text[0], text[-1]
+        if head not in "{[" or tail not in "}]":
+            # copies of the string only when it starts or ends with a space
+            if not (head.isspace() or tail.isspace()):
+                return None
+            head, tail = text.lstrip()[:1], text.rstrip()[-1:]
+            if head not in ("{", "[") or tail not in ("}", "]"):
+                return None
         try:
             value = orjson.loads(text)
         except orjson.JSONDecodeError:
@@ -267,6 +292,10 @@ class Redactor:
         if redacted is record:
             return line.encode() if isinstance(line, str) else bytes(line)
         return orjson.dumps(redacted)
+
+
+def _lower(text: str) -> str:
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
 def _custom_spans(pattern: re.Pattern, text: str):

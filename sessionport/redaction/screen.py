@@ -1,0 +1,157 @@
+"""A cheap first look at a string: can any detector find something in it?
+
+Most strings of a transcript (prose, code, test output) hold nothing to
+redact.  Running every layer on them costs a dozen regex scans per string;
+this module answers "maybe" or "no" with a few scans that run at C speed:
+substring tests, one ``bytes.translate`` and regexes that start with a rare
+literal character (the regex engine skips ahead to it).  A "no" must be
+certain, so every test here is a superset of the trigger of one layer; a
+"maybe" sends the string through the full detectors unchanged, so screening
+never changes what is found, only how fast nothing is found.
+
+Layer by layer (see :mod:`.engine`):
+
+- private keys: their marker literals;
+- vendor tokens and high-entropy strings: they live in runs of >= 20 token
+  characters (found with a translate table and a substring search), and a
+  run must hold a vendor trigger literal or an entropy candidate;
+- structural contexts: the rule triggers, grouped by the ``=`` or ``-`` they
+  contain (one anchored scan per group) plus a few word tests;
+- keyword assignments: a keyword inside a name that an operator follows,
+  searched backwards from the operators in the reversed text (operators are
+  rarer than letters, and a regex anchored on one literal skips ahead);
+- personal data: home-directory markers, ``@domain``, dotted quads and
+  colon groups, learned usernames.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from . import entropy, keywords, pii, rules
+
+_RUN_MIN = 20
+# Token characters (the class of :data:`rules._TOKEN_RUN`) -> "a", others -> " ".
+_RUN_TABLE = bytes(
+    ord("a") if chr(c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+/=:~-" else ord(" ")
+    for c in range(256)
+)
+_RUN_NEEDLE = b"a" * _RUN_MIN
+
+# Lower-cased text for the assignment screen: the characters that end an
+# operator (= : >) become "=", quotes '"', whitespace " ", non-ASCII "?".
+_OP_TABLE = bytearray(range(256))
+for _c in b"=:>":
+    _OP_TABLE[_c] = ord("=")
+for _c in b"\"'`":
+    _OP_TABLE[_c] = ord('"')
+for _c in b" \t\n\r\f\v\x1c\x1d\x1e\x1f":
+    _OP_TABLE[_c] = ord(" ")
+for _c in range(ord("A"), ord("Z") + 1):
+    _OP_TABLE[_c] = _c + 32
+_OP_TABLE = bytes(_OP_TABLE)
+_KEYWORDS_REVERSED = b"|".join(k[::-1].encode() for k in keywords.KEYWORDS)
+# Read backwards from an operator: optional spaces, quotes, escapes and an
+# arrow's dash, then a name (<= 80 name characters) holding a keyword.  This
+# is looser than keywords._OPERATOR_VALUE, so it never misses one.
+_ASSIGN_AT_OP = re.compile(rb"=[=\" \\-]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
+# The "name <whitespace> 'value'" form (strong names): quote, escapes, a space.
+_ASSIGN_AT_QUOTE = re.compile(rb"\"\\{0,3} [\" \\]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
+
+_CONTEXT_TRIGGERS = {t for _, _, triggers in rules.CONTEXT_RULES for t in triggers}
+_EQ_TRIGGERS = sorted(t for t in _CONTEXT_TRIGGERS if t.endswith("="))
+_DASH_TRIGGERS = sorted(t for t in _CONTEXT_TRIGGERS if "-" in t and not t.endswith("="))
+_WORD_TRIGGERS = sorted(t for t in _CONTEXT_TRIGGERS if t not in _EQ_TRIGGERS and t not in _DASH_TRIGGERS)
+# "=" preceded by a trigger: the literal "=" leads, lookbehinds confirm.
+_EQ_SCAN = re.compile("=(?:" + "|".join(f"(?<={re.escape(t)})" for t in _EQ_TRIGGERS) + ")")
+# "-" followed by the rest of a trigger that holds a dash.
+_DASH_SCAN = re.compile("-(?:" + "|".join(sorted({re.escape(t[t.index("-") + 1 :]) for t in _DASH_TRIGGERS})) + ")")
+_PRIVATE_MARKERS = ("PRIVATE KEY", "PuTTY-User-Key-File", "LS0tLS1CRUdJTi")
+_HOME_MARKERS = ("Users", "/home/", "Documents and Settings")
+_V6_HINT = re.compile(r":[0-9a-fA-F]{0,4}:")
+
+
+def _one_byte_each(error: UnicodeEncodeError) -> tuple[str, int]:
+    # Keeps positions (one byte per character) and keeps whitespace visible:
+    # an operator may be any Unicode whitespace (``\\s``).
+    chunk = error.object[error.start : error.end]
+    return "".join(" " if c.isspace() else "?" for c in chunk), error.end
+
+
+codecs.register_error("sessionport.screen", _one_byte_each)
+
+
+def one_byte_each(text: str) -> bytes:
+    """``text`` as bytes with one byte per character (non-ASCII whitespace
+    as a space, other non-ASCII as ``?``), so byte offsets are positions."""
+    return text.encode() if text.isascii() else text.encode("ascii", "sessionport.screen")
+
+
+def token_runs(text: str, raw: bytes | None = None) -> list[tuple[int, int]]:
+    """Spans of the runs of >= 20 token characters, like
+    :func:`rules.token_runs` but by table lookup and substring search."""
+    if len(text) < _RUN_MIN:
+        return []
+    if raw is None:
+        raw = one_byte_each(text)
+    mapped = raw.translate(_RUN_TABLE)
+    runs = []
+    find = mapped.find
+    position = find(_RUN_NEEDLE)
+    while position >= 0:
+        end = find(b" ", position + _RUN_MIN)
+        if end < 0:
+            end = len(mapped)
+        runs.append((position, end))
+        position = find(_RUN_NEEDLE, end)
+    return runs
+
+
+def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *, pii_on: bool, users: tuple[str, ...] = ()) -> bool:
+    """False only when no detector of :class:`.engine.Redactor` can find
+    anything in ``text`` (``lower``: ASCII-lower-cased, ``raw``: one byte per
+    character, ``runs``: :func:`token_runs`)."""
+    for marker in _PRIVATE_MARKERS:
+        if marker in text:
+            return True
+    if runs:
+        joined = "\n".join(text[s:e] for s, e in runs)
+        if rules._TRIGGER_SCAN.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
+            return True
+    if "=" in lower and _EQ_SCAN.search(lower):
+        return True
+    if "-" in lower and _DASH_SCAN.search(lower):
+        return True
+    for trigger in _WORD_TRIGGERS:
+        if trigger in lower:
+            return True
+    if "value" in lower and "name" in lower and keywords._NAME_VALUE.search(lower):
+        return True
+    if _assignment_possible(raw):
+        return True
+    if pii_on:
+        for marker in _HOME_MARKERS:
+            if marker in text:
+                return True
+        if "@" in text and pii._AT_DOMAIN.search(text):
+            return True
+        if "." in text and pii._IPV4_TAIL.search(text):
+            return True
+        if ("::" in text or text.count(":") >= 5) and _V6_HINT.search(text):
+            return True
+        for user in users:
+            if user in text:
+                return True
+    return False
+
+
+def _assignment_possible(raw: bytes) -> bool:
+    mapped = raw.translate(_OP_TABLE)
+    has_op = b"=" in mapped
+    if not has_op and b'"' not in mapped:
+        return False
+    backwards = mapped[::-1]
+    if has_op and _ASSIGN_AT_OP.search(backwards):
+        return True
+    return b'"' in mapped and _ASSIGN_AT_QUOTE.search(backwards) is not None
