@@ -17,8 +17,8 @@ from typing import BinaryIO, Iterable
 
 from ..context import WriteContext
 from ..registry import Exporter
-from .provider_document import RequestDocument
-from .provider_turns import MISSING_RESULT_TEXT, Turn, TurnStats, iter_turns, orphan_text
+from .provider_document import TurnWriter
+from .provider_turns import Turn, call_name, meta_of, result_output, user_text
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -32,12 +32,9 @@ def _text_block(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
-class _Writer:
+class _Writer(TurnWriter):
     def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
-        self.doc = RequestDocument(out, "messages")
-        self.ctx = ctx
-        self.stats = TurnStats()
-        self.model: str | None = None
+        super().__init__(out, ctx, "messages")
         self.system: list[str] = []
         self.last: dict | None = None
         self.unsigned_thinking = 0
@@ -60,12 +57,12 @@ class _Writer:
         blocks = []
         for part in turn.parts:
             event = part.event or {}
-            meta = event.get("meta") or {}
+            meta = meta_of(part)
             if part.kind == "tool_use":
                 tool_input = event.get("toolInput")
                 if not isinstance(tool_input, dict):
                     tool_input = {} if tool_input is None else {"value": tool_input}
-                blocks.append({"type": "tool_use", "id": part.call_id, "name": part.name or "unknown_tool", "input": tool_input})
+                blocks.append({"type": "tool_use", "id": part.call_id, "name": call_name(part), "input": tool_input})
             elif part.kind == "thinking":
                 if isinstance(meta.get("signature"), str):
                     blocks.append({"type": "thinking", "thinking": event.get("text", ""), "signature": meta["signature"]})
@@ -82,19 +79,18 @@ class _Writer:
     def user_blocks(self, turn: Turn) -> list[dict]:
         blocks = []
         for part in turn.parts:
-            event = part.event or {}
-            if part.kind in ("tool_result", "missing_result"):
+            output = result_output(part)
+            if output is not None:
                 block = {"type": "tool_result", "tool_use_id": part.call_id}
-                text = event.get("text", "") if part.kind == "tool_result" else MISSING_RESULT_TEXT
-                if text:
-                    block["content"] = text
-                if event.get("isError") is True:
+                if output:
+                    block["content"] = output
+                if (part.event or {}).get("isError") is True:
                     block["is_error"] = True
                 blocks.append(block)
-            elif part.kind == "orphan_result":
-                blocks.append(_text_block(orphan_text(part)))
-            elif (event.get("text") or "").strip():
-                blocks.append(_text_block(event["text"]))
+                continue
+            text = user_text(part)
+            if text.strip():
+                blocks.append(_text_block(text))
             else:
                 self.dropped_empty += 1
         return blocks
@@ -131,8 +127,7 @@ class _Writer:
     def close(self) -> None:
         self.flush()
         self.open()
-        self.doc.close({"model": self.model or self.stats.model})
-        self.stats.warn_all(self.ctx.warn)
+        self.close_document()
         if self.dropped_empty:
             self.ctx.warn(f"{self.dropped_empty} empty or blank text(s) left out: the Messages API rejects blank text blocks")
         if self.unsigned_thinking:
@@ -142,14 +137,7 @@ class _Writer:
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    writer = _Writer(out, ctx)
-    for kind, value in iter_turns(events, normalize_id=_normalize_id, id_prefix="toolu_sp", stats=writer.stats):
-        if kind == "session":
-            model = (value.get("metadata") or {}).get("model")
-            writer.model = model if isinstance(model, str) else None
-        elif kind == "turn":
-            writer.turn(value)
-    writer.close()
+    _Writer(out, ctx).write(events, normalize_id=_normalize_id, id_prefix="toolu_sp")
 
 
 EXPORTER = Exporter(

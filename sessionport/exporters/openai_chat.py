@@ -14,27 +14,13 @@ from typing import BinaryIO, Iterable
 
 from ..context import WriteContext
 from ..registry import Exporter
-from .provider_document import RequestDocument
-from .provider_turns import MISSING_RESULT_TEXT, Part, Turn, TurnStats, iter_turns, orphan_text, arguments_of
+from .provider_document import TurnWriter
+from .provider_turns import Turn, arguments_of, call_name, result_output, system_role, text_content, user_text
 
 
-def _content(texts: list[str]) -> str | list[dict]:
-    if len(texts) == 1:
-        return texts[0]
-    return [{"type": "text", "text": t} for t in texts]
-
-
-def _system_role(part: Part) -> str:
-    meta = (part.event or {}).get("meta") or {}
-    return "developer" if meta.get("sourceRole") == "developer" else "system"
-
-
-class _Writer:
+class _Writer(TurnWriter):
     def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
-        self.doc = RequestDocument(out, "messages")
-        self.ctx = ctx
-        self.stats = TurnStats()
-        self.model: str | None = None
+        super().__init__(out, ctx, "messages")
         self.thinking_dropped = 0
 
     def turn(self, turn: Turn) -> None:
@@ -43,7 +29,7 @@ class _Writer:
         if turn.role == "system":
             for part in turn.parts:
                 if part.event and part.event.get("text"):
-                    self.doc.item({"role": _system_role(part), "content": part.event["text"]})
+                    self.doc.item({"role": system_role(part), "content": part.event["text"]})
         elif turn.role == "assistant":
             self.assistant(turn)
         else:
@@ -54,7 +40,7 @@ class _Writer:
         for part in turn.parts:
             event = part.event or {}
             if part.kind == "tool_use":
-                calls.append({"id": part.call_id, "type": "function", "function": {"name": part.name or "unknown_tool", "arguments": arguments_of(event)}})
+                calls.append({"id": part.call_id, "type": "function", "function": {"name": call_name(part), "arguments": arguments_of(event)}})
             elif part.kind == "thinking":
                 self.thinking_dropped += 1
             elif event.get("text"):
@@ -63,7 +49,7 @@ class _Writer:
             return
         message: dict = {"role": "assistant"}
         if texts:
-            message["content"] = _content(texts)
+            message["content"] = text_content(texts, "text")
         if calls:
             message["tool_calls"] = calls
         self.doc.item(message)
@@ -71,34 +57,24 @@ class _Writer:
     def user(self, turn: Turn) -> None:
         texts = []
         for part in turn.parts:
-            event = part.event or {}
-            if part.kind == "tool_result":
-                self.doc.item({"role": "tool", "tool_call_id": part.call_id, "content": event.get("text", "")})
-            elif part.kind == "missing_result":
-                self.doc.item({"role": "tool", "tool_call_id": part.call_id, "content": MISSING_RESULT_TEXT})
-            elif part.kind == "orphan_result":
-                texts.append(orphan_text(part))
-            elif event.get("text"):
-                texts.append(event["text"])
+            output = result_output(part)
+            if output is not None:
+                self.doc.item({"role": "tool", "tool_call_id": part.call_id, "content": output})
+            else:
+                text = user_text(part)
+                if text:
+                    texts.append(text)
         if texts:
-            self.doc.item({"role": "user", "content": _content(texts)})
+            self.doc.item({"role": "user", "content": text_content(texts, "text")})
 
     def close(self) -> None:
-        self.doc.close({"model": self.model or self.stats.model})
-        self.stats.warn_all(self.ctx.warn)
+        self.close_document()
         if self.thinking_dropped:
             self.ctx.warn(f"{self.thinking_dropped} thinking message(s) dropped: Chat Completions has no place for reasoning")
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    writer = _Writer(out, ctx)
-    for kind, value in iter_turns(events, id_prefix="call_sp", stats=writer.stats):
-        if kind == "session":
-            model = (value.get("metadata") or {}).get("model")
-            writer.model = model if isinstance(model, str) else None
-        elif kind == "turn":
-            writer.turn(value)
-    writer.close()
+    _Writer(out, ctx).write(events, id_prefix="call_sp")
 
 
 EXPORTER = Exporter(

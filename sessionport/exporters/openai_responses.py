@@ -17,20 +17,13 @@ from typing import BinaryIO, Iterable
 
 from ..context import WriteContext
 from ..registry import Exporter
-from .provider_document import RequestDocument
-from .provider_turns import MISSING_RESULT_TEXT, Part, Turn, TurnStats, arguments_of, iter_turns, orphan_text
+from .provider_document import TurnWriter
+from .provider_turns import Part, Turn, arguments_of, call_name, meta_of, result_output, system_role, text_content, user_text
 
 
-def _meta(part: Part) -> dict:
-    return (part.event or {}).get("meta") or {}
-
-
-class _Writer:
+class _Writer(TurnWriter):
     def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
-        self.doc = RequestDocument(out, "input")
-        self.ctx = ctx
-        self.stats = TurnStats()
-        self.model: str | None = None
+        super().__init__(out, ctx, "input")
         self.custom_calls: set[str] = set()
         self.reasoning_ids = itertools.count(1)
         self.synthesized_reasoning = 0
@@ -53,25 +46,24 @@ class _Writer:
     def system(self, turn: Turn) -> None:
         parts = [p for p in turn.parts if p.event and p.event.get("text")]
         if turn.leading and not self.doc.opened:
-            instructions = [p.event["text"] for p in parts if _meta(p).get("sourceField") == "instructions"]
+            instructions = [p.event["text"] for p in parts if meta_of(p).get("sourceField") == "instructions"]
             self.open("\n\n".join(instructions) if instructions else None)
-            parts = [p for p in parts if _meta(p).get("sourceField") != "instructions"]
+            parts = [p for p in parts if meta_of(p).get("sourceField") != "instructions"]
         self.open()
         for part in parts:
-            role = "developer" if _meta(part).get("sourceRole") == "developer" else "system"
-            self.doc.item({"type": "message", "role": role, "content": part.event["text"]})
+            self.doc.item({"type": "message", "role": system_role(part), "content": part.event["text"]})
 
     def assistant_part(self, part: Part) -> None:
         event = part.event or {}
-        meta = _meta(part)
+        meta = meta_of(part)
         if part.kind == "tool_use":
             if meta.get("customTool"):
                 self.custom_calls.add(part.call_id)
                 tool_input = event.get("toolInput") or {}
                 value = tool_input.get("input") if isinstance(tool_input, dict) else tool_input
-                self.doc.item({"type": "custom_tool_call", "call_id": part.call_id, "name": part.name or "unknown_tool", "input": value if isinstance(value, str) else arguments_of(event)})
+                self.doc.item({"type": "custom_tool_call", "call_id": part.call_id, "name": call_name(part), "input": value if isinstance(value, str) else arguments_of(event)})
             else:
-                self.doc.item({"type": "function_call", "call_id": part.call_id, "name": part.name or "unknown_tool", "arguments": arguments_of(event)})
+                self.doc.item({"type": "function_call", "call_id": part.call_id, "name": call_name(part), "arguments": arguments_of(event)})
         elif part.kind == "thinking":
             self.doc.item(self.reasoning(event, meta))
         elif event.get("text"):
@@ -100,24 +92,20 @@ class _Writer:
     def user(self, turn: Turn) -> None:
         texts = []
         for part in turn.parts:
-            event = part.event or {}
-            if part.kind in ("tool_result", "missing_result"):
-                output = event.get("text", "") if part.kind == "tool_result" else MISSING_RESULT_TEXT
+            output = result_output(part)
+            if output is not None:
                 kind = "custom_tool_call_output" if part.call_id in self.custom_calls else "function_call_output"
                 self.doc.item({"type": kind, "call_id": part.call_id, "output": output})
-            elif part.kind == "orphan_result":
-                texts.append(orphan_text(part))
-            elif event.get("text"):
-                texts.append(event["text"])
-        if len(texts) == 1:
-            self.doc.item({"type": "message", "role": "user", "content": texts[0]})
-        elif texts:
-            self.doc.item({"type": "message", "role": "user", "content": [{"type": "input_text", "text": t} for t in texts]})
+            else:
+                text = user_text(part)
+                if text:
+                    texts.append(text)
+        if texts:
+            self.doc.item({"type": "message", "role": "user", "content": text_content(texts, "input_text")})
 
     def close(self) -> None:
         self.open()
-        self.doc.close({"model": self.model or self.stats.model})
-        self.stats.warn_all(self.ctx.warn)
+        self.close_document()
         if self.synthesized_reasoning:
             self.ctx.warn(
                 f"{self.synthesized_reasoning} reasoning item(s) got a synthesized id (their thinking did not come from the "
@@ -126,14 +114,7 @@ class _Writer:
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    writer = _Writer(out, ctx)
-    for kind, value in iter_turns(events, id_prefix="call_sp", stats=writer.stats):
-        if kind == "session":
-            model = (value.get("metadata") or {}).get("model")
-            writer.model = model if isinstance(model, str) else None
-        elif kind == "turn":
-            writer.turn(value)
-    writer.close()
+    _Writer(out, ctx).write(events, id_prefix="call_sp")
 
 
 EXPORTER = Exporter(

@@ -4,13 +4,20 @@
 message is ready, each message is written as soon as its turn is complete,
 and keys only known at the end (a model first named late) follow the array:
 JSON object key order does not matter to the APIs.  Memory holds one turn.
+
+:class:`TurnWriter` is what the provider exporters' writers share: the
+document, the turn statistics, the session's model, the loop that feeds them
+turns and the common end of the document.
 """
 
 from __future__ import annotations
 
-from typing import BinaryIO
+from typing import Any, BinaryIO, Iterable
 
 import orjson
+
+from ..context import WriteContext
+from .provider_turns import Turn, TurnStats, iter_turns
 
 
 class RequestDocument:
@@ -44,3 +51,36 @@ class RequestDocument:
             if value is not None and key not in self.head_keys:
                 self.out.write(b"," + orjson.dumps(key) + b":" + orjson.dumps(value))
         self.out.write(b"}\n")
+
+
+class TurnWriter:
+    """Base of a provider exporter's writer: subclasses write each turn and
+    close with their own warnings after :meth:`close_document`."""
+
+    def __init__(self, out: BinaryIO, ctx: WriteContext, array_key: str) -> None:
+        self.doc = RequestDocument(out, array_key)
+        self.ctx = ctx
+        self.stats = TurnStats()
+        self.model: str | None = None
+
+    def turn(self, turn: Turn) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.close_document()
+
+    def close_document(self) -> None:
+        """End the document (a model first named by a message goes in its
+        tail) and warn about what pairing the turns changed."""
+        self.doc.close({"model": self.model or self.stats.model})
+        self.stats.warn_all(self.ctx.warn)
+
+    def write(self, events: Iterable[dict], **turn_options: Any) -> None:
+        """The whole stream: each session's model, every turn, then the end."""
+        for kind, value in iter_turns(events, stats=self.stats, **turn_options):
+            if kind == "session":
+                model = (value.get("metadata") or {}).get("model")
+                self.model = model if isinstance(model, str) else None
+            elif kind == "turn":
+                self.turn(value)
+        self.close()

@@ -33,7 +33,22 @@ import orjson
 
 from ..importers.provider_content import MISSING_RESULT_TEXT
 
-__all__ = ["MISSING_RESULT_TEXT", "Part", "arguments_of", "Turn", "TurnStats", "iter_turns", "orphan_text", "side_of"]
+__all__ = [
+    "MISSING_RESULT_TEXT",
+    "Part",
+    "arguments_of",
+    "call_name",
+    "Turn",
+    "TurnStats",
+    "iter_turns",
+    "meta_of",
+    "orphan_text",
+    "result_output",
+    "side_of",
+    "system_role",
+    "text_content",
+    "user_text",
+]
 
 
 @dataclass
@@ -84,6 +99,45 @@ def arguments_of(event: dict) -> str:
     if tool_input is None and isinstance(raw, str):
         return raw
     return orjson.dumps(tool_input if tool_input is not None else {}).decode()
+
+
+def meta_of(part: Part) -> dict:
+    return (part.event or {}).get("meta") or {}
+
+
+def call_name(part: Part) -> str:
+    """The name written for a call; the APIs reject an empty one."""
+    return part.name or "unknown_tool"
+
+
+def system_role(part: Part) -> str:
+    """``developer`` for a system message that came from one, else ``system``."""
+    return "developer" if meta_of(part).get("sourceRole") == "developer" else "system"
+
+
+def result_output(part: Part) -> str | None:
+    """The output to write for a result part (the placeholder text for a
+    ``missing_result``), or None for a part that is not a result."""
+    if part.kind == "tool_result":
+        return (part.event or {}).get("text", "")
+    if part.kind == "missing_result":
+        return MISSING_RESULT_TEXT
+    return None
+
+
+def user_text(part: Part) -> str:
+    """The text of a user-side part that is not a result: an orphan result
+    as text naming its call, else the message text ("" when it has none)."""
+    if part.kind == "orphan_result":
+        return orphan_text(part)
+    return (part.event or {}).get("text") or ""
+
+
+def text_content(texts: list[str], part_type: str) -> str | list[dict]:
+    """One text as a plain string, several as a list of typed text parts."""
+    if len(texts) == 1:
+        return texts[0]
+    return [{"type": part_type, "text": t} for t in texts]
 
 
 def orphan_text(part: Part) -> str:
