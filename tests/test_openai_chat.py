@@ -2,32 +2,21 @@
 
 from __future__ import annotations
 
-import io
-
 import orjson
 import pytest
 
 import sessionport
-from sessionport.context import ReadContext
 from sessionport.errors import DataError
 from sessionport.importers import openai_chat
 
 from conftest import FIXTURES, corpus_files, corpus_path, requires_corpus, run_cli
+from helpers_streams import kind, messages, read_bytes_with
 
 SAMPLE = FIXTURES / "openai-chat" / "conversation.json"
 
 
-def read_bytes(data: bytes, **ctx_fields) -> list[dict]:
-    ctx = ReadContext(name="<test>", on_warning=lambda message: None, **ctx_fields)
-    return list(openai_chat.read(io.BufferedReader(io.BytesIO(data)), ctx))
-
-
-def messages(events):
-    return [e for e in events if e["type"] == "message"]
-
-
-def kind(event):
-    return (event.get("meta") or {}).get("kind")
+def read_bytes(data: bytes, **options) -> list[dict]:
+    return read_bytes_with(openai_chat.read, data, **options)
 
 
 @requires_corpus
@@ -143,8 +132,7 @@ def test_garbage_and_wrong_format_are_not_claimed():
 def test_truncated_document_warns_and_keeps_what_was_read():
     data = SAMPLE.read_bytes()
     warnings: list[str] = []
-    ctx = ReadContext(name="<cut>", on_warning=warnings.append)
-    events = list(openai_chat.read(io.BufferedReader(io.BytesIO(data[: len(data) * 2 // 3])), ctx))
+    events = read_bytes(data[: len(data) * 2 // 3], warnings=warnings, name="<cut>")
     assert messages(events) and "ends early" in warnings[0]
 
 
@@ -160,8 +148,7 @@ def test_one_conversation_per_line_gives_a_session_per_line():
     data = b"".join(orjson.dumps(line) + b"\n" for line in lines) + b'{"messages": [{"role": "user", "content": "torn'
     assert openai_chat.sniff(data) > 50
     warnings: list[str] = []
-    ctx = ReadContext(name="<lines>", on_warning=warnings.append)
-    events = list(openai_chat.read(io.BufferedReader(io.BytesIO(data)), ctx))
+    events = read_bytes(data, warnings=warnings, name="<lines>")
     assert [e["type"] for e in events].count("session") == 2
     assert [e["text"] for e in messages(events) if kind(e) == "text"] == ["Weather in Paris?", "14 C in Paris.", "Hi", "Hello!"]
     assert warnings and "incomplete" in warnings[0]

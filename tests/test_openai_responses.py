@@ -2,32 +2,21 @@
 
 from __future__ import annotations
 
-import io
-
 import orjson
 import pytest
 
 import sessionport
-from sessionport.context import ReadContext
 from sessionport.errors import DataError
 from sessionport.importers import openai_responses
 
 from conftest import FIXTURES, corpus_path
+from helpers_streams import kind, messages, read_bytes_with
 
 SAMPLE = FIXTURES / "openai-responses" / "input.json"
 
 
-def read_bytes(data: bytes, **ctx_fields) -> list[dict]:
-    ctx = ReadContext(name="<test>", on_warning=lambda message: None, **ctx_fields)
-    return list(openai_responses.read(io.BufferedReader(io.BytesIO(data)), ctx))
-
-
-def messages(events):
-    return [e for e in events if e["type"] == "message"]
-
-
-def kind(event):
-    return (event.get("meta") or {}).get("kind")
+def read_bytes(data: bytes, **options) -> list[dict]:
+    return read_bytes_with(openai_responses.read, data, **options)
 
 
 def test_recorded_phase_traffic_yields_instructions_reasoning_calls_and_answer():
