@@ -11,10 +11,12 @@ import pytest
 
 import sessionport
 from conftest import FIXTURES, corpus_path
+from helpers_streams import messages, read_bytes_with
 from sessionport.context import ReadContext
 from sessionport.errors import DataError
 from sessionport.importers import session_json
 from sessionport.importers.session_json_header import SCORE_TOOL_LOG, sniff
+from test_contract import _CountingRaw
 
 SAMPLES = FIXTURES / "session-json"
 SEED = SAMPLES / "agent-session.json"
@@ -22,12 +24,7 @@ SEED = SAMPLES / "agent-session.json"
 
 def read_bytes(data: bytes, **fields) -> tuple[list[dict], list[str]]:
     warnings: list[str] = []
-    ctx = ReadContext(name="<test>", on_warning=warnings.append, **fields)
-    return list(session_json.read(io.BufferedReader(io.BytesIO(data)), ctx)), warnings
-
-
-def messages(events):
-    return [e for e in events if e["type"] == "message"]
+    return read_bytes_with(session_json.read, data, warnings, **fields), warnings
 
 
 def test_the_seed_example_becomes_a_read_and_a_bash_call_with_its_result():
@@ -152,20 +149,6 @@ def test_an_openai_chat_document_is_detected_as_something_else(tmp_path):
     if "openai-chat" not in registry.importer_names():
         pytest.skip("the openai-chat importer is not registered")
     assert detect(path.read_bytes(), str(path), registry).name != "session-json"
-
-
-class _CountingRaw(io.RawIOBase):
-    def __init__(self, data: bytes) -> None:
-        self.data, self.position = memoryview(data), 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        n = min(len(buffer), len(self.data) - self.position)
-        buffer[:n] = self.data[self.position : self.position + n]
-        self.position += n
-        return n
 
 
 @pytest.mark.parametrize("shape", ["object", "array", "jsonl"])
