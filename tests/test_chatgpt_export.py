@@ -32,15 +32,33 @@ def conversations_of(path: Path) -> list[dict]:
     return data if isinstance(data, list) else [data]
 
 
-def invoke(*args: str):
+def invoke(*args: str, **options):
     """The command in this process (faster than a subprocess); -o keeps stdout unused."""
-    return CliRunner().invoke(cli, list(args))
+    return CliRunner().invoke(cli, list(args), **options)
 
 
-def read_events(source, **kwargs) -> list[dict]:
-    ctx = ReadContext(on_warning=lambda message: None)
-    events = list(sessionport.read(str(source), context=ctx, **kwargs))
-    return events
+def convert_events(path: Path, out: Path, *args: str, **options):
+    """``convert PATH --to portable-jsonl ARGS -o OUT`` in process, which must
+    succeed; the result and the events written."""
+    result = invoke("convert", str(path), "--to", "portable-jsonl", *args, "-o", str(out), **options)
+    assert result.exit_code == 0, result.output
+    return result, [orjson.loads(line) for line in out.read_bytes().splitlines()]
+
+
+def read_events(source, warnings: list[str] | None = None, **kwargs) -> list[dict]:
+    """Events read in process; warnings are collected in ``warnings`` when given."""
+    ctx = ReadContext(on_warning=warnings.append if warnings is not None else lambda message: None)
+    return list(sessionport.read(str(source), context=ctx, **kwargs))
+
+
+def write_export(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "conversations.json"
+    path.write_bytes(data)
+    return path
+
+
+def session_ids(events: list[dict]) -> list[str]:
+    return [e["sessionId"] for e in events if e["type"] == "session"]
 
 
 def sessions_of(events: list[dict]) -> list[tuple[dict, list[dict], dict | None]]:
@@ -97,10 +115,7 @@ def assert_in_order(expected: list[tuple[str, str]], messages: list[dict], label
 @requires_corpus
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
 def test_corpus_export_converts_one_session_per_conversation_in_order(path, tmp_path):
-    out = tmp_path / "out.jsonl"
-    result = CliRunner().invoke(cli, ["convert", str(path), "--to", "portable-jsonl", "-o", str(out)], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    events = [orjson.loads(line) for line in out.read_bytes().splitlines()]
+    _, events = convert_events(path, tmp_path / "out.jsonl", catch_exceptions=False)
     sessions = sessions_of(events)
     conversations = conversations_of(path)
     assert len(sessions) == len(conversations)
@@ -178,8 +193,7 @@ def _export_bytes() -> bytes:
 
 def test_zip_converts_like_the_plain_file(tmp_path):
     data = _export_bytes()
-    plain = tmp_path / "conversations.json"
-    plain.write_bytes(data)
+    plain = write_export(tmp_path, data)
     archive = _zip(tmp_path / "export.zip", {"user.json": b"{}", "conversations.json": data, "chat.html": b"<html></html>", "message_feedback.json": b"[]"})
     expected = read_events(plain)
     assert read_events(archive) == expected
@@ -226,7 +240,7 @@ def test_conversation_repeated_across_shards_is_read_once(tmp_path):
     data = SAMPLE.read_bytes()
     archive = _zip(tmp_path / "export.zip", {"conversations-000.json": data, "conversations-001.json": data})
     warnings: list[str] = []
-    events = list(sessionport.read(str(archive), context=ReadContext(on_warning=warnings.append)))
+    events = read_events(archive, warnings)
     assert sum(e["type"] == "session" for e in events) == 3
     assert any("already read" in w for w in warnings)
 
@@ -379,11 +393,10 @@ def _export(*conversations) -> bytes:
 def test_truncated_export_keeps_complete_conversations(tmp_path):
     data = _export(_conversation("c1", "one"), _conversation("c2", "two"), _conversation("c3", "three"))
     cut = data[: data.index(b'"three turn 1"')]
-    path = tmp_path / "conversations.json"
-    path.write_bytes(cut)
+    path = write_export(tmp_path, cut)
     warnings: list[str] = []
-    events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
-    assert [e["sessionId"] for e in events if e["type"] == "session"] == ["c1", "c2"]
+    events = read_events(path, warnings)
+    assert session_ids(events) == ["c1", "c2"]
     assert any("ends early, inside conversation 3" in w for w in warnings)
     with pytest.raises(DataError, match="conversation 3"):
         list(sessionport.read(str(path), strict=True))
@@ -394,16 +407,12 @@ def test_broken_node_is_a_data_error_naming_the_place_or_skipped(tmp_path):
     broken["mapping"]["m1"]["message"] = "not a message"
     broken["mapping"]["m2"] = 42
     broken["current_node"] = "m3"
-    path = tmp_path / "conversations.json"
-    path.write_bytes(_export(_conversation("c1", "one"), broken, _conversation("c3", "three")))
+    path = write_export(tmp_path, _export(_conversation("c1", "one"), broken, _conversation("c3", "three")))
     with pytest.raises(DataError) as info:
         list(sessionport.read(str(path)))
     assert "[1].mapping.m2" in str(info.value) and "conversations.json" in str(info.value)
-    out = tmp_path / "out.jsonl"
-    result = invoke("convert", str(path), "--to", "portable-jsonl", "--skip-bad", "-o", str(out))
-    assert result.exit_code == 0, result.output
-    events = [orjson.loads(line) for line in out.read_bytes().splitlines()]
-    assert [e["sessionId"] for e in events if e["type"] == "session"] == ["c1", "c2", "c3"]
+    result, events = convert_events(path, tmp_path / "out.jsonl", "--skip-bad")
+    assert session_ids(events) == ["c1", "c2", "c3"]
     assert "skipped 1 unreadable record" in result.stderr
 
 
@@ -414,12 +423,8 @@ def test_odd_shapes_never_escape_as_internal_errors(tmp_path):
     odd["mapping"]["m2"]["message"]["author"] = None
     odd["create_time"] = "2024-01-01T00:00:00Z"
     nothing = {"id": "c2", "title": None, "mapping": None}
-    path = tmp_path / "conversations.json"
-    path.write_bytes(_export(odd, nothing, 5))
-    out = tmp_path / "out.jsonl"
-    result = invoke("convert", str(path), "--to", "portable-jsonl", "--skip-bad", "-o", str(out))
-    assert result.exit_code == 0, result.output
-    events = [orjson.loads(line) for line in out.read_bytes().splitlines()]
+    path = write_export(tmp_path, _export(odd, nothing, 5))
+    result, events = convert_events(path, tmp_path / "out.jsonl", "--skip-bad")
     texts = [e["text"] for e in events if e["type"] == "message"]
     assert texts[0] == "7\n[audio: 2.0 kB]\n[object]" and texts[1] == "kept text"
     assert [e.get("title") for e in events if e["type"] == "session"] == ["odd", None]
@@ -429,18 +434,16 @@ def test_odd_shapes_never_escape_as_internal_errors(tmp_path):
 def test_invalid_utf8_is_replaced_and_reported(tmp_path):
     data = _export(_conversation("c1", "caf\u00e9"), _conversation("c2", "two"))
     data = data.replace("caf\u00e9".encode(), b"caf\xe9", 1)
-    path = tmp_path / "conversations.json"
-    path.write_bytes(data)
+    path = write_export(tmp_path, data)
     warnings: list[str] = []
-    events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
+    events = read_events(path, warnings)
     assert [e["title"] for e in events if e["type"] == "session"] == ["caf\ufffd", "two"]
     assert any("invalid UTF-8" in w for w in warnings)
 
 
 def test_garbage_in_the_middle_is_a_data_error(tmp_path):
     data = _export(_conversation("c1", "one"), _conversation("c2", "two"))
-    path = tmp_path / "conversations.json"
-    path.write_bytes(data.replace(b'"two turn 0"', b'"two turn 0" oops', 1))
+    path = write_export(tmp_path, data.replace(b'"two turn 0"', b'"two turn 0" oops', 1))
     result = invoke("convert", str(path), "--to", "portable-jsonl", "-o", str(tmp_path / "out"))
     assert result.exit_code == 1
     assert "invalid JSON in or after conversation 2" in result.stderr
@@ -473,8 +476,7 @@ def test_first_session_arrives_before_the_export_is_read(monkeypatch):
 
 def test_deep_nesting_is_refused_before_memory_runs_away(tmp_path):
     data = b"[" + b'{"a":[' * 50000
-    path = tmp_path / "conversations.json"
-    path.write_bytes(data)
+    path = write_export(tmp_path, data)
     # a file is read again token by token, which knows the true depth
     with pytest.raises(DataError, match="nested deeper than"):
         read_events(path, format="chatgpt-export")
@@ -487,10 +489,9 @@ def test_deep_nesting_is_refused_before_memory_runs_away(tmp_path):
 def test_brackets_inside_texts_do_not_count_as_nesting(tmp_path):
     plain = [_conversation(f"c{i}", "plain") for i in range(3)]
     heavy = [_conversation(f"c{i}", "[" * 2000 + "{" * 1000, turns=2) for i in range(3, 6)]
-    path = tmp_path / "conversations.json"
-    path.write_bytes(_export(*plain, *heavy))
+    path = write_export(tmp_path, _export(*plain, *heavy))
     events = read_events(path)
-    assert [e["sessionId"] for e in events if e["type"] == "session"] == [f"c{i}" for i in range(6)]
+    assert session_ids(events) == [f"c{i}" for i in range(6)]
     assert events == read_events(path, format="chatgpt-export")
 
 
@@ -510,8 +511,7 @@ def test_calls_to_one_tool_are_answered_in_order(tmp_path):
         mapping[node] = {"id": node, "parent": parent, "children": [], "message": {"id": node, "author": author, "recipient": recipient, "content": {"content_type": "text", "parts": [text]}}}
         parent = node
     conversation["current_node"] = parent
-    path = tmp_path / "conversations.json"
-    path.write_bytes(_export(conversation))
+    path = write_export(tmp_path, _export(conversation))
     tools = [e for e in read_events(path) if e.get("role") == "tool"]
     assert [t["toolInput"] for t in tools[:2]] == [{"q": "first"}, {"q": "second"}]
     assert [t["toolCallId"] for t in tools[2:]] == ["call_s1", "call_s2", "call_s2"]
@@ -522,14 +522,14 @@ def test_nul_padding_is_a_damaged_tail_and_a_nul_inside_is_an_error(tmp_path):
     padded = tmp_path / "padded.json"
     padded.write_bytes(data + b"\x00" * 5000)
     warnings: list[str] = []
-    events = list(sessionport.read(str(padded), context=ReadContext(on_warning=warnings.append)))
-    assert [e["sessionId"] for e in events if e["type"] == "session"] == ["c1", "c2"]
+    events = read_events(padded, warnings)
+    assert session_ids(events) == ["c1", "c2"]
     assert any("NUL padding" in w for w in warnings)
     cut = tmp_path / "cut.json"
     cut.write_bytes(data[: data.index(b'"two turn 1"')] + b"\x00" * 5000)
     warnings.clear()
-    events = list(sessionport.read(str(cut), context=ReadContext(on_warning=warnings.append)))
-    assert [e["sessionId"] for e in events if e["type"] == "session"] == ["c1"]
+    events = read_events(cut, warnings)
+    assert session_ids(events) == ["c1"]
     assert any("ends early, inside conversation 2" in w and "NUL padding" in w for w in warnings)
     with pytest.raises(DataError, match="NUL"):
         list(sessionport.read(str(cut), strict=True))
