@@ -187,10 +187,13 @@ class Redactor:
     def _screened(self, text: str) -> tuple[str, list[tuple[int, int]]] | None:
         """None when no detector can find anything in ``text`` (most
         strings); else what :meth:`find` needs, computed once."""
+        verdict = None if self.custom else screen.quick_might_hold(text, pii_on=self.pii, users=self._learned)
+        if verdict is False:
+            return None
         lower = _lower(text)
         raw = screen.one_byte_each(text)
         runs = screen.token_runs(text, raw)
-        if self.custom:
+        if self.custom or verdict:
             return lower, runs
         if screen.might_hold(text, lower, raw, runs, pii_on=self.pii, users=self._learned):
             return lower, runs
