@@ -14,7 +14,6 @@ SCHEMA = "sessionport/v1"
 ROLES = ("user", "assistant", "system", "tool")
 KINDS = ("text", "thinking", "tool_use", "tool_result", "summary", "compaction")
 
-SESSION_FIELDS = ("source", "sessionId", "cwd", "createdAt", "title", "metadata")
 MESSAGE_FIELDS = (
     "role",
     "text",
@@ -106,8 +105,8 @@ def kind_of(event: dict) -> str:
 
 
 def iter_sessions(events: Iterable[dict]) -> Iterator[tuple[dict, list[dict]]]:
-    """Group a stream into (session, messages) pairs.  Buffers one session:
-    only for exporters whose target format needs a whole session at once."""
+    """Group a stream into (session, messages) pairs; end events are left
+    out.  Buffers one session: only for code that needs a whole session."""
     session: dict | None = None
     messages: list[dict] = []
     for event in events:
@@ -120,9 +119,6 @@ def iter_sessions(events: Iterable[dict]) -> Iterator[tuple[dict, list[dict]]]:
             if session is None:
                 session = session_event("unknown")
             messages.append(event)
-        elif kind == "end" and session is not None:
-            session = dict(session)
-            session["_end"] = event
     if session is not None:
         yield session, messages
 

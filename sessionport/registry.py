@@ -8,7 +8,6 @@ An entry point names an :class:`Importer`, :class:`Exporter` or :class:`Stage`.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
@@ -200,7 +199,3 @@ def reset_registry() -> None:
     """Forget the loaded registry (tests that install formats use this)."""
     global _REGISTRY
     _REGISTRY = None
-
-
-def warn(message: str) -> None:
-    print(f"sessionport: warning: {message}", file=sys.stderr)

@@ -28,7 +28,7 @@ IMPORTERS = sorted(REGISTRY.importer_names())
 LONG = os.environ.get("SESSIONPORT_FUZZ") == "long"
 
 settings.register_profile("short", max_examples=60, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
-settings.register_profile("long", max_examples=20000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("long", max_examples=int(os.environ.get("SESSIONPORT_FUZZ_EXAMPLES", "20000")), deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile("long" if LONG else "short")
 
 

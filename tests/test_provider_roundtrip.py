@@ -404,7 +404,6 @@ def test_claude_code_sessions_round_trip_through_provider_formats(path, fmt):
     for session, messages in sessions:
         if not messages:
             continue
-        session = {k: v for k, v in session.items() if k != "_end"}
         stream = [session, *messages]
         document, back = round_trip(fmt, stream)
         assert_api_valid(fmt, document)
