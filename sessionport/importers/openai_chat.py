@@ -21,6 +21,7 @@ from .provider_content import (
     compact_extras,
     nonempty_str,
     openai_call_event,
+    openai_part,
     placeholder,
     text_of,
     url_placeholder,
@@ -48,33 +49,29 @@ def _choice_messages(body: Any) -> list:
     return []
 
 
-def _part_text(part: Any) -> tuple[str, dict]:
-    """(text, meta) of one content part; media parts become placeholders."""
-    if isinstance(part, str):
-        return part, {"kind": "text"}
-    if not isinstance(part, dict):
-        return text_of(part), {"kind": "text"}
-    ptype = part.get("type")
-    if ptype == "text":
-        return text_of(part.get("text")), {"kind": "text"}
-    if ptype == "refusal":
-        return text_of(part.get("refusal")), {"kind": "text", "refusal": True}
+def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
+    """(placeholder, attachment kind) of a media part; never the payload."""
     if ptype == "image_url":
         image = part.get("image_url")
         url = image.get("url") if isinstance(image, dict) else image
-        return url_placeholder("image", url), {"kind": "text", "attachment": "image"}
+        return url_placeholder("image", url), "image"
     if ptype == "input_audio":
         audio = part.get("input_audio") if isinstance(part.get("input_audio"), dict) else {}
         fmt = audio.get("format")
-        return placeholder("audio", f"audio/{fmt}" if isinstance(fmt, str) else None, base64_size(audio.get("data"))), {"kind": "text", "attachment": "audio"}
+        return placeholder("audio", f"audio/{fmt}" if isinstance(fmt, str) else None, base64_size(audio.get("data"))), "audio"
     if ptype == "file":
         file = part.get("file") if isinstance(part.get("file"), dict) else {}
         label = file.get("filename") or file.get("file_id")
         data = file.get("file_data")
         if isinstance(data, str) and data.startswith("data:"):
-            return url_placeholder("file", data), {"kind": "text", "attachment": "file"}
-        return placeholder("file", size=base64_size(data), label=label), {"kind": "text", "attachment": "file"}
-    return placeholder(str(ptype)), {"kind": "text", "part": part}
+            return url_placeholder("file", data), "file"
+        return placeholder("file", size=base64_size(data), label=label), "file"
+    return None
+
+
+def _part_text(part: Any) -> tuple[str, dict]:
+    """(text, meta) of one content part; media parts become placeholders."""
+    return openai_part(part, ("text",), _media)
 
 
 class ChatReader(ProviderReader):

@@ -21,6 +21,7 @@ from .provider_content import (
     compact_extras,
     nonempty_str,
     openai_call_event,
+    openai_part,
     placeholder,
     render_tool_input,
     text_of,
@@ -42,27 +43,26 @@ def _output_items(body: Any) -> list:
     return []
 
 
-def _part(part: Any) -> tuple[str, dict]:
-    if isinstance(part, str):
-        return part, {"kind": "text"}
-    if not isinstance(part, dict):
-        return text_of(part), {"kind": "text"}
-    ptype = part.get("type")
-    if ptype in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
-        return text_of(part.get("text")), {"kind": "text"}
-    if ptype == "refusal":
-        return text_of(part.get("refusal")), {"kind": "text", "refusal": True}
+_TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
+
+
+def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
+    """(placeholder, attachment kind) of a media part; never the payload."""
     if ptype == "input_image":
         if part.get("image_url"):
-            return url_placeholder("image", part["image_url"]), {"kind": "text", "attachment": "image"}
-        return placeholder("image", label=part.get("file_id")), {"kind": "text", "attachment": "image"}
+            return url_placeholder("image", part["image_url"]), "image"
+        return placeholder("image", label=part.get("file_id")), "image"
     if ptype == "input_file":
         data = part.get("file_data")
         if isinstance(data, str) and data.startswith("data:"):
-            return url_placeholder("file", data), {"kind": "text", "attachment": "file"}
+            return url_placeholder("file", data), "file"
         label = part.get("filename") or part.get("file_url") or part.get("file_id")
-        return placeholder("file", label=label), {"kind": "text", "attachment": "file"}
-    return placeholder(str(ptype)), {"kind": "text", "part": part}
+        return placeholder("file", label=label), "file"
+    return None
+
+
+def _part(part: Any) -> tuple[str, dict]:
+    return openai_part(part, _TEXT_PARTS, _media)
 
 
 def _joined(parts: Any) -> str:

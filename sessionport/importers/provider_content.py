@@ -2,7 +2,7 @@
 
 Placeholders for binary content, a short readable rendering of tool
 arguments, tool arguments that arrive as (sometimes doubly) JSON-encoded
-strings, the tool_use event of an OpenAI tool call, epoch timestamps, and the
+strings, OpenAI content parts and tool calls, epoch timestamps, and the
 text the provider exporters write for a tool call that has no recorded result
 (so that re-importing such a document does not invent a result the source
 never had).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
@@ -101,6 +101,26 @@ def parse_arguments(raw: Any) -> tuple[dict | None, str | None]:
     if isinstance(value, dict):
         return value, None
     return None, raw
+
+
+def openai_part(part: Any, text_types: tuple[str, ...], media: Callable[[Any, dict], tuple[str, str] | None]) -> tuple[str, dict]:
+    """``(text, meta)`` of one OpenAI content part: a string or a text part as
+    text, a refusal flagged, a media part as ``media(type, part)`` renders it
+    (its placeholder text and attachment kind), anything else a placeholder
+    that keeps the whole part in ``meta``."""
+    if isinstance(part, str):
+        return part, {"kind": "text"}
+    if not isinstance(part, dict):
+        return text_of(part), {"kind": "text"}
+    ptype = part.get("type")
+    if ptype in text_types:
+        return text_of(part.get("text")), {"kind": "text"}
+    if ptype == "refusal":
+        return text_of(part.get("refusal")), {"kind": "text", "refusal": True}
+    rendered = media(ptype, part)
+    if rendered is not None:
+        return rendered[0], {"kind": "text", "attachment": rendered[1]}
+    return placeholder(str(ptype)), {"kind": "text", "part": part}
 
 
 def openai_call_event(body: dict, call_id: Any, custom: bool, more_meta: dict | None = None) -> dict:
