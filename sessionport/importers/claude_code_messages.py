@@ -25,14 +25,21 @@ def _str(value: Any) -> str | None:
 
 
 class MessageBuilder:
+    def line_fields(self, record: dict) -> tuple[str | None, str | None, str | None, dict]:
+        """What every message of a line shares: timestamp, uuid, parent and,
+        for a sub-agent line, the sidechain meta."""
+        return (
+            _str(record.get("timestamp")),
+            _str(record.get("uuid")),
+            self.parent_of(record),
+            self.base_meta(record) if record.get("isSidechain") is True else {},
+        )
+
     def user_events(self, record: dict) -> tuple[list[dict], bool]:
         """Events of a user line, and whether it is a real prompt (ends a turn)."""
         message = record.get("message")
         content = message.get("content") if type(message) is dict else None
-        stamp = _str(record.get("timestamp"))
-        uid = _str(record.get("uuid"))
-        parent = self.parent_of(record)
-        base = self.base_meta(record) if record.get("isSidechain") is True else {}
+        stamp, uid, parent, base = self.line_fields(record)
         # Real files hold one tool_result per line: the common case first.
         if type(content) is list and len(content) == 1:
             block = content[0]
@@ -110,10 +117,7 @@ class MessageBuilder:
             content = [{"type": "text", "text": content}]
         elif not isinstance(content, list):
             content = []
-        stamp = _str(record.get("timestamp"))
-        uid = _str(record.get("uuid"))
-        parent = self.parent_of(record)
-        base = self.base_meta(record) if record.get("isSidechain") is True else {}
+        stamp, uid, parent, base = self.line_fields(record)
         model = _str(message.get("model"))
         msg_id = message.get("id") if isinstance(message.get("id"), str) else None
         request = _str(record.get("requestId"))
