@@ -57,6 +57,14 @@ def write_export(tmp_path: Path, data: bytes) -> Path:
     return path
 
 
+def cli_events(*args: str) -> list[dict]:
+    """Events of ``sessionport convert ARGS --to portable-jsonl`` run as a real
+    process, which must succeed."""
+    result = run_cli("convert", *args, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    return [orjson.loads(line) for line in result.stdout.splitlines()]
+
+
 def session_ids(events: list[dict]) -> list[str]:
     return [e["sessionId"] for e in events if e["type"] == "session"]
 
@@ -198,9 +206,7 @@ def test_zip_converts_like_the_plain_file(tmp_path):
     expected = read_events(plain)
     assert read_events(archive) == expected
     assert read_events(archive, format="chatgpt-export") == expected
-    result = run_cli("convert", str(archive), "--to", "portable-jsonl")
-    assert result.returncode == 0, result.stderr
-    assert [orjson.loads(line) for line in result.stdout.splitlines()] == expected
+    assert cli_events(str(archive)) == expected
 
 
 def test_zip_from_a_pipe_is_spooled(tmp_path):
@@ -231,9 +237,7 @@ def test_split_export_shards_in_a_zip_and_alone(tmp_path):
     assert read_events(archive) == expected
     (tmp_path / "conversations-000.json").write_bytes(shard0)
     (tmp_path / "conversations-001.json").write_bytes(shard1)
-    result = run_cli("convert", str(tmp_path / "conversations-000.json"), str(tmp_path / "conversations-001.json"), "--to", "portable-jsonl")
-    assert result.returncode == 0, result.stderr
-    assert [orjson.loads(line) for line in result.stdout.splitlines()] == expected
+    assert cli_events(str(tmp_path / "conversations-000.json"), str(tmp_path / "conversations-001.json")) == expected
 
 
 def test_conversation_repeated_across_shards_is_read_once(tmp_path):
