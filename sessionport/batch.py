@@ -9,6 +9,7 @@ combined stream deterministic whatever ``--jobs`` is.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import functools
 import multiprocessing
@@ -155,6 +156,26 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
 
 
+def is_batch(specs: Sequence[str | None], sources: Sequence[Source]) -> bool:
+    """Several inputs, or one that names many (a directory, an ``@`` reference)."""
+    return len(sources) > 1 or any(spec and (os.path.isdir(spec) or spec.startswith("@")) for spec in specs)
+
+
+def directory_jobs(sources: Sequence[Source], directory: str, template: Job) -> list[Job]:
+    """One job per source, each writing under ``directory`` at the source's
+    relative path with the target format's extension (directories made)."""
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise UsageError(f"{directory}: several inputs need -o to be a directory (one output per input)")
+    extension = exporter_extension(template.to)
+    taken: set[str] = set()
+    jobs = []
+    for source in sources:
+        target = target_path(directory, source.relative, extension, taken)
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        jobs.append(dataclasses.replace(template, source=source.spec, target=target))
+    return jobs
+
+
 def run_job(job: Job) -> Outcome:
     """Convert one input; never raises for bad data (the batch goes on)."""
     ctx = ReadContext()
@@ -202,10 +223,7 @@ def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Out
     parallel: workers write portable-jsonl to temporary files that are then
     read back in order; failed inputs are reported and left out."""
     with tempfile.TemporaryDirectory(prefix="sessionport-batch-") as scratch:
-        staged = [
-            Job(j.source, os.path.join(scratch, f"{i:06d}.jsonl"), "portable-jsonl", j.from_, j.strict, j.skip_bad, j.read_opts, {}, j.stages)
-            for i, j in enumerate(jobs)
-        ]
+        staged = [dataclasses.replace(j, target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
         for outcome in run_jobs(staged, workers):
             on_outcome(outcome)
             if outcome.ok:

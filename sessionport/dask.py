@@ -53,15 +53,8 @@ def convert(
     writes it.  ``stages`` are picklable stage factories, e.g.
     ``batch.stage_factory(get_registry().stage("redact").build)``.
     """
-    import os
-
-    extension = batch.exporter_extension(format)
-    taken: set[str] = set()
-    jobs = []
-    for source in sources(paths, globs):
-        target = batch.target_path(directory, source.relative, extension, taken)
-        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-        jobs.append(batch.Job(source.spec, target, format, from_, strict, skip_bad, dict(read_options or {}), dict(write_options or {}), tuple(stages)))
+    template = batch.Job("", None, format, from_, strict, skip_bad, dict(read_options or {}), dict(write_options or {}), tuple(stages))
+    jobs = batch.directory_jobs(sources(paths, globs), directory, template)
     return db.from_sequence(jobs, npartitions=max(1, len(jobs))).map(_run)
 
 

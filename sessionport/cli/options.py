@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
-import os
-
 from .. import api, batch, progress
-from ..errors import UsageError
 from ..context import ReadContext
+from ..errors import UsageError
 from ..registry import get_registry
 
 WIRE_FORMAT = "portable-jsonl"
@@ -131,10 +130,6 @@ def batch_options(f):
     return f
 
 
-def _is_batch(inputs: Sequence[str | None], sources: Sequence[batch.Source]) -> bool:
-    return len(sources) > 1 or any(spec and (os.path.isdir(spec) or spec.startswith("@")) for spec in inputs)
-
-
 def run(
     inputs: Sequence[str | None],
     *,
@@ -159,7 +154,7 @@ def run(
     on; the exit code is 1 when any failed.
     """
     sources = batch.expand(inputs, globs)
-    if not _is_batch(inputs, sources):
+    if not batch.is_batch(inputs, sources):
         events: Iterable[dict] = read_all([sources[0].spec], from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts or {}, quiet=quiet)
         for factory in stages:
             events = factory()(events)
@@ -184,22 +179,13 @@ def run_batch(sources, *, from_, to, output, strict, skip_bad, read_opts, write_
             failed.append(outcome)
             click.echo(f"sessionport: error: {outcome.error}", err=True)
 
+    template = batch.Job("", None, to, from_, strict, skip_bad, read_opts, write_opts, stages)
     if output and output != "-":
-        if os.path.exists(output) and not os.path.isdir(output):
-            raise UsageError(f"{output}: several inputs need -o to be a directory (one output per input)")
-        os.makedirs(output, exist_ok=True)
-        extension = batch.exporter_extension(to)
-        taken: set[str] = set()
-        jobs_list = []
-        for source in sources:
-            target = batch.target_path(output, source.relative, extension, taken)
-            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-            jobs_list.append(batch.Job(source.spec, target, to, from_, strict, skip_bad, read_opts, write_opts, stages))
-        for outcome in batch.run_jobs(jobs_list, jobs):
+        for outcome in batch.run_jobs(batch.directory_jobs(sources, output, template), jobs):
             report(outcome)
     else:
-        jobs_list = [batch.Job(s.spec, None, to, from_, strict, skip_bad, read_opts, write_opts, stages) for s in sources]
-        api.write(batch.combined_stream(jobs_list, jobs, report), None, format=to, options=write_opts)
+        combined = [dataclasses.replace(template, source=s.spec) for s in sources]
+        api.write(batch.combined_stream(combined, jobs, report), None, format=to, options=write_opts)
     if not quiet or failed:
         click.echo(f"sessionport: {done - len(failed)} of {len(sources)} input(s) converted" + (f", {len(failed)} failed" if failed else ""), err=True)
     if failed:
