@@ -48,14 +48,22 @@ _STRUCTURAL_KEYS = frozenset(
     "kind model type role timestamp createdAt updatedAt version signature encrypted_content encryptedContent "
     "schema source hash sha commit digest etag".split()
 )
+_SCALARS = frozenset((int, float, bool))
 _JWK_PRIVATE = ("d", "p", "q", "dp", "dq", "qi", "k")
 _JWK_PUBLIC = ("n", "e", "x", "y", "x5c", "x5t", "kid", "crv", "alg", "use", "kty")
 
 
+_STRUCTURAL_SUFFIXES = ("Id", "_id", "ID", "Uuid", "_uuid", "ignature", "Hash", "_hash", "Digest", "_digest", "Sha", "_sha", "ncrypted_content", "ncryptedContent")
+_structural_memo: dict[str, bool] = {}
+
+
 def _is_structural_key(key: str) -> bool:
-    return key in _STRUCTURAL_KEYS or key.endswith(
-        ("Id", "_id", "ID", "Uuid", "_uuid", "ignature", "Hash", "_hash", "Digest", "_digest", "Sha", "_sha", "ncrypted_content", "ncryptedContent")
-    )
+    known = _structural_memo.get(key)
+    if known is None:
+        known = key in _STRUCTURAL_KEYS or key.endswith(_STRUCTURAL_SUFFIXES)
+        if len(_structural_memo) < 4096:  # keys are few; a stream of random keys must not grow it
+            _structural_memo[key] = known
+    return known
 
 
 class Redactor:
@@ -151,10 +159,12 @@ class Redactor:
         cached = self._cache.get(text)
         if cached is not None:
             result, kinds = cached
-            self.counts.update(kinds)
+            if kinds:
+                self.counts.update(kinds)
             return result
         result, kinds = self._redact_uncached(text)
-        self.counts.update(kinds)
+        if kinds:
+            self.counts.update(kinds)
         if self._cache_chars + len(text) > _CACHE_CHARS:
             self._clear_cache()
         self._cache[text] = (result, kinds)
@@ -233,16 +243,17 @@ class Redactor:
         the dict key the value sits under (its name may say "password");
         with ``keep_ids``, identifier-like keys (``uuid``, ``*_id``, ...)
         are left alone at every depth."""
-        if isinstance(value, str):
-            if key is not None and value:
+        kind_of_value = type(value)
+        if kind_of_value is str or isinstance(value, str):
+            if key is not None and value and keywords.classify_name(key) is not None:
                 kind = keywords.secret_kind_for_field(key, value)
                 if kind is not None and not TOKEN.fullmatch(value) and not (self.allow and self._allowed(value)):
                     self.counts[kind] += 1
                     return self.token(kind, value)
             return self.redact_text(value)
-        if isinstance(value, dict):
+        if kind_of_value is dict or isinstance(value, dict):
             return self._redact_dict(value, keep_ids)
-        if isinstance(value, list):
+        if kind_of_value is list or isinstance(value, list):
             changed = False
             items = []
             for item in value:
@@ -254,8 +265,9 @@ class Redactor:
 
     def _redact_dict(self, value: dict, keep_ids: bool) -> dict:
         out: dict | None = None
-        paired = _name_value_secret(value)
+        paired = _name_value_secret(value) if ("value" in value or "Value" in value) else None
         jwk = "kty" in value
+        cache = self._cache
         for key, item in value.items():
             if keep_ids and _is_structural_key(key):
                 continue
@@ -265,9 +277,16 @@ class Redactor:
                 new = self._field_token("private-key", item) if len(item) >= 16 else item
             elif jwk and key in _JWK_PUBLIC:
                 continue
+            elif item is None or type(item) in _SCALARS:
+                new = item
             else:
                 new = self.redact_value(item, key, keep_ids=keep_ids)
-            new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
+            if len(key) < _MIN_TEXT:
+                new_key = key
+            else:
+                # a key seen before with nothing in it costs one lookup, no call
+                known = cache.get(key)
+                new_key = key if known is not None and not known[1] else self.redact_text(key)
             if new is not item or new_key is not key:
                 if out is None:
                     out = dict(value)
