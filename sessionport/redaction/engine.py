@@ -40,6 +40,9 @@ _CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in rules.CONTEXT_RULES fo
 # Lower-cases ASCII letters only, so positions in the result match the original.
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 _CACHE_CHARS = 32 << 20
+# Long strings (tool outputs) rarely repeat and are screened at C speed
+# anyway; keeping them alive in the cache would only grow memory.
+_CACHE_MAX_TEXT = 4096
 # Keys of metadata whose values are load-bearing identifiers or opaque
 # payloads, never free text: rewriting them would break the session.
 _STRUCTURAL_KEYS = frozenset(
@@ -165,6 +168,8 @@ class Redactor:
         result, kinds = self._redact_uncached(text)
         if kinds:
             self.counts.update(kinds)
+        if len(text) > _CACHE_MAX_TEXT:
+            return result
         if self._cache_chars + len(text) > _CACHE_CHARS:
             self._clear_cache()
         self._cache[text] = (result, kinds)
@@ -256,8 +261,13 @@ class Redactor:
         if kind_of_value is list or isinstance(value, list):
             changed = False
             items = []
+            cache = self._cache
             for item in value:
-                new = self.redact_value(item, keep_ids=keep_ids)
+                if type(item) is str:
+                    known = cache.get(item) if len(item) >= _MIN_TEXT else (item, ())
+                    new = item if known is not None and not known[1] else self.redact_text(item)
+                else:
+                    new = self.redact_value(item, keep_ids=keep_ids)
                 changed = changed or new is not item
                 items.append(new)
             return items if changed else value
@@ -269,7 +279,7 @@ class Redactor:
         jwk = "kty" in value
         cache = self._cache
         for key, item in value.items():
-            if keep_ids and _is_structural_key(key):
+            if keep_ids and (_structural_memo.get(key) or (key not in _structural_memo and _is_structural_key(key))):
                 continue
             if paired is not None and key in ("value", "Value") and isinstance(item, str):
                 new: Any = self._field_token(paired, item)
@@ -279,6 +289,13 @@ class Redactor:
                 continue
             elif item is None or type(item) in _SCALARS:
                 new = item
+            elif type(item) is str and keywords.classify_name(key) is None:
+                # the common case, inlined: a plain string under a plain key
+                if len(item) < _MIN_TEXT:
+                    new = item
+                else:
+                    known = cache.get(item)
+                    new = item if known is not None and not known[1] else self.redact_text(item)
             else:
                 new = self.redact_value(item, key, keep_ids=keep_ids)
             if len(key) < _MIN_TEXT:

@@ -218,6 +218,8 @@ def _re2_set():
 
 
 _SET = _re2_set()
+# The binding's own object skips a Python wrapper call per string.
+_MATCH = getattr(getattr(_SET, "_set", None), "Match", None) or (_SET.Match if _SET is not None else None)
 _PII = frozenset(i for i, (_, _, personal) in enumerate(_RE2_PATTERNS) if personal)
 FAST = _SET is not None
 
@@ -228,7 +230,7 @@ def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = ()) ->
     if _SET is None:
         return None
     try:
-        hits = _SET.Match(text)
+        hits = _MATCH(text.encode())
     except Exception:
         return None
     if hits is None:

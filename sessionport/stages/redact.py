@@ -43,7 +43,9 @@ def redact_event(redactor: Redactor, event: dict) -> dict:
     for key, value in event.items():
         if key in keep or value is None or isinstance(value, (bool, int, float)):
             continue
-        if key in ("meta", "metadata"):
+        if type(value) is str:
+            new = redactor.redact_text(value)
+        elif key in ("meta", "metadata"):
             new = redactor.redact_metadata(value)
         else:
             new = redactor.redact_value(value)
