@@ -1,0 +1,71 @@
+"""The screening pass of ``redact`` never hides a finding.
+
+Screening only decides whether the full detectors run on a string, so it
+must answer "maybe" for every string in which they find something, in its
+pure-Python form and in its RE2 form (when google-re2 is installed).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from conftest import FIXTURES
+
+from sessionport.redaction import Redactor, engine, screen
+
+sys.path.insert(0, str(FIXTURES / "redaction"))
+from cases import build_cases  # noqa: E402
+
+
+def corpus_strings() -> list[str]:
+    texts: list[str] = []
+    for seed in (1, 2, 3):
+        secrets, keeps = build_cases(seed)
+        for case in secrets + keeps:
+            texts += [case.text, json.dumps(case.text), json.dumps(json.dumps(case.text))]
+            texts += case.text.splitlines()
+    texts += ["password\u00a0'Zq8vLm2Rx7'", "TOKEN\u2003\"Xk3pQ9vB\"", "caf\u00e9 api_key = 'Hr5tN8wQ2zLm'", "bad \ud800 surrogate password=Zq8vLm2Rx7"]
+    return [t for t in dict.fromkeys(texts) if len(t) >= 6]
+
+
+def pure(redactor: Redactor, text: str) -> bool:
+    raw = screen.one_byte_each(text)
+    return screen.might_hold(text, engine._lower(text), raw, screen.token_runs(text, raw), pii_on=redactor.pii, users=redactor._learned)
+
+
+@pytest.mark.parametrize("pii", [True, False])
+def test_every_string_with_a_finding_passes_both_screens(pii):
+    redactor = Redactor(pii=pii)
+    texts = corpus_strings()
+    with_findings = 0
+    for text in texts:
+        if not redactor.find(text):
+            continue
+        with_findings += 1
+        assert pure(redactor, text), text
+        assert screen.quick_might_hold(text, pii_on=pii, users=redactor._learned) in (True, None), text
+    assert with_findings > 300
+
+
+def test_token_runs_equal_the_regex_runs():
+    for text in corpus_strings():
+        assert screen.token_runs(text) == [m.span() for m in engine.rules._TOKEN_RUN.finditer(text)]
+
+
+def test_prose_and_code_are_screened_out():
+    redactor = Redactor()
+    for text in ("the token error at stream session be module is pass", "def total(items):\n    return sum(i.price for i in items)\nself.items = []"):
+        assert not pure(redactor, text)
+        assert screen.quick_might_hold(text, pii_on=True) in (False, None)
+        assert redactor.redact_text(text) == text
+
+
+def test_redaction_is_the_same_without_re2(monkeypatch):
+    texts = corpus_strings()
+    fast = [Redactor().redact_text(t) for t in texts]
+    monkeypatch.setattr(screen, "_SET", None)
+    monkeypatch.setattr(screen, "_MATCH", None)
+    assert [Redactor().redact_text(t) for t in texts] == fast
