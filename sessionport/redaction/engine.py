@@ -157,9 +157,11 @@ class Redactor:
 
     def redact_text(self, text: str) -> str:
         """``text`` with every finding replaced by its tag."""
-        if len(text) < _MIN_TEXT:
+        length = len(text)
+        if length < _MIN_TEXT:
             return text
-        cached = self._cache.get(text)
+        # long strings are never cached: looking them up would hash them
+        cached = self._cache.get(text) if length <= _CACHE_MAX_TEXT else None
         if cached is not None:
             result, kinds = cached
             if kinds:
@@ -264,7 +266,8 @@ class Redactor:
             cache = self._cache
             for item in value:
                 if type(item) is str:
-                    known = cache.get(item) if len(item) >= _MIN_TEXT else (item, ())
+                    size = len(item)
+                    known = (item, ()) if size < _MIN_TEXT else cache.get(item) if size <= _CACHE_MAX_TEXT else None
                     new = item if known is not None and not known[1] else self.redact_text(item)
                 else:
                     new = self.redact_value(item, keep_ids=keep_ids)
@@ -294,7 +297,7 @@ class Redactor:
                 if len(item) < _MIN_TEXT:
                     new = item
                 else:
-                    known = cache.get(item)
+                    known = cache.get(item) if len(item) <= _CACHE_MAX_TEXT else None
                     new = item if known is not None and not known[1] else self.redact_text(item)
             else:
                 new = self.redact_value(item, key, keep_ids=keep_ids)

@@ -26,6 +26,8 @@ from ..registry import Stage
 _MESSAGE_KEEP = frozenset(("type", "role", "timestamp", "id", "parentId", "toolName", "toolCallId", "isError"))
 _SESSION_KEEP = frozenset(("type", "schema", "source", "sessionId", "createdAt"))
 _END_KEEP = frozenset(("type", "usage", "counts", "skipped"))
+_KEEP = {"message": _MESSAGE_KEEP, "session": _SESSION_KEEP}
+_SCALARS = frozenset((bool, int, float))
 
 
 class SecretsFound(SessionportError):
@@ -38,13 +40,16 @@ def redact_event(redactor: Redactor, event: dict) -> dict:
     """A copy of ``event`` with its free-text fields redacted (the same dict
     when nothing changed)."""
     kind = event.get("type")
-    keep = _MESSAGE_KEEP if kind == "message" else _SESSION_KEEP if kind == "session" else _END_KEEP
+    keep = _KEEP.get(kind, _END_KEEP) if type(kind) is str else _END_KEEP
     out: dict | None = None
     for key, value in event.items():
-        if key in keep or value is None or isinstance(value, (bool, int, float)):
+        if key in keep:
             continue
-        if type(value) is str:
+        kind = type(value)
+        if kind is str:
             new = redactor.redact_text(value)
+        elif value is None or kind in _SCALARS:
+            continue
         elif key in ("meta", "metadata"):
             new = redactor.redact_metadata(value)
         else:
