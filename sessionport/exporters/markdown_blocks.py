@@ -36,8 +36,14 @@ def inline(text: str) -> str:
     return _INLINE_SPECIAL.sub(r"\\\1", " ".join(clean(text).split()))
 
 
+# What code_span has to deal with: whitespace, backticks, controls (ESC, CR).
+_SPAN_WORK = re.compile(r"[\s`\x00-\x1f\x7f]").search
+
+
 def code_span(text: str) -> str:
     """``text`` as a code span on one line, whatever backticks it holds."""
+    if text and _SPAN_WORK(text) is None:  # ids, names, paths: the usual case
+        return f"`{text}`"
     text = " ".join(clean(text).split()) or " "
     ticks = "`" * (longest_run(text) + 1)
     pad = " " if text[0] == "`" or text[-1] == "`" or text.startswith(" ") else ""
