@@ -52,6 +52,7 @@ _STRUCTURAL_KEYS = frozenset(
     "schema source hash sha commit digest etag".split()
 )
 _SCALARS = frozenset((int, float, bool))
+_SKIP, _PLAIN, _FULL = 0, 1, 2
 _JWK_PRIVATE = ("d", "p", "q", "dp", "dq", "qi", "k")
 _JWK_PUBLIC = ("n", "e", "x", "y", "x5c", "x5t", "kid", "crv", "alg", "use", "kty")
 
@@ -83,6 +84,7 @@ class Redactor:
         self._bare_users: re.Pattern | None = None
         self._learned: tuple[str, ...] = ()
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
+        self._plans: tuple[dict[str, int], dict[str, int]] = ({}, {})  # by keep_ids
         self._cache_chars = 0
 
     # -- replacements -------------------------------------------------------
@@ -180,6 +182,8 @@ class Redactor:
 
     def _clear_cache(self) -> None:
         self._cache.clear()
+        for plans in self._plans:
+            plans.clear()
         self._cache_chars = 0
 
     def _redact_uncached(self, text: str) -> tuple[str, tuple[str, ...]]:
@@ -276,7 +280,64 @@ class Redactor:
             return items if changed else value
         return value
 
+    def _key_plan(self, key: str, keep_ids: bool) -> int:
+        """How a dict key is handled, memoized per run: skipped (an
+        identifier), plain (no secret name, nothing to redact in the key
+        itself) or checked in full."""
+        plans = self._plans[keep_ids]
+        plan = plans.get(key)
+        if plan is None:
+            if keep_ids and _is_structural_key(key):
+                plan = _SKIP
+            elif keywords.classify_name(key) is not None:
+                plan = _FULL
+            elif len(key) < _MIN_TEXT:
+                plan = _PLAIN
+            else:
+                known = self._cache.get(key)
+                kinds = known[1] if known is not None else self._redact_uncached(key)[1]
+                plan = _FULL if kinds else _PLAIN
+            if len(plans) < 4096:
+                plans[key] = plan
+        return plan
+
     def _redact_dict(self, value: dict, keep_ids: bool) -> dict:
+        if "value" in value or "Value" in value or "kty" in value:
+            return self._redact_dict_full(value, keep_ids)
+        out: dict | None = None
+        plans = self._plans[keep_ids]
+        cache = self._cache
+        for key, item in value.items():
+            plan = plans.get(key)
+            if plan is None:
+                plan = self._key_plan(key, keep_ids)
+            if plan == _SKIP:
+                continue
+            if plan == _FULL:
+                new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
+                new = self.redact_value(item, key, keep_ids=keep_ids)
+            else:
+                new_key = key
+                kind = type(item)
+                if kind is str:
+                    size = len(item)
+                    if size < _MIN_TEXT:
+                        continue
+                    known = cache.get(item) if size <= _CACHE_MAX_TEXT else None
+                    new = item if known is not None and not known[1] else self.redact_text(item)
+                elif item is None or kind in _SCALARS:
+                    continue
+                else:
+                    new = self.redact_value(item, key, keep_ids=keep_ids)
+            if new is not item or new_key is not key:
+                if out is None:
+                    out = dict(value)
+                if new_key is not key:
+                    del out[key]
+                out[new_key] = new
+        return value if out is None else out
+
+    def _redact_dict_full(self, value: dict, keep_ids: bool) -> dict:
         out: dict | None = None
         paired = _name_value_secret(value) if ("value" in value or "Value" in value) else None
         jwk = "kty" in value
