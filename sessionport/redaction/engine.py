@@ -169,10 +169,16 @@ class Redactor:
             if kinds:
                 self.counts.update(kinds)
             return result
-        result, kinds = self._redact_uncached(text)
+        head = text[0]
+        if head not in "{[" and not head.isspace() and not self.custom:
+            # the common case inlined: no JSON inside, one screening pass
+            verdict = screen.quick_might_hold(text, pii_on=self.pii, users=self._learned)
+            result, kinds = (text, ()) if verdict is False else self._redact_plain(text, verdict)
+        else:
+            result, kinds = self._redact_uncached(text)
         if kinds:
             self.counts.update(kinds)
-        if len(text) > _CACHE_MAX_TEXT:
+        if length > _CACHE_MAX_TEXT:
             return result
         if self._cache_chars + len(text) > _CACHE_CHARS:
             self._clear_cache()
@@ -190,7 +196,10 @@ class Redactor:
         embedded = self._redact_embedded_json(text)
         if embedded is not None:
             return embedded
-        screened = self._screened(text)
+        return self._redact_plain(text)
+
+    def _redact_plain(self, text: str, verdict: bool | None = None) -> tuple[str, tuple[str, ...]]:
+        screened = self._screened(text, verdict)
         if screened is None:
             return text, ()
         findings = self.find(text, *screened)
@@ -205,10 +214,12 @@ class Redactor:
         parts.append(text[position:])
         return "".join(parts), tuple(kind for _, _, kind in findings)
 
-    def _screened(self, text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    def _screened(self, text: str, verdict: bool | None = None) -> tuple[str, list[tuple[int, int]]] | None:
         """None when no detector can find anything in ``text`` (most
-        strings); else what :meth:`find` needs, computed once."""
-        verdict = None if self.custom else screen.quick_might_hold(text, pii_on=self.pii, users=self._learned)
+        strings); else what :meth:`find` needs, computed once.  ``verdict``:
+        the RE2 screen's answer when the caller has it already."""
+        if verdict is None and not self.custom:
+            verdict = screen.quick_might_hold(text, pii_on=self.pii, users=self._learned)
         if verdict is False:
             return None
         lower = _lower(text)
