@@ -40,9 +40,10 @@ _CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in rules.CONTEXT_RULES fo
 # Lower-cases ASCII letters only, so positions in the result match the original.
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 _CACHE_CHARS = 32 << 20
-# Long strings (tool outputs) rarely repeat and are screened at C speed
-# anyway; keeping them alive in the cache would only grow memory.
-_CACHE_MAX_TEXT = 4096
+# Only short strings are cached (metadata values, paths, commands, keys):
+# they repeat on every event.  Long ones (tool outputs) rarely repeat, the
+# screen reads them at C speed, and hashing and keeping them costs more.
+_CACHE_MAX_TEXT = 256
 # Keys of metadata whose values are load-bearing identifiers or opaque
 # payloads, never free text: rewriting them would break the session.
 _STRUCTURAL_KEYS = frozenset(
@@ -311,6 +312,11 @@ class Redactor:
             if len(plans) < 4096:
                 plans[key] = plan
         return plan
+
+    def redact_dict(self, value: dict, *, keep_ids: bool = False) -> dict:
+        """:meth:`redact_value` for a dict (``keep_ids``: as in
+        :meth:`redact_metadata`)."""
+        return self._redact_dict(value, keep_ids)
 
     def _redact_dict(self, value: dict, keep_ids: bool) -> dict:
         if "value" in value or "Value" in value or "kty" in value:

@@ -50,6 +50,8 @@ def redact_event(redactor: Redactor, event: dict) -> dict:
             new = redactor.redact_text(value)
         elif value is None or kind in _SCALARS:
             continue
+        elif kind is dict:
+            new = redactor.redact_dict(value, keep_ids=key in ("meta", "metadata"))
         elif key in ("meta", "metadata"):
             new = redactor.redact_metadata(value)
         else:
