@@ -12,10 +12,8 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import functools
-import multiprocessing
 import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -193,7 +191,12 @@ def run_job(job: Job) -> Outcome:
     return Outcome(job.source, job.target, True, None, warnings)
 
 
-def _pool(jobs: int) -> ProcessPoolExecutor:
+def _pool(jobs: int):
+    # Imported here: worker processes are only for --jobs > 1, and these
+    # modules cost a single conversion a noticeable part of its start-up.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context)
