@@ -114,8 +114,21 @@ class FormatInfo:
 @dataclass
 class Registry:
     formats: dict[str, FormatInfo] = field(default_factory=dict)
-    stages: dict[str, Stage] = field(default_factory=dict)
     load_errors: list[str] = field(default_factory=list)
+    # Stages load on first use of ``stages``: a plain conversion needs none,
+    # and a stage module may import much (redact: its rule tables).
+    stage_loader: Callable[["Registry"], None] | None = None
+    _stages: dict[str, Stage] = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def stages(self) -> dict[str, Stage]:
+        self.load_stages()
+        return self._stages
+
+    def load_stages(self) -> None:
+        loader, self.stage_loader = self.stage_loader, None
+        if loader is not None:
+            loader(self)
 
     def add(self, obj: Any, origin: str = "") -> None:
         if isinstance(obj, Importer):
@@ -123,7 +136,7 @@ class Registry:
         elif isinstance(obj, Exporter):
             self.formats.setdefault(obj.name, FormatInfo(obj.name)).exporter = obj
         elif isinstance(obj, Stage):
-            self.stages[obj.name] = obj
+            self._stages[obj.name] = obj
         else:
             self.load_errors.append(
                 f"{origin}: is a {type(obj).__name__}, not an Importer, Exporter or Stage"
@@ -185,12 +198,12 @@ def _load_group(registry: Registry, group: str) -> None:
 
 
 def get_registry() -> Registry:
-    """The process-wide registry, loaded from entry points on first use."""
+    """The process-wide registry, loaded from entry points on first use
+    (its stages when first asked for)."""
     global _REGISTRY
     if _REGISTRY is None:
-        registry = Registry()
+        registry = Registry(stage_loader=lambda r: _load_group(r, STAGES_GROUP))
         _load_group(registry, FORMATS_GROUP)
-        _load_group(registry, STAGES_GROUP)
         _REGISTRY = registry
     return _REGISTRY
 

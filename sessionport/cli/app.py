@@ -28,7 +28,38 @@ def _say(message: str) -> None:
     click.echo(f"sessionport: {message}", err=True)
 
 
-class SessionportGroup(click.Group):
+class LazyCommandsGroup(click.Group):
+    """A group some of whose commands are added on first need.
+
+    Stage commands are built from the registry's stages, and loading a stage
+    may cost more than a whole small conversion (redact's rule tables); a
+    command that is not a stage never needs them.  ``lazy_commands`` are
+    called once, before a name not yet known is looked up or the commands
+    are listed; they add commands whose names are not taken.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: list = []
+
+    def _add_lazy(self) -> None:
+        loaders, self.lazy_commands = self.lazy_commands, []
+        for loader in loaders:
+            loader(self)
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is None and self.lazy_commands:
+            self._add_lazy()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx):
+        self._add_lazy()
+        return super().list_commands(ctx)
+
+
+class SessionportGroup(LazyCommandsGroup):
     """A group that turns library errors into one line on stderr and an exit code."""
 
     def invoke(self, ctx: click.Context):

@@ -48,6 +48,7 @@ def formats(as_json, verbose):
         click.echo(f"ijson backend: {backend}", err=True)
         if backend != "yajl2_c":
             click.echo("sessionport: warning: ijson is not using its C backend (yajl2_c); JSON documents will be read slowly. Reinstall ijson from a wheel for this platform.", err=True)
+    registry.load_stages()  # their load errors are reported too
     for problem in registry.load_errors:
         click.echo(f"sessionport: warning: could not load {problem}", err=True)
 

@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from ..registry import Stage, get_registry
-from .app import cli
+from .app import LazyCommandsGroup, cli
 from ..batch import stage_factory
 from .options import WIRE_FORMAT, FormatChoice, batch_options, read_options, run, split_format_options, write_options
 
@@ -77,7 +77,7 @@ def _chain_step(stage: Stage) -> click.Command:
     return click.Command(stage.name, callback=callback, params=list(stage.params), help=stage.help or stage.description, short_help=stage.description)
 
 
-@cli.group(chain=True, invoke_without_command=True)
+@cli.group(cls=LazyCommandsGroup, chain=True, invoke_without_command=True)
 @click.option("-i", "--input", "inputs", multiple=True, help="An input path or - (repeatable; default stdin).")
 @read_options()
 def chain(inputs, from_, strict, skip_bad, quiet, **kwargs):
@@ -136,10 +136,13 @@ def _chain_to(format, output, **kwargs):
     return _WriteStep(format, output, write_opts)
 
 
-def _register_stages() -> None:
+def _stage_commands(group: click.Group, build) -> None:
     for stage in sorted(get_registry().stages.values(), key=lambda s: s.name):
-        cli.add_command(_standalone(stage))
-        chain.add_command(_chain_step(stage))
+        if stage.name not in group.commands:
+            group.add_command(build(stage))
 
 
-_register_stages()
+# Built when a command that is not built in is asked for, or the commands
+# are listed (help): a plain conversion never loads the stages.
+cli.lazy_commands.append(lambda group: _stage_commands(group, _standalone))
+chain.lazy_commands.append(lambda group: _stage_commands(group, _chain_step))
