@@ -168,13 +168,20 @@ class Redactor:
         if cached is not None:
             result, kinds = cached
             if kinds:
-                self.counts.update(kinds)
+                counts = self.counts
+                for kind in kinds:  # cheaper than Counter.update for a few items
+                    counts[kind] += 1
             return result
         head = text[0]
         if head not in "{[" and not head.isspace() and not self.custom:
             # the common case inlined: no JSON inside, one screening pass
-            verdict = screen.quick_might_hold(text, pii_on=self.pii, users=self._learned)
-            result, kinds = (text, ()) if verdict is False else self._redact_plain(text, verdict)
+            match = screen.MATCH
+            hits = match(text.encode()) if match is not None and text.isascii() else None
+            if hits is not None and not hits and not self._learned:
+                result, kinds = text, ()  # RE2 saw nothing (the usual answer), inlined
+            else:
+                verdict = screen.quick_might_hold(text, pii_on=self.pii, users=self._learned, hits=hits)
+                result, kinds = (text, ()) if verdict is False else self._redact_plain(text, verdict)
         else:
             result, kinds = self._redact_uncached(text)
         if kinds:

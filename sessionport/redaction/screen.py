@@ -220,19 +220,22 @@ def _re2_set():
 _SET = _re2_set()
 # The binding's own object skips a Python wrapper call per string.
 _MATCH = getattr(getattr(_SET, "_set", None), "Match", None) or (_SET.Match if _SET is not None else None)
+MATCH = _MATCH  # for callers that inline the common "no hit at all" answer
 _PII = frozenset(i for i, (_, _, personal) in enumerate(_RE2_PATTERNS) if personal)
 FAST = _SET is not None
 
 
-def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = ()) -> bool | None:
+def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hits=None) -> bool | None:
     """:func:`might_hold` in one RE2 pass; None when RE2 is missing or
-    cannot take the text (lone surrogates), so the caller screens in Python."""
+    cannot take the text (lone surrogates), so the caller screens in Python.
+    ``hits``: the pattern indices when the caller matched already."""
     if _SET is None:
         return None
-    try:
-        hits = _MATCH(text.encode())
-    except Exception:
-        return None
+    if hits is None:
+        try:
+            hits = _MATCH(text.encode())
+        except Exception:
+            return None
     if hits is None:
         hits = ()
     runs = False
