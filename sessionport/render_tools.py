@@ -97,9 +97,10 @@ def _edit_view(tool_input: dict) -> ToolView | None:
         return ToolView("diff", "\n".join(lines), f"{path} ({len(edits)} edits)", expand=True)
     content = tool_input.get("content")
     if isinstance(content, str) and set(tool_input) <= {"file_path", "path", "content"}:
-        body = content.split("\n")
-        lines = ["--- /dev/null", f"+++ b/{path}", f"@@ -0,0 +1,{len(body)} @@", *("+" + line for line in body)]
-        return ToolView("diff", "\n".join(lines), f"{path} (new content)")
+        # Every line prefixed with "+", by one replace rather than per line.
+        count = content.count("\n") + 1
+        body = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{count} @@\n+" + content.replace("\n", "\n+")
+        return ToolView("diff", body, f"{path} (new content)")
     return None
 
 

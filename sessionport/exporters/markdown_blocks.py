@@ -57,6 +57,12 @@ def fenced(body: str, lang: str = "") -> str:
 
 
 def _prose(text: str) -> str:
+    if "`" not in text:  # no code span: the usual message, one piece
+        if "<" in text:
+            text = _RAW_HTML.sub("&lt;", text)
+        if "](" in text:
+            text = _LINK_TARGET.sub("]\\(", text)
+        return text
     out = []
     for is_code, piece in split_code_spans(text):
         if is_code:
@@ -75,8 +81,11 @@ def _respan(piece: str) -> str:
 
 def message_markdown(text: str) -> str:
     """A message's own Markdown, made safe to embed (see module doc)."""
+    text = clean(text)
+    if "```" not in text and "~~~" not in text:  # no fence can open: one prose segment
+        return _prose(text)
     parts = []
-    for segment in split_fences(clean(text)):
+    for segment in split_fences(text):
         if not segment.code:
             parts.append(_prose(segment.text))
         elif segment.closed:
