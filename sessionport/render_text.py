@@ -64,6 +64,9 @@ def split_fences(text: str) -> Iterator[Segment]:
     on a line of at least as many of the same character; a block still open
     at the end is reported with ``closed=False``.
     """
+    if "```" not in text and "~~~" not in text:  # no fence can open: all prose
+        yield Segment(False, text)
+        return
     prose: list[str] = []
     code: list[str] = []
     fence = ""
@@ -95,6 +98,10 @@ def split_code_spans(prose: str) -> Iterator[tuple[bool, str]]:
     """``(is_code, text)`` pieces of prose; a code span keeps its backticks
     out of ``text`` (CommonMark: a run of n backticks closes at the next run
     of exactly n)."""
+    if "`" not in prose:
+        if prose:
+            yield False, prose
+        return
     runs = list(_BACKTICKS.finditer(prose))
     pos = 0
     i = 0
@@ -120,6 +127,10 @@ def split_code_spans(prose: str) -> Iterator[tuple[bool, str]]:
 
 def split_urls(text: str) -> Iterator[tuple[bool, str]]:
     """``(is_url, text)`` pieces: only http and https URLs are URLs."""
+    if "://" not in text:
+        if text:
+            yield False, text
+        return
     pos = 0
     for match in URL.finditer(text):
         url = match.group()

@@ -120,6 +120,8 @@ def _patch_text(tool_input: Any) -> str | None:
 def patch_files(patch: str) -> list[str]:
     files = []
     for line in patch.split("\n"):
+        if not line.startswith(("*** ", "+++ b/")):
+            continue
         for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "+++ b/"):
             if line.startswith(marker):
                 files.append(line[len(marker) :].strip())
