@@ -8,10 +8,8 @@ An entry point names an :class:`Importer`, :class:`Exporter` or :class:`Stage`.
 
 from __future__ import annotations
 
-import os
-import re
-import sys
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from .errors import PluginError
@@ -190,99 +188,13 @@ _REGISTRY: Registry | None = None
 
 
 def _load_group(registry: Registry, group: str) -> None:
-    for name, value in sorted(_entry_points(group), key=lambda e: e[0]):
+    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
         try:
-            obj = _load_entry_point(value)
+            obj = ep.load()
         except Exception as exc:  # a broken plugin must not take the others down
-            registry.load_errors.append(f"{name} ({value}): {type(exc).__name__}: {exc}")
+            registry.load_errors.append(f"{ep.name} ({ep.value}): {type(exc).__name__}: {exc}")
             continue
-        registry.add(obj, origin=f"{name} ({value})")
-
-
-# Reading ``entry_points.txt`` files directly: ``importlib.metadata`` costs
-# every command about 15 ms of start-up (it imports the ``email`` package
-# and reads more than it needs).  Distributions are found as it finds them:
-# ``*.dist-info`` / ``*.egg-info`` directories in ``sys.path`` order, the
-# first of a (normalised) name winning.  Anything this does not cover (a zip
-# or egg file on the path, a finder that provides distributions itself)
-# falls back to ``importlib.metadata``.
-_ENTRY_POINT = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
-
-
-def _entry_points(group: str) -> list[tuple[str, str]]:
-    found = _scan_entry_points(group)
-    if found is None:
-        from importlib.metadata import entry_points
-
-        found = [(ep.name, ep.value) for ep in entry_points(group=group)]
-    return found
-
-
-def _scan_entry_points(group: str) -> list[tuple[str, str]] | None:
-    if any(hasattr(finder, "find_distributions") and finder.__module__ not in ("importlib.metadata", "_frozen_importlib_external") for finder in sys.meta_path):
-        return None
-    seen: set[str] = set()
-    found: list[tuple[str, str]] = []
-    for entry in sys.path:
-        if not isinstance(entry, str):
-            return None
-        folder = entry or "."
-        try:
-            names = os.listdir(folder)
-        except NotADirectoryError:
-            return None  # a zip file: its distributions need importlib.metadata
-        except OSError:
-            continue
-        # As importlib.metadata orders them: a folder's .dist-info
-        # directories before its .egg-info ones.
-        low = [(child, child.lower()) for child in names]
-        ordered = [c for c, l in low if l.endswith(".dist-info")] + [c for c, l in low if l.endswith(".egg-info")]
-        for child in ordered:
-            key = re.sub(r"[-_.]+", "-", child.lower().rpartition(".")[0].partition("-")[0]).replace("-", "_")
-            if key in seen:
-                continue
-            path = os.path.join(folder, child)
-            if not os.path.isdir(path):
-                if os.path.exists(path):
-                    return None  # an egg-info file or a zipped egg
-                continue
-            seen.add(key)
-            try:
-                with open(os.path.join(path, "entry_points.txt"), encoding="utf-8") as handle:
-                    text = handle.read()
-            except OSError:
-                continue
-            found.extend(_group_entries(text, group))
-    return found
-
-
-def _group_entries(text: str, group: str) -> list[tuple[str, str]]:
-    entries: list[tuple[str, str]] = []
-    section = None
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            section = line.strip("[]")
-            continue
-        if section == group:
-            name, sep, value = line.partition("=")
-            if sep:
-                entries.append((name.strip(), value.strip()))
-    return entries
-
-
-def _load_entry_point(value: str) -> Any:
-    import importlib
-
-    match = _ENTRY_POINT.match(value)
-    if match is None:
-        raise ValueError(f"{value!r} is not a valid entry point (module:attribute)")
-    obj: Any = importlib.import_module(match.group("module"))
-    for attr in filter(None, (match.group("attr") or "").split(".")):
-        obj = getattr(obj, attr)
-    return obj
+        registry.add(obj, origin=f"{ep.name} ({ep.value})")
 
 
 def get_registry() -> Registry:
