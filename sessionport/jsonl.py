@@ -69,8 +69,11 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
         if b"\x00" in line:
             nul_warned = True
             line = _drop_nul(line, 1, ctx)
+        complete = raw[-1:] == b"\n"
         if line:
-            yield 1, line, raw[-1:] == b"\n"
+            yield 1, line, complete
+        if not complete:
+            return  # the end, for now: see below
         break
     line_no = 1
     for raw in lines:
@@ -82,8 +85,14 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
                 line = _drop_nul(line, line_no, ctx)
             else:
                 line = line.strip(_NUL_WHITESPACE)
+        complete = raw[-1:] == b"\n"
         if line:
-            yield line_no, line, raw[-1:] == b"\n"
+            yield line_no, line, complete
+        if not complete:
+            # A line without its newline is where the input ends now.  Reading
+            # on could return the rest of that same line if the file is still
+            # being written, which would look like a new, broken record.
+            return
 
 
 _NUL_WHITESPACE = b"\x00" + _WHITESPACE

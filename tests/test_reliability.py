@@ -64,8 +64,12 @@ def test_a_growing_file_is_read_up_to_where_it_is(tmp_path):
     stop = threading.Event()
 
     def keep_writing() -> None:
+        # A bounded amount, so reading can catch up with the end of the file.
         with open(path, "ab") as handle:
-            while not stop.is_set():
+            for _ in range(3000):
+                if stop.is_set():
+                    break
+                time.sleep(0.0005)
                 handle.write(lines[1])
                 handle.write(lines[2][: len(lines[2]) // 2])  # a torn line for a moment
                 handle.flush()
@@ -136,3 +140,41 @@ def test_unexpected_errors_are_one_line_unless_debugging(monkeypatch):
     monkeypatch.setenv("SESSIONPORT_DEBUG", "1")
     debug = CliRunner().invoke(cli, ["filter", str(SAMPLE), "--role", "user"])
     assert debug.exit_code == 1 and "Traceback" in debug.stderr
+
+
+def test_reading_stops_at_a_line_still_being_written():
+    """The file grows while it is read: the reader sees a half line at what is
+    then the end, and must stop there rather than read the rest of that line
+    later as if it were a new (broken) record."""
+    import io
+
+    from sessionport.context import ReadContext
+    from sessionport.jsonl import iter_records
+
+    class Growing(io.RawIOBase):
+        """Serves what was written so far, then end-of-file once, then what
+        was appended meanwhile."""
+
+        def __init__(self):
+            self.parts = [b'{"a":1}\n{"b":', b"", b'2}\n{"c":3}\n']
+
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            while self.parts:
+                part = self.parts.pop(0)
+                if not part:
+                    return 0
+                n = min(len(buffer), len(part))
+                buffer[:n] = part[:n]
+                if part[n:]:
+                    self.parts.insert(0, part[n:])
+                return n
+            return 0
+
+    warnings = []
+    ctx = ReadContext(name="<live>", on_warning=warnings.append)
+    records = [value for _, value in iter_records(io.BufferedReader(Growing(), buffer_size=8), ctx)]
+    assert records == [{"a": 1}]
+    assert warnings and "incomplete" in warnings[0]
