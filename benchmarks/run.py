@@ -52,6 +52,7 @@ def cases(codex: Path, claude: Path) -> dict[str, tuple[Path, list[str] | str]]:
         "claude-code -> markdown": (claude, SP + ["convert", str(claude), "--to", "markdown", "-o", "/dev/null"]),
         "codex -> html": (codex, SP + ["convert", str(codex), "--to", "html", "-o", "/dev/null"]),
         "claude-code -> redact -> portable-jsonl": (claude, SP + ["redact", str(claude), "-o", "/dev/null"]),
+        "codex -> redact -> portable-jsonl": (codex, SP + ["redact", str(codex), "-o", "/dev/null"]),
         "3-process pipe: convert | filter | to markdown": (
             claude,
             f"{sh(SP)} convert {q(claude)} --to portable-jsonl | {sh(SP)} filter --role user --role assistant | {sh(SP)} to markdown > /dev/null",
@@ -135,12 +136,14 @@ def main() -> None:
         print(f"3-process pipe / one process: {pipe:.2f}x wall, {pipe_cpu:.2f}x CPU (target <= 2)")
         result["pipe_cpu_ratio"] = round(pipe_cpu, 2)
         result["pipe_ratio"] = round(pipe, 2)
-    if "claude-code -> redact -> portable-jsonl" in by and "claude-code -> portable-jsonl" in by:
-        redact = by["claude-code -> redact -> portable-jsonl"]["seconds"] / by["claude-code -> portable-jsonl"]["seconds"]
-        redact_cpu = by["claude-code -> redact -> portable-jsonl"]["cpu_seconds"] / by["claude-code -> portable-jsonl"]["cpu_seconds"]
-        print(f"redact / same conversion without it: {redact:.2f}x wall, {redact_cpu:.2f}x CPU (target <= 1.6)")
-        result["redact_cpu_ratio"] = round(redact_cpu, 2)
-        result["redact_ratio"] = round(redact, 2)
+    for kind in ("claude-code", "codex"):
+        with_redact, without = by.get(f"{kind} -> redact -> portable-jsonl"), by.get(f"{kind} -> portable-jsonl")
+        if with_redact and without:
+            redact = with_redact["seconds"] / without["seconds"]
+            redact_cpu = with_redact["cpu_seconds"] / without["cpu_seconds"]
+            print(f"{kind}: redact / same conversion without it: {redact:.2f}x wall, {redact_cpu:.2f}x CPU (target <= 1.6)")
+            result[f"{kind}_redact_ratio"] = round(redact, 2)
+            result[f"{kind}_redact_cpu_ratio"] = round(redact_cpu, 2)
     if "codex -> portable-jsonl" in by:
         print(f"codex -> portable-jsonl / floor: {by['codex -> portable-jsonl']['ratio']:.2f}x wall, {by['codex -> portable-jsonl']['cpu_ratio']:.2f}x CPU (target <= 1.2)")
     if "claude-code -> markdown" in by:
