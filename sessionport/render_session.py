@@ -76,6 +76,22 @@ def session_title(session: dict, number: int) -> str:
     return f"Session {number}"
 
 
+def message_parts(message: dict) -> tuple[dict | None, str, str]:
+    """``(meta, kind, text)`` of a message, tolerant of malformed fields.
+
+    Read once per message by both readable exporters: this runs for every
+    message of the stream.
+    """
+    meta = message.get("meta")
+    if meta.__class__ is not dict:
+        meta = None
+    kind = meta.get("kind", "text") if meta else "text"
+    if kind.__class__ is not str:
+        kind = "text"
+    text = message.get("text")
+    return meta, kind, text if text.__class__ is str else ""
+
+
 def is_sidechain(message: dict) -> bool:
     meta = message.get("meta")
     return isinstance(meta, dict) and bool(meta.get("sidechain"))

@@ -18,7 +18,7 @@ from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions
-from ..render_session import SessionTracker, extra_metadata, header_facts, session_title, turn_label
+from ..render_session import SessionTracker, extra_metadata, header_facts, message_parts, session_title, turn_label
 from ..render_text import count_lines
 from .html_assets import CSS, JS, content_security_policy
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
@@ -90,21 +90,13 @@ class HtmlWriter:
         if self.tracker is None:
             self.start(session_event("unknown"))
         assert self.tracker is not None
-        # meta read once here: this runs for every message of the stream
-        meta = message.get("meta")
-        if meta.__class__ is not dict:
-            meta = None
-        kind = meta.get("kind", "text") if meta else "text"
-        if kind.__class__ is not str:
-            kind = "text"
+        meta, kind, text = message_parts(message)
         shown = self.show_all or self.options.shows(message)
         self.tracker.see(message, shown)
         if not shown:
             return
         self.number += 1
         dom_id = f"s{len(self.sessions)}-m{self.number}"
-        text = message.get("text")
-        text = text if text.__class__ is str else ""
         role = message.get("role")
         source_id = message.get("id")
         if meta and meta.get("injected"):

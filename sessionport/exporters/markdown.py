@@ -24,6 +24,7 @@ from ..render_session import (
     extra_metadata,
     format_time,
     header_facts,
+    message_parts,
     parse_time,
     session_title,
     turn_label,
@@ -100,19 +101,11 @@ class MarkdownWriter:
         if self.tracker is None:
             self.start(session_event("unknown"))
         assert self.tracker is not None
-        # meta read once here: this runs for every message of the stream
-        meta = message.get("meta")
-        if meta.__class__ is not dict:
-            meta = None
-        kind = meta.get("kind", "text") if meta else "text"
-        if kind.__class__ is not str:
-            kind = "text"
+        meta, kind, text = message_parts(message)
         shown = self.show_all or self.options.shows(message)
         self.tracker.see(message, shown)
         if not shown:
             return
-        text = message.get("text")
-        text = text if text.__class__ is str else ""
         if meta and meta.get("injected"):
             self.turn = None
             lines = count_lines(text)
