@@ -9,6 +9,13 @@ from __future__ import annotations
 import click
 
 WIDTH = 100
+CLICK_MARK = "Rendered with click "
+
+
+def click_version() -> str:
+    from importlib.metadata import version
+
+    return version("click")
 
 
 def _help(command: click.Command, path: list[str], parent: click.Context | None) -> tuple[str, click.Context]:
@@ -37,6 +44,7 @@ def render() -> str:
         "# Command-line reference\n",
         "Generated from `--help` by `python -m sessionport.cli.reference > docs/cli.md`; "
         "a test fails when this page and the commands disagree.\n",
+        f"{CLICK_MARK}{click_version()}.\n",
     ]
     _walk(cli, ["sessionport"], None, out)
     return "\n".join(out)
