@@ -97,6 +97,18 @@ def end_event(**fields: Any) -> dict:
     return event
 
 
+def human_size(n: int | float) -> str:
+    """A byte count as placeholders show it (``[image: image/png, 1.2 MB]``),
+    in decimal units, the same in every format."""
+    if n < 1000:
+        return f"{int(n)} B"
+    if n < 1_000_000:
+        return f"{n / 1000:.1f} KB"
+    if n < 1_000_000_000:
+        return f"{n / 1_000_000:.1f} MB"
+    return f"{n / 1_000_000_000:.1f} GB"
+
+
 def kind_of(event: dict) -> str:
     meta = event.get("meta")
     if meta and "kind" in meta:

@@ -430,7 +430,7 @@ def test_odd_shapes_never_escape_as_internal_errors(tmp_path):
     path = write_export(tmp_path, _export(odd, nothing, 5))
     result, events = convert_events(path, tmp_path / "out.jsonl", "--skip-bad")
     texts = [e["text"] for e in events if e["type"] == "message"]
-    assert texts[0] == "7\n[audio: 2.0 kB]\n[object]" and texts[1] == "kept text"
+    assert texts[0] == "7\n[audio: 2.0 KB]\n[object]" and texts[1] == "kept text"
     assert [e.get("title") for e in events if e["type"] == "session"] == ["odd", None]
     assert "conversations.json, at [2]" in result.stderr
 

@@ -10,21 +10,16 @@ dropped when OpenAI adds a new one.
 from __future__ import annotations
 
 from typing import Any, Callable
+from ..model import human_size as model_human_size
 
 Rendered = tuple[str, dict[str, Any]]
 
 
 def human_size(size: Any) -> str | None:
+    """The shared size text, or None when the export gives no usable size."""
     if not isinstance(size, (int, float)) or isinstance(size, bool) or size < 0:
         return None
-    if size < 1000:
-        return f"{int(size)} B"
-    for unit in ("kB", "MB", "GB"):
-        size /= 1000.0
-        if size < 1000:
-            return f"{size:.1f} {unit}"
-    return f"{size:.1f} TB"
-
+    return model_human_size(size)
 
 def _strings(value: Any) -> str:
     return value if isinstance(value, str) else ""

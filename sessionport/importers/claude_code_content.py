@@ -10,6 +10,7 @@ anything anywhere.
 from __future__ import annotations
 
 from typing import Any
+from ..model import human_size
 
 # Fields of a tool input that make a good one-line label, first match wins.
 _LABEL_KEYS = (
@@ -25,16 +26,6 @@ _LABEL_KEYS = (
     "prompt",
 )
 _LABEL_MAX = 200
-
-
-def human_size(n: int) -> str:
-    if n < 1000:
-        return f"{n} B"
-    if n < 1_000_000:
-        return f"{n / 1000:.1f} KB"
-    if n < 1_000_000_000:
-        return f"{n / 1_000_000:.1f} MB"
-    return f"{n / 1_000_000_000:.1f} GB"
 
 
 def _base64_bytes(data: str) -> int:

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from ..model import message_event
+from ..model import human_size
 
 # Harness-injected context that Codex writes as user (or developer) messages.
 INJECTED_PREFIXES = (
@@ -55,14 +56,6 @@ def image_placeholder(url: Any, kind: str = "image") -> str:
         size = len(data) * 3 // 4 if ";base64" in head else len(data)
         return f"[{kind}: {mime}, {human_size(size)}]"
     return f"[{kind}: {url[:200]}]"
-
-
-def human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 def content_text(content: Any) -> str:

@@ -14,6 +14,7 @@ import orjson
 
 from ..context import ReadContext
 from ..model import message_event
+from ..model import human_size
 
 # Keys of a functionResponse.response object whose single string value is
 # the tool's output.  ``output`` is gemini-cli's and the exporter's default.
@@ -34,15 +35,6 @@ def _get(part: dict, camel: str, snake: str | None = None) -> Any:
     if value is None and snake:
         value = part.get(snake)
     return value
-
-
-def human_size(n_bytes: int) -> str:
-    size = float(n_bytes)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000 or unit == "GB":
-            return f"{int(size)} B" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1000
-    return f"{size:.1f} GB"
 
 
 def blob_placeholder(blob: Any, label: str = "") -> str:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 import orjson
 
 from ..model import message_event
+from ..model import human_size
 
 # Written by the provider exporters as the result of a call whose result the
 # stream did not hold: the APIs reject a call without a result.  The
@@ -27,14 +28,6 @@ MISSING_RESULT_TEXT = "[sessionport: no result was recorded for this tool call]"
 _RENDER_KEYS = ("command", "cmd", "file_path", "path", "filePath", "pattern", "query", "url", "description", "prompt", "input")
 _RENDER_LIMIT = 200
 _DATA_URL = re.compile(r"^data:([^;,]+)?(;base64)?,", re.ASCII)
-
-
-def human_size(n: int) -> str:
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
 
 
 def base64_size(data: Any) -> int | None:
