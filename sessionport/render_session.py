@@ -92,6 +92,21 @@ def message_parts(message: dict) -> tuple[dict | None, str, str]:
     return meta, kind, text if text.__class__ is str else ""
 
 
+def feed(events, writer) -> None:
+    """Hand each event to ``writer.start``, ``.message`` or ``.end_event``
+    (the readable exporters' writers); bound methods looked up once, since
+    this loop runs for every event."""
+    message, start, end_event = writer.message, writer.start, writer.end_event
+    for event in events:
+        kind = event.get("type")
+        if kind == "message":
+            message(event)
+        elif kind == "session":
+            start(event)
+        elif kind == "end":
+            end_event(event)
+
+
 def is_sidechain(message: dict) -> bool:
     meta = message.get("meta")
     return isinstance(meta, dict) and bool(meta.get("sidechain"))

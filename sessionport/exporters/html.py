@@ -18,7 +18,7 @@ from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions
-from ..render_session import SessionTracker, extra_metadata, header_facts, message_parts, session_title, turn_label
+from ..render_session import SessionTracker, extra_metadata, feed, header_facts, message_parts, session_title, turn_label
 from ..render_text import count_lines
 from .html_assets import CSS, JS, content_security_policy
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
@@ -148,15 +148,7 @@ class HtmlWriter:
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     writer = HtmlWriter(out, RenderOptions.from_options(ctx.options))
-    message, start, end_event = writer.message, writer.start, writer.end_event
-    for event in events:
-        kind = event.get("type")
-        if kind == "message":
-            message(event)
-        elif kind == "session":
-            start(event)
-        elif kind == "end":
-            end_event(event)
+    feed(events, writer)
     writer.close()
 
 

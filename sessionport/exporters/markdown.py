@@ -24,6 +24,7 @@ from ..render_session import (
     extra_metadata,
     format_time,
     header_facts,
+    feed,
     message_parts,
     parse_time,
     session_title,
@@ -220,15 +221,7 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     spool = _Spool()
     try:
         writer = MarkdownWriter(spool.emit, options)
-        message, start, end_event = writer.message, writer.start, writer.end_event
-        for event in events:
-            kind = event.get("type")
-            if kind == "message":
-                message(event)
-            elif kind == "session":
-                start(event)
-            elif kind == "end":
-                end_event(event)
+        feed(events, writer)
         writer.finish()
         spool.flush()
         out.write(writer.preamble().encode("utf-8", "replace"))
