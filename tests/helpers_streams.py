@@ -32,3 +32,16 @@ def messages(events: Iterable[dict]) -> list[dict]:
 
 def kind(event: dict) -> str | None:
     return (event.get("meta") or {}).get("kind")
+
+
+def sessions_of(events: list[dict]) -> list[tuple[dict, list[dict], dict | None]]:
+    """``(session, messages, end event or None)`` for each session of a stream."""
+    out: list[list] = []
+    for event in events:
+        if event["type"] == "session":
+            out.append([event, [], None])
+        elif event["type"] == "message":
+            out[-1][1].append(event)
+        elif event["type"] == "end":
+            out[-1][2] = event
+    return [tuple(s) for s in out]

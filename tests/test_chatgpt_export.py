@@ -22,6 +22,7 @@ from sessionport.io import open_input
 from sessionport.registry import get_registry
 
 from conftest import FIXTURES, corpus_files, corpus_path, requires_corpus, run_cli
+from helpers_streams import sessions_of
 
 SAMPLE = FIXTURES / "chatgpt-export" / "conversations.json"
 CORPUS_FILES = corpus_files("chatgpt", "*.json")
@@ -67,18 +68,6 @@ def cli_events(*args: str) -> list[dict]:
 
 def session_ids(events: list[dict]) -> list[str]:
     return [e["sessionId"] for e in events if e["type"] == "session"]
-
-
-def sessions_of(events: list[dict]) -> list[tuple[dict, list[dict], dict | None]]:
-    out = []
-    for event in events:
-        if event["type"] == "session":
-            out.append([event, [], None])
-        elif event["type"] == "message":
-            out[-1][1].append(event)
-        else:
-            out[-1][2] = event
-    return [tuple(s) for s in out]
 
 
 def visible_texts(conversation: dict) -> list[tuple[str, str]]:

@@ -21,6 +21,7 @@ from sessionport.cli import cli
 from sessionport.importers.claude_code import sniff
 
 from conftest import FIXTURES, corpus_files, corpus_path, requires_corpus, run_cli
+from helpers_streams import sessions_of
 
 CORPUS_FILES = corpus_files("claude-code", "*.jsonl")
 CONVERSATIONS = [p for p in CORPUS_FILES if p.stat().st_size > 2000]
@@ -37,18 +38,6 @@ def convert(path: Path, tmp_path: Path, *extra: str) -> tuple[list[dict], str]:
     assert result.exit_code == 0, f"{path.name}: exit {result.exit_code}: {result.stderr} {result.exception!r}"
     events = [orjson.loads(line) for line in out.read_bytes().splitlines()] if out.exists() else []
     return events, result.stderr
-
-
-def sessions_of(events: list[dict]) -> list[tuple[dict, list[dict], dict | None]]:
-    out = []
-    for event in events:
-        if event["type"] == "session":
-            out.append([event, [], None])
-        elif event["type"] == "message":
-            out[-1][1].append(event)
-        elif event["type"] == "end":
-            out[-1][2] = event
-    return [tuple(s) for s in out]
 
 
 def raw_facts(path: Path) -> dict:
