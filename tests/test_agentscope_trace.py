@@ -13,7 +13,7 @@ from click.testing import CliRunner
 import sessionport
 from conftest import FIXTURES, corpus_files, corpus_path, requires_corpus, run_cli
 from sessionport.cli import cli
-from sessionport.exporters import agentscope_trace
+from sessionport.exporters import agentscope_document
 from sessionport.model import end_event, message_event, session_event
 from sessionport.registry import get_registry
 from sessionport.validate import TRACE, validate_file
@@ -161,13 +161,13 @@ def test_an_unanswered_call_is_kept_with_a_note():
 
 
 def test_branch_option_then_metadata_then_current_git_branch(monkeypatch):
-    monkeypatch.setattr(agentscope_trace, "current_git_branch", lambda: "from-git")
+    monkeypatch.setattr(agentscope_document, "current_git_branch", lambda: "from-git")
     base = [_call("Bash", {"command": "ls"}, "c1")]
     assert trace_of([_session(metadata={"gitBranch": "meta"})] + base, trace_branch="opt")["runs"][0]["branch"] == "opt"
     assert trace_of([_session(metadata={"gitBranch": "meta"})] + base)["runs"][0]["branch"] == "meta"
     assert trace_of([_session(metadata={"git": {"branch": "codex-meta"}})] + base)["runs"][0]["branch"] == "codex-meta"
     assert trace_of([_session(metadata={"gitBranch": "HEAD"})] + base)["runs"][0]["branch"] == "from-git"
-    monkeypatch.setattr(agentscope_trace, "current_git_branch", lambda: None)
+    monkeypatch.setattr(agentscope_document, "current_git_branch", lambda: None)
     assert trace_of([_session()] + base)["runs"][0]["branch"] == "unknown"
 
 

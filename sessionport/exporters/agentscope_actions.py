@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .agentscope_trace import DEFAULT_MAX_OUTPUT
 from .agentscope_outcome import CommandResult, command_outcome, unwrap_output
 from .agentscope_risk import RISKS, action_risk
 from .agentscope_time import format_duration, parse_timestamp, span_ms
@@ -32,7 +33,6 @@ from .agentscope_tools import (
 UNKNOWN = "unknown"
 TITLE_LIMIT = 100
 SUMMARY_LIMIT = 300
-DEFAULT_MAX_OUTPUT = 20_000
 
 
 @dataclass
