@@ -4,7 +4,8 @@ One user line gives a ``user`` message (its text blocks joined) and/or one
 ``tool`` message per ``tool_result`` block; one assistant line gives one
 message per content block (Claude Code writes exactly one per line).
 :class:`MessageBuilder` is mixed into the transcript reader, which provides
-``parent_of``, ``base_meta`` and ``result``.
+``parent_of``, ``alias`` (skipped uuid -> nearest emitted ancestor),
+``base_meta`` and ``result``.
 """
 
 from __future__ import annotations
@@ -25,13 +26,21 @@ def _str(value: Any) -> str | None:
 
 
 class MessageBuilder:
+    # The per-line methods below run once per line of multi-megabyte files:
+    # they read each field once and test types with ``type(x) is`` (records
+    # come from orjson, which builds exact dicts, lists and strs) instead of
+    # calling small helpers such as ``_str`` for every field.
+
     def line_fields(self, record: dict) -> tuple[str | None, str | None, str | None, dict]:
         """What every message of a line shares: timestamp, uuid, parent and,
         for a sub-agent line, the sidechain meta."""
+        stamp = record.get("timestamp")
+        uid = record.get("uuid")
+        parent = record.get("parentUuid")
         return (
-            _str(record.get("timestamp")),
-            _str(record.get("uuid")),
-            self.parent_of(record),
+            stamp if type(stamp) is str and stamp else None,
+            uid if type(uid) is str and uid else None,
+            self.alias.get(parent, parent) if type(parent) is str else None,
             self.base_meta(record) if record.get("isSidechain") is True else {},
         )
 
@@ -58,6 +67,8 @@ class MessageBuilder:
                     events.append(self.tool_result(record, block, stamp, uid, parent, base, len(events)))
                 else:
                     pending.append(block_text(block))
+        elif type(content) is str:
+            pending.append(content)
         elif content is not None:
             pending.append(content_text(content))
         if pending:
@@ -82,16 +93,22 @@ class MessageBuilder:
     def tool_result(self, record, block, stamp, uid, parent, base, n) -> dict:
         content = block.get("content")
         tur = record.get("toolUseResult")
-        if content is None and isinstance(tur, str):
+        if type(content) is str:
+            text = content
+        elif content is None and type(tur) is str:
             text = tur
         else:
             text = content_text(content)
         meta = {"kind": "tool_result", **base}
-        call_id = _str(block.get("tool_use_id"))
-        agent = _str(tur.get("agentId")) if isinstance(tur, dict) else None
-        if agent is None and "agentId: " in text:
-            found = _AGENT_ID_IN_TEXT.search(text)
-            agent = found.group(1) if found else None
+        call_id = block.get("tool_use_id")
+        if type(call_id) is not str or not call_id:
+            call_id = None
+        agent = tur.get("agentId") if type(tur) is dict else None
+        if type(agent) is not str or not agent:
+            agent = None
+            if "agentId: " in text:
+                found = _AGENT_ID_IN_TEXT.search(text)
+                agent = found.group(1) if found else None
         if agent:
             meta["spawnedAgentId"] = agent
             if call_id:
@@ -104,68 +121,93 @@ class MessageBuilder:
             id=uid if n == 0 else f"{uid}#{n}" if uid else None,
             parentId=parent,
             toolCallId=call_id,
-            isError=is_error if isinstance(is_error, bool) else None,
+            isError=is_error if type(is_error) is bool else None,
             meta=meta,
         )
 
     def assistant_events(self, record: dict) -> tuple[Any, Any, list[dict]]:
         message = record.get("message")
-        if not isinstance(message, dict):
+        if type(message) is not dict:
             message = {}
         content = message.get("content")
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        elif not isinstance(content, list):
-            content = []
         stamp, uid, parent, base = self.line_fields(record)
-        model = _str(message.get("model"))
-        msg_id = message.get("id") if isinstance(message.get("id"), str) else None
-        request = _str(record.get("requestId"))
-        if model:
+        model = message.get("model")
+        msg_id = message.get("id")
+        if type(msg_id) is not str:
+            msg_id = None
+        request = record.get("requestId")
+        if type(model) is str and model:
             base["model"] = model
         if msg_id:
             base["messageId"] = msg_id
-        if request:
+        if type(request) is str and request:
             base["requestId"] = request
         if record.get("isApiErrorMessage") is True:
             base["apiError"] = True
+        # Claude Code writes one block per line: no loop, no id suffix.
+        if type(content) is list:
+            if len(content) == 1:
+                return msg_id, message.get("usage"), [self.assistant_block(content[0], base, stamp, uid, parent)]
+        elif type(content) is str:
+            content = [{"type": "text", "text": content}]
+        else:
+            content = []
         events = []
         for n, block in enumerate(content):
-            common = {
-                "timestamp": stamp,
-                "id": uid if n == 0 else f"{uid}#{n}" if uid else None,
-                "parentId": parent,
-            }
-            events.append(self.assistant_block(block, base, common))
+            events.append(
+                self.assistant_block(block, base, stamp, uid if n == 0 else f"{uid}#{n}" if uid else None, parent)
+            )
         return msg_id, message.get("usage"), events
 
-    def assistant_block(self, block: Any, base: dict, common: dict) -> dict:
+    def assistant_block(self, block: Any, base: dict, stamp: Any, mid: Any, parent: Any) -> dict:
         btype = block.get("type") if type(block) is dict else None
         if btype == "text":
-            return message_event("assistant", content_text(block.get("text")), meta={"kind": "text", **base}, **common)
+            text = block.get("text")
+            return message_event(
+                "assistant",
+                text if type(text) is str else content_text(text),
+                timestamp=stamp,
+                id=mid,
+                parentId=parent,
+                meta={"kind": "text", **base},
+            )
         if btype == "tool_use" or btype == "server_tool_use":
             meta = {"kind": "tool_use", **base}
             if btype == "server_tool_use":
                 meta["server"] = True
-            name = _str(block.get("name")) or "tool"
+            name = block.get("name")
+            if type(name) is not str or not name:
+                name = "tool"
+            call_id = block.get("id")
             tool_input = block.get("input")
             if type(tool_input) is not dict:
                 tool_input = {} if tool_input is None else {"input": tool_input}
             return message_event(
                 "tool",
                 tool_label(name, tool_input),
+                timestamp=stamp,
+                id=mid,
+                parentId=parent,
                 toolName=name,
-                toolCallId=_str(block.get("id")),
+                toolCallId=call_id if type(call_id) is str and call_id else None,
                 toolInput=tool_input,
                 meta=meta,
-                **common,
             )
         if btype == "thinking":
             meta = {"kind": "thinking", **base}
-            signature = _str(block.get("signature"))
-            if signature:
+            signature = block.get("signature")
+            if type(signature) is str and signature:
                 meta["signature"] = signature
-            return message_event("assistant", content_text(block.get("thinking")), meta=meta, **common)
+            text = block.get("thinking")
+            return message_event(
+                "assistant",
+                text if type(text) is str else content_text(text),
+                timestamp=stamp,
+                id=mid,
+                parentId=parent,
+                meta=meta,
+            )
+        common = {"timestamp": stamp, "id": mid, "parentId": parent}
         if btype == "redacted_thinking":
             meta = {"kind": "thinking", **base, "redacted": True}
             data = _str(block.get("data"))

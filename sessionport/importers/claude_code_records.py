@@ -33,6 +33,10 @@ UNPARSED_PREFIXES = {
     b'{"type":"permission-mode"': "permission-mode",
     b'{"type":"last-prompt"': "last-prompt",
 }
+# The same, by the quoted name that follows ``{"type":"`` (one slice and
+# one dict look-up per line instead of a startswith per prefix).
+_UNPARSED_BY_NAME = {prefix[9:-1]: kind for prefix, kind in UNPARSED_PREFIXES.items()}
+_NAME_END = 9 + max(len(name) for name in _UNPARSED_BY_NAME) + 1
 _PREFIX_HEAD = b'{"type":"'
 _PROGRESS_HEAD = b'{"parentUuid":'
 _PROGRESS_TYPE = b',"type":"progress","data":{'
@@ -176,7 +180,8 @@ class _Transcript(MessageBuilder):
         for line_no, line, complete in iter_lines(stream, ctx):
             self.lines += 1
             if line.startswith(_PREFIX_HEAD):
-                kind = _unparsed_kind(line)
+                close = line.find(b'"', 9, _NAME_END)
+                kind = _UNPARSED_BY_NAME.get(line[9:close]) if close > 0 else None
                 if kind is not None:
                     self.skipped[kind] += 1
                     continue
@@ -292,8 +297,12 @@ def _progress_link(line: bytes) -> tuple[str, str | None] | None:
     "type":"progress","data":{…}, …, "uuid":"<id>"}``.  No ``{`` may come
     before the type, so the type found is the top-level one.
     """
-    at = line.find(_PROGRESS_TYPE, 0, _PROGRESS_SCAN)
-    if at < 0 or line.find(b"{", 1, at) >= 0 or not line.endswith(b'"}'):
+    # The type must end at the first ``{`` after the opening one.  Finding
+    # that brace stops early on every other line (``"message":{`` comes
+    # soon), where looking for the type itself would scan _PROGRESS_SCAN bytes.
+    brace = line.find(b"{", 1, _PROGRESS_SCAN)
+    at = brace + 1 - len(_PROGRESS_TYPE)
+    if at <= 0 or not line.startswith(_PROGRESS_TYPE, at) or not line.endswith(b'"}'):
         return None
     tail = line.rfind(b',"uuid":"')
     if tail < at or len(line) - tail > 80:
@@ -312,13 +321,6 @@ def _progress_link(line: bytes) -> tuple[str, str | None] | None:
     else:
         return None
     return uuid.decode("ascii", "replace"), parent
-
-
-def _unparsed_kind(line: bytes) -> str | None:
-    for prefix, kind in UNPARSED_PREFIXES.items():
-        if line.startswith(prefix):
-            return kind
-    return None
 
 
 def _skip_key(record: dict) -> str:

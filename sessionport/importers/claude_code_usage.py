@@ -48,12 +48,23 @@ def _int(value: Any) -> int:
 def shared_usage(raw: Any) -> tuple[int, int, int, int] | None:
     """``(input incl. cache, cache read, cache creation, output)`` of an
     Anthropic usage object, or None when it is not one."""
-    if not isinstance(raw, dict):
+    if type(raw) is not dict:
         return None
-    fresh = _int(raw.get("input_tokens"))
-    creation = _int(raw.get("cache_creation_input_tokens"))
-    read = _int(raw.get("cache_read_input_tokens"))
-    return fresh + creation + read, read, creation, _int(raw.get("output_tokens"))
+    # Counts are plain non-negative ints in real files: test that first and
+    # leave the odd values (floats, negatives, bools) to _int.
+    fresh = raw.get("input_tokens")
+    if type(fresh) is not int or fresh < 0:
+        fresh = _int(fresh)
+    creation = raw.get("cache_creation_input_tokens")
+    if type(creation) is not int or creation < 0:
+        creation = _int(creation)
+    read = raw.get("cache_read_input_tokens")
+    if type(read) is not int or read < 0:
+        read = _int(read)
+    out = raw.get("output_tokens")
+    if type(out) is not int or out < 0:
+        out = _int(out)
+    return fresh + creation + read, read, creation, out
 
 
 def usage_dict(values: tuple[int, int, int, int]) -> dict[str, int]:
@@ -67,10 +78,6 @@ def usage_dict(values: tuple[int, int, int, int]) -> dict[str, int]:
     }
 
 
-def _minus(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, int, int, int]:
-    return tuple(x - y for x, y in zip(a, b))  # type: ignore[return-value]
-
-
 _ZERO = (0, 0, 0, 0)
 
 
@@ -79,6 +86,11 @@ class UsageGrouper:
 
     def __init__(self) -> None:
         self.open_id: Any = None
+        # The usage of the open message is only needed when it closes, and
+        # only its last value counts: the raw object of the latest line is
+        # kept and read once, at close.  ``open_usage`` is what an earlier
+        # part of a reopened message counted.
+        self.open_raw: dict | None = None
         self.open_usage: tuple[int, int, int, int] | None = None
         self.base: tuple[int, int, int, int] = _ZERO
         self.reopened = False
@@ -92,18 +104,18 @@ class UsageGrouper:
 
     def assistant(self, message_id: Any, raw_usage: Any, events: list[dict]) -> list[dict]:
         """Events of one assistant line; returns the events now safe to emit."""
-        out: list[dict] = []
         if message_id is None or message_id != self.open_id:
             out = self.close()
             self._open(message_id)
-        usage = shared_usage(raw_usage)
-        if usage is not None:
-            self.open_usage = usage
+        else:
+            out = []
+        if type(raw_usage) is dict:
+            self.open_raw = raw_usage
         if events:
             self.last_event = events[-1]
-            self._hold(events)
-        if self._over_bound():
-            out.extend(self.close())
+            # The bound can only be crossed by holding more: no test otherwise.
+            if self._hold(events):
+                out.extend(self.close())
         return out
 
     def other(self, events: list[dict], ends_turn: bool = False) -> list[dict]:
@@ -114,31 +126,39 @@ class UsageGrouper:
             out = self.close()
             out.extend(events)
             return out
-        self._hold(events)
-        if self._over_bound():
+        if self._hold(events):
             return self.close()
         return []
 
     def close(self) -> list[dict]:
         """Finish the open message: attach its usage, release held events."""
-        if self.open_usage is not None:
-            final = self.open_usage
-            delta = _minus(final, self.base)
-            for i in range(4):
-                self.total[i] += delta[i]
+        raw = self.open_raw
+        final = shared_usage(raw) if raw is not None else self.open_usage
+        if final is not None:
+            base = self.base
+            if base is _ZERO:
+                delta = final
+            else:
+                delta = (final[0] - base[0], final[1] - base[1], final[2] - base[2], final[3] - base[3])
+            total = self.total
+            total[0] += delta[0]
+            total[1] += delta[1]
+            total[2] += delta[2]
+            total[3] += delta[3]
             if not self.reopened:
                 self.messages_with_usage += 1
             if self.last_event is not None and (not self.reopened or any(delta)):
                 meta = self.last_event.setdefault("meta", {})
                 meta["usage"] = usage_dict(delta)
             if self.open_id is not None:
-                self.finished[self.open_id] = final
-                self.finished.move_to_end(self.open_id)
-                if len(self.finished) > REMEMBERED_IDS:
-                    self.finished.popitem(last=False)
+                # _open took this id out of ``finished``: it goes in last.
+                finished = self.finished
+                finished[self.open_id] = final
+                if len(finished) > REMEMBERED_IDS:
+                    finished.popitem(last=False)
         held = self.held
         self.held, self.held_chars = [], 0
-        self.open_id, self.open_usage, self.last_event, self.base = None, None, None, _ZERO
+        self.open_id, self.open_raw, self.open_usage, self.last_event, self.base = None, None, None, None, _ZERO
         self.reopened = False
         return held
 
@@ -152,13 +172,14 @@ class UsageGrouper:
             self.base, self.reopened = previous, True
             self.open_usage = previous
 
-    def _over_bound(self) -> bool:
-        return len(self.held) > MAX_HELD_EVENTS or self.held_chars > MAX_HELD_CHARS
-
-    def _hold(self, events: list[dict]) -> None:
+    def _hold(self, events: list[dict]) -> bool:
+        """Hold ``events``; True when the look-ahead bound is now passed."""
         self.held.extend(events)
+        chars = self.held_chars
         for event in events:
-            self.held_chars += len(event.get("text") or "")
+            chars += len(event["text"])
+        self.held_chars = chars
+        return len(self.held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS
 
     def totals(self) -> dict[str, int] | None:
         if not self.messages_with_usage:
