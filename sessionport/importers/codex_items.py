@@ -40,6 +40,8 @@ INJECTED_PREFIXES = (
 
 _EXIT_CODE = re.compile(r"(?:^Exit code: |\nProcess exited with code )(-?\d+)")
 TOOL_TEXT_LIMIT = 300
+# A tuple, not a set: a malformed part's type may be unhashable.
+_TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
 
 
 def looks_injected(text: str) -> bool:
@@ -64,6 +66,11 @@ def content_text(content: Any) -> str:
         return content
     if not isinstance(content, list):
         return ""
+    if len(content) == 1:  # the usual shape: one text part
+        part = content[0]
+        if part.__class__ is dict and part.get("type") in _TEXT_PARTS:
+            text = part.get("text")
+            return text if isinstance(text, str) else ""
     parts = []
     for part in content:
         if not isinstance(part, dict):
@@ -71,7 +78,7 @@ def content_text(content: Any) -> str:
                 parts.append(part)
             continue
         kind = part.get("type")
-        if kind in ("input_text", "output_text", "text", "summary_text", "reasoning_text"):
+        if kind in _TEXT_PARTS:
             text = part.get("text")
             if isinstance(text, str):
                 parts.append(text)
@@ -133,15 +140,17 @@ def parse_arguments(arguments: Any) -> tuple[dict, str | None]:
     return {"value": value}, "value"
 
 
-def output_result(output: Any) -> tuple[str, bool | None, dict]:
-    """Text, error flag and extra meta of a call's ``output``.
+def output_result(output: Any, meta: dict | None = None) -> tuple[str, bool | None, dict]:
+    """Text, error flag and extra meta of a call's ``output``; the extra meta
+    is added to ``meta`` when given (the caller's dict, not a copy).
 
     Shapes seen: a plain string; a string holding JSON ``{"output",
     "metadata":{"exit_code","duration_seconds"}}``; a string holding an MCP
     content list; a list of ``input_text``/``input_image`` items; an object
     ``{content, success}``; an MCP ``{"Ok": result}`` / ``{"Err": str}``.
     """
-    meta: dict = {}
+    if meta is None:
+        meta = {}
     if isinstance(output, str):
         if output.startswith(("{", "[")):
             try:
@@ -263,7 +272,12 @@ class ItemConverter:
         if self.model:
             meta["model"] = self.model
         self.counts["thinking"] += 1
-        event = _base("assistant", summary, timestamp, item)
+        event = {"type": "message", "role": "assistant", "text": summary}  # _base inlined, as in _call
+        if timestamp is not None:
+            event["timestamp"] = timestamp
+        item_id = item.get("id")
+        if item_id and isinstance(item_id, str):
+            event["id"] = item_id
         event["meta"] = meta
         return [event]
 
@@ -281,7 +295,13 @@ class ItemConverter:
         if call_id is not None:
             self.pending[call_id] = name
         self.counts["toolCalls"] += 1
-        event = _base("tool", tool_text(name, tool_input), timestamp, item)
+        # _base inlined: a call is a third of a rollout's items
+        event = {"type": "message", "role": "tool", "text": tool_text(name, tool_input)}
+        if timestamp is not None:
+            event["timestamp"] = timestamp
+        item_id = item.get("id")
+        if item_id and isinstance(item_id, str):
+            event["id"] = item_id
         event["toolName"] = name
         if call_id is not None:
             event["toolCallId"] = call_id
@@ -325,12 +345,16 @@ class ItemConverter:
         call_id = item.get("call_id")
         call_id = call_id if isinstance(call_id, str) and call_id else None
         name = self.pending.pop(call_id, None) if call_id else None
-        text, is_error, meta = output_result(item.get("output"))
-        meta = {"kind": "tool_result", "codexType": item.get("type"), **meta}
+        text, is_error, meta = output_result(item.get("output"), {"kind": "tool_result", "codexType": item.get("type")})
         if name is None and call_id is not None:
             meta["unpaired"] = True
         self.counts["toolResults"] += 1
-        event = _base("tool", text, timestamp, item)
+        event = {"type": "message", "role": "tool", "text": text}  # _base inlined, as in _call
+        if timestamp is not None:
+            event["timestamp"] = timestamp
+        item_id = item.get("id")
+        if item_id and isinstance(item_id, str):
+            event["id"] = item_id
         if name is None and isinstance(item.get("name"), str):
             name = item["name"]
         if name is not None:

@@ -22,6 +22,8 @@ import re
 from collections import Counter, deque
 from typing import Any, BinaryIO, Iterator
 
+import orjson
+
 from ..context import ReadContext
 from ..jsonl import iter_lines, parse_line
 from ..model import end_event, message_event, session_event
@@ -72,38 +74,61 @@ class RolloutReader:
         head_match = _HEAD.match
         skipped_fast = self.skipped_fast
         queue = self.queue
+        recent = self.recent_prompts
+        loads = orjson.loads
         for line_no, line, complete in iter_lines(stream, ctx):
             self.line_no = line_no
             match = head_match(line) if complete else None
             if match is not None:
-                outer, inner = match.group(2), match.group(3)
                 if self.inherit_from is not None:
                     self._copy_clock(match.group(1))
-                if outer == b"event_msg":
-                    used = inner == b"token_count" and self._token_count_bytes(line)
-                    fast = used or inner not in USED_EVENTS
-                elif outer == b"turn_context":
-                    fast = used = self._turn_context_bytes(line)
-                else:
-                    used = False
-                    fast = outer not in PARSED_TYPES
-                if fast:
-                    if not used:
-                        skipped_fast[(outer, inner if outer == b"event_msg" else None)] += 1
-                    if queue or self.recent_prompts:
-                        yield from self._drain()
-                    continue
-            record = parse_line(line, line_no, complete, ctx)
+                key = match.group(2, 3)
+                outer = key[0]
+                if outer != b"response_item":  # most lines: parsed below
+                    if outer == b"event_msg":
+                        inner = key[1]
+                        used = inner == b"token_count" and self._token_count_bytes(line)
+                        fast = used or inner not in USED_EVENTS
+                    elif outer == b"turn_context":
+                        fast = used = self._turn_context_bytes(line)
+                    else:
+                        used = False
+                        fast = outer not in PARSED_TYPES
+                    if fast:
+                        if not used:
+                            skipped_fast[key if outer == b"event_msg" else (outer, None)] += 1
+                        if queue or recent:
+                            yield from self._drain()
+                        continue
+            # orjson first: parse_line (its error reporting) only for a line that fails
+            try:
+                record = loads(line)
+            except orjson.JSONDecodeError:
+                record = parse_line(line, line_no, complete, ctx)
             if record is None:
                 continue
-            if not isinstance(record, dict):
+            if record.__class__ is not dict:
                 ctx.bad_record(f"expected a JSON object, found a JSON {type(record).__name__}", line=line_no)
                 continue
             if not self.session_sent:
                 if not self._hold_for_prelude(line_no, record):
                     yield from self._start()
                 continue
-            self._record(line_no, record, match is not None)
+            payload = record.get("payload")
+            if record.get("type") == "response_item" and payload.__class__ is dict:
+                # Most lines of a rollout: _record and _item flattened into the
+                # loop, and the events yielded straight away when nothing waits.
+                events = self._response_item(line_no, payload, record.get("timestamp"), match is not None)
+                if events:
+                    if not queue and not recent and self.inherit_from is None:
+                        yield from events
+                        continue
+                    if self.inherit_from is not None:
+                        for event in events:
+                            event.setdefault("meta", {})["inherited"] = True
+                    queue.extend(events)
+            else:
+                self._record(line_no, record, match is not None)
             # Inline the common case of _drain: events already decided.
             while queue:
                 head = queue[0]
@@ -113,7 +138,7 @@ class RolloutReader:
                 if self.skip_inherited and "inherited" in head.get("meta", ()):
                     continue
                 yield head
-            if queue or self.recent_prompts:
+            if queue or recent:
                 yield from self._drain()
         if not self.session_sent:
             yield from self._start()
@@ -215,12 +240,38 @@ class RolloutReader:
             else:
                 self.skipped["unknown line"] += 1
         except (TypeError, AttributeError, ValueError, KeyError) as exc:
-            # A known record type with an unexpected shape: count it, go on.
-            name = f"{kind}/{payload.get('type')}" if isinstance(payload, dict) else str(kind)
-            if not self.malformed_warned:
-                self.malformed_warned = True
-                self.ctx.warn(f"line {line_no}: a {name} record has an unexpected shape ({type(exc).__name__}: {exc}); skipped, later ones are only counted")
-            self.skipped[f"malformed {name}"] += 1
+            self._malformed(line_no, kind, payload, exc)
+
+    def _response_item(self, line_no: int, item: dict, timestamp: Any, clocked: bool) -> list[dict] | None:
+        """What ``_record`` and ``_item`` do for a ``response_item`` envelope,
+        in one call: the item's events, not yet tagged ``inherited``, or None
+        when there are none to write now (a user message item goes to the
+        queue to wait for its event)."""
+        kind = item.get("type")
+        try:
+            if self.inherit_from is not None and not clocked:
+                self._copy_clock(timestamp)
+            if self.last_compaction and kind in ("compaction", "compaction_summary"):
+                self.skipped[f"response_item/{kind}"] += 1
+                return None
+            events = self.items.convert(item, timestamp if timestamp.__class__ is str else None)
+            if kind == "message" and events and events[0]["role"] == "user":
+                self._user_item(line_no, events[0])
+                return None
+        except (TypeError, AttributeError, ValueError, KeyError) as exc:
+            self._malformed(line_no, "response_item", item, exc)
+            return None
+        if events:
+            self.last_compaction = False
+        return events
+
+    def _malformed(self, line_no: int, kind: Any, payload: Any, exc: Exception) -> None:
+        """A known record type with an unexpected shape: count it, go on."""
+        name = f"{kind}/{payload.get('type')}" if isinstance(payload, dict) else str(kind)
+        if not self.malformed_warned:
+            self.malformed_warned = True
+            self.ctx.warn(f"line {line_no}: a {name} record has an unexpected shape ({type(exc).__name__}: {exc}); skipped, later ones are only counted")
+        self.skipped[f"malformed {name}"] += 1
 
     def _envelope(self, line_no: int, kind: str, payload: dict, timestamp: Any) -> None:
         ts = timestamp if isinstance(timestamp, str) else None
@@ -415,4 +466,6 @@ def _mark_injected(event: dict) -> dict:
 
 
 def read_rollout(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
-    yield from RolloutReader(ctx).run(stream)
+    # The reader's own generator, not one wrapped in another: every event
+    # passes through each generator level on its way out.
+    return RolloutReader(ctx).run(stream)
