@@ -106,7 +106,10 @@ class MessageBuilder:
         agent = tur.get("agentId") if type(tur) is dict else None
         if type(agent) is not str or not agent:
             agent = None
-            if "agentId: " in text:
+            # A one-character search runs at memory speed while the longer
+            # one steps through the text almost byte by byte; most tool
+            # outputs hold no capital I at all.
+            if "I" in text and "agentId: " in text:
                 found = _AGENT_ID_IN_TEXT.search(text)
                 agent = found.group(1) if found else None
         if agent:

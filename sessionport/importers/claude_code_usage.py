@@ -102,33 +102,48 @@ class UsageGrouper:
         self.messages_with_usage = 0
         self.api_messages = 0
 
-    def assistant(self, message_id: Any, raw_usage: Any, events: list[dict]) -> list[dict]:
+    def assistant(self, message_id: Any, raw_usage: Any, events: list[dict]) -> list[dict] | tuple:
         """Events of one assistant line; returns the events now safe to emit."""
+        # Runs once per assistant line: holding is written out here rather
+        # than in a helper, and a line that continues the open message
+        # returns the shared empty tuple instead of a new list.
         if message_id is None or message_id != self.open_id:
-            out = self.close()
+            out: list[dict] | tuple = self.close()
             self._open(message_id)
         else:
-            out = []
+            out = ()
         if type(raw_usage) is dict:
             self.open_raw = raw_usage
         if events:
             self.last_event = events[-1]
+            held = self.held
+            held += events
+            chars = self.held_chars
+            for event in events:
+                chars += len(event["text"])
+            self.held_chars = chars
             # The bound can only be crossed by holding more: no test otherwise.
-            if self._hold(events):
-                out.extend(self.close())
+            if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
+                out = [*out, *self.close()]
         return out
 
-    def other(self, events: list[dict], ends_turn: bool = False) -> list[dict]:
+    def other(self, events: list[dict], ends_turn: bool = False) -> list[dict] | tuple:
         """Events of any other line (tool results, prompts, system lines)."""
-        if self.open_id is None and not self.held:
+        held = self.held
+        if self.open_id is None and not held:
             return events
         if ends_turn:
             out = self.close()
-            out.extend(events)
+            out += events
             return out
-        if self._hold(events):
+        held += events
+        chars = self.held_chars
+        for event in events:
+            chars += len(event["text"])
+        self.held_chars = chars
+        if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
             return self.close()
-        return []
+        return ()
 
     def close(self) -> list[dict]:
         """Finish the open message: attach its usage, release held events."""
@@ -171,15 +186,6 @@ class UsageGrouper:
         else:
             self.base, self.reopened = previous, True
             self.open_usage = previous
-
-    def _hold(self, events: list[dict]) -> bool:
-        """Hold ``events``; True when the look-ahead bound is now passed."""
-        self.held.extend(events)
-        chars = self.held_chars
-        for event in events:
-            chars += len(event["text"])
-        self.held_chars = chars
-        return len(self.held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS
 
     def totals(self) -> dict[str, int] | None:
         if not self.messages_with_usage:
