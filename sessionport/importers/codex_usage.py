@@ -44,7 +44,10 @@ class TokenTotals:
         self.resets = 0
 
     def add_line(self, total_tokens: int, line: bytes) -> None:
-        self._segment(total_tokens)
+        # _segment inlined: called for every token count line
+        if total_tokens < self.last_total:
+            self._new_segment()
+        self.last_total = total_tokens
         self.last = line
 
     def add_usage(self, total: Any) -> None:
@@ -55,10 +58,14 @@ class TokenTotals:
 
     def _segment(self, total_tokens: int) -> None:
         if total_tokens < self.last_total:
-            self.resets += 1
-            for key, value in self._last_usage().items():
-                self.base[key] = self.base.get(key, 0) + value
+            self._new_segment()
         self.last_total = total_tokens
+
+    def _new_segment(self) -> None:
+        """The totals went back: the last ones close a segment."""
+        self.resets += 1
+        for key, value in self._last_usage().items():
+            self.base[key] = self.base.get(key, 0) + value
 
     def _last_usage(self) -> dict[str, int]:
         last = self.last
