@@ -112,7 +112,8 @@ def is_sidechain(message: dict) -> bool:
     return isinstance(meta, dict) and bool(meta.get("sidechain"))
 
 
-_TURN_LABELS: dict = {}  # (role, sidechain) -> label, for the common roles
+_TURN_LABELS: dict = {}  # (role, kind, sidechain) -> label, for the common roles
+_ASSISTANT_KINDS = frozenset({"tool_use", "tool_result", "thinking"})
 
 
 def turn_label(message: dict, kind: str | None = None) -> str:
@@ -120,16 +121,26 @@ def turn_label(message: dict, kind: str | None = None) -> str:
     starts a new turn.  Tool calls, results and thinking belong to the
     assistant's turn; a subagent's (sidechain) messages get turns of their own.
     ``kind`` is the message's ``message_kind`` when the caller has it."""
-    role = message.get("role")
-    if role == "tool" or (kind if kind is not None else message_kind(message)) in ("tool_use", "tool_result", "thinking"):
-        role = "assistant"
-    key = (role, is_sidechain(message))
-    label = _TURN_LABELS.get(key) if role.__class__ is str else None
-    if label is None:
-        label = ROLE_LABELS.get(role, str(role or "Message").capitalize()) if isinstance(role, str) or role is None else "Message"
-        label = f"{label} · subagent" if key[1] else label
-        if role in ROLE_LABELS:
-            _TURN_LABELS[key] = label
+    return turn_label_of(message.get("role"), kind if kind is not None else message_kind(message), is_sidechain(message))
+
+
+def turn_label_of(role: Any, kind: str, sidechain: bool) -> str:
+    """:func:`turn_label` from the parts the exporters have already read
+    from the message (it runs once per message): a cached label for the
+    usual roles and kinds, worked out the first time."""
+    if role.__class__ is str:
+        label = _TURN_LABELS.get((role, kind, sidechain))
+        if label is not None:
+            return label
+    key_role = "assistant" if role == "tool" or kind in _ASSISTANT_KINDS else role
+    if isinstance(key_role, str) or key_role is None:
+        label = ROLE_LABELS.get(key_role, str(key_role or "Message").capitalize())  # type: ignore[arg-type]
+    else:
+        label = "Message"
+    label = f"{label} · subagent" if sidechain else label
+    # kinds come from the input: a bounded cache, whatever they are
+    if role.__class__ is str and role in ROLE_LABELS and len(_TURN_LABELS) < 256:
+        _TURN_LABELS[(role, kind, sidechain)] = label
     return label
 
 
@@ -190,7 +201,9 @@ class SessionTracker:
     raw_first: str | None = None
     raw_last: str | None = None
 
-    def see(self, message: dict, shown: bool) -> None:
+    def see(self, message: dict, shown: bool, meta: dict | None) -> None:
+        """Count ``message``; ``meta`` is its ``meta`` if that is a dict,
+        else None (the exporters have read it already)."""
         self.messages += 1
         self.shown += shown
         stamp = message.get("timestamp")
@@ -205,9 +218,8 @@ class SessionTracker:
                     self.raw_first = stamp
             else:
                 self._moment(parse_time(stamp))
-        meta = message.get("meta")
         if meta:
-            model = meta.get("model") if meta.__class__ is dict else None
+            model = meta.get("model")
             if model and isinstance(model, str) and model not in self.models and len(self.models) < MAX_MODELS:
                 self.models.append(model)
 

@@ -10,6 +10,7 @@ ones the importers produce from real files: Claude Code ``Bash``/``Edit``/
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,8 +38,16 @@ class ToolView:
     expand: bool = False
 
 
+def first_line(text: str) -> str:
+    """The first line of ``text`` stripped (found, not split off: tool
+    outputs run to megabytes)."""
+    text = text.strip()
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
+
+
 def _first_line(text: str, limit: int = 120) -> str:
-    line = text.strip().split("\n", 1)[0]
+    line = first_line(text)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
@@ -68,10 +77,21 @@ def _shell_view(name: str, tool_input: dict) -> ToolView | None:
     return None
 
 
+def _diff_range(count: int) -> str:
+    """A unified diff hunk's range of ``count`` (>= 1) lines from line 1, as difflib writes it."""
+    return "1" if count == 1 else f"1,{count}"
+
+
 def _edit_diff(path: str, old: str, new: str) -> list[str]:
     old_lines, new_lines = old.split("\n"), new.split("\n")
     if len(old_lines) + len(new_lines) > DIFF_LINE_LIMIT:
         return ["@@ edit @@", *("-" + line for line in old_lines), *("+" + line for line in new_lines)]
+    if old_lines == new_lines:
+        return ["@@ no change @@"]
+    if set(old_lines).isdisjoint(new_lines):
+        # No line in common (every one-line edit): difflib would find one
+        # "replace" hunk, written here directly without its matcher.
+        return [f"@@ -{_diff_range(len(old_lines))} +{_diff_range(len(new_lines))} @@", *("-" + line for line in old_lines), *("+" + line for line in new_lines)]
     import difflib  # lazily: kept out of every command's start-up
 
     diff = list(difflib.unified_diff(old_lines, new_lines, lineterm="", n=3))
@@ -117,15 +137,15 @@ def _patch_text(tool_input: Any) -> str | None:
     return None
 
 
+# The lines patch_files reports, found by one scan instead of a loop over
+# every line of the patch.
+_PATCH_FILE_LINE = re.compile(r"^(?:\*\*\* (?:Update|Add|Delete) File: |\+\+\+ b/)(.*)", re.MULTILINE)
+
+
 def patch_files(patch: str) -> list[str]:
-    files = []
-    for line in patch.split("\n"):
-        if not line.startswith(("*** ", "+++ b/")):
-            continue
-        for marker in ("*** Update File: ", "*** Add File: ", "*** Delete File: ", "+++ b/"):
-            if line.startswith(marker):
-                files.append(line[len(marker) :].strip())
-    return files
+    """The files a patch names (``*** Update/Add/Delete File:`` or ``+++ b/``
+    lines), in order."""
+    return [name.strip() for name in _PATCH_FILE_LINE.findall(patch)]
 
 
 def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolView:
@@ -148,14 +168,14 @@ def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolVie
     return ToolView("json", body, _first_line(text) if text else _first_line(body, 100))
 
 
+# A diff line's CSS class from its first character: (longer prefix, class
+# with it, class without).
+DIFF_LINE_RULES = {"+": ("+++", "file", "add"), "-": ("---", "file", "del"), "*": ("*** ", "file", ""), "@": ("@@", "hunk", "")}
+
+
 def diff_line_class(line: str) -> str:
     """CSS class of one diff line: add, del, hunk, file or ''."""
-    if line.startswith(("+++", "---", "*** ")):
-        return "file"
-    if line.startswith("@@"):
-        return "hunk"
-    if line.startswith("+"):
-        return "add"
-    if line.startswith("-"):
-        return "del"
-    return ""
+    rule = DIFF_LINE_RULES.get(line[:1])
+    if rule is None:
+        return ""
+    return rule[1] if line.startswith(rule[0]) else rule[2]

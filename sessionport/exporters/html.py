@@ -18,10 +18,13 @@ from ..context import WriteContext
 from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions
-from ..render_session import SessionTracker, extra_metadata, feed, header_facts, message_parts, session_title, turn_label
+from ..render_session import SessionTracker, extra_metadata, feed, header_facts, message_parts, session_title, turn_label_of
 from ..render_text import count_lines
 from .html_assets import CSS, JS, content_security_policy
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
+
+# data-kind values that need no escaping
+_KIND_ATTRS = {kind: kind for kind in ("text", "thinking", "tool_use", "tool_result", "summary", "compaction")}
 
 PAGE_HEAD = (
     '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -37,6 +40,8 @@ PAGE_HEAD = (
 
 
 class HtmlWriter:
+    CHUNK = 1 << 16
+
     def __init__(self, out: BinaryIO, options: RenderOptions) -> None:
         self.out = out
         self.options = options
@@ -46,9 +51,23 @@ class HtmlWriter:
         self.turn: str | None = None
         self.number = 0
         self.show_all = options.tools and options.thinking and options.injected
+        # The page is gathered in pieces and encoded and written in chunks of
+        # about CHUNK characters: one encode and one write per message cost
+        # more than the rest of a short message's markup.
+        self.pending: list[str] = []
+        self.pending_size = 0
 
     def emit(self, text: str) -> None:
-        self.out.write(text.encode("utf-8", "replace"))
+        self.pending.append(text)
+        self.pending_size += len(text)
+        if self.pending_size > self.CHUNK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write("".join(self.pending).encode("utf-8", "replace"))
+            self.pending.clear()
+            self.pending_size = 0
 
     def _page(self, title: str) -> None:
         if not self.started:
@@ -87,31 +106,38 @@ class HtmlWriter:
         self.tracker = None
 
     def message(self, message: dict) -> None:
-        if self.tracker is None:
+        tracker = self.tracker
+        if tracker is None:
             self.start(session_event("unknown"))
-        assert self.tracker is not None
+            tracker = self.tracker
+            assert tracker is not None
         meta, kind, text = message_parts(message)
         shown = self.show_all or self.options.shows(message)
-        self.tracker.see(message, shown)
+        tracker.see(message, shown, meta)
         if not shown:
             return
         self.number += 1
         dom_id = f"s{len(self.sessions)}-m{self.number}"
         role = message.get("role")
         source_id = message.get("id")
-        if meta and meta.get("injected"):
-            self.turn = None
-            lines = count_lines(text)
-            label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
-            body = side_anchor(dom_id, source_id) + collapsed(label, plain_block(text))
-            self.emit(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
-            return
-        head = ""
-        turn = turn_label(message, kind)
+        sidechain = False
+        if meta:
+            if meta.get("injected"):
+                self.turn = None
+                lines = count_lines(text)
+                label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
+                body = side_anchor(dom_id, source_id) + collapsed(label, plain_block(text))
+                self.emit(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
+                return
+            sidechain = bool(meta.get("sidechain"))
+        turn = turn_label_of(role, kind, sidechain)
         if turn != self.turn:
             self.turn = turn
             head = message_head(turn, message.get("timestamp"), dom_id, source_id)
-        if kind == "tool_use" or (message.get("toolName") is not None and kind != "tool_result"):
+        else:
+            # every message can be linked to, not only the first of a turn
+            head = side_anchor(dom_id, source_id)
+        if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
             css, body = "tool call", tool_call(message, text)
         elif kind == "tool_result":
             css = "tool result error" if message.get("isError") else "tool result"
@@ -124,12 +150,9 @@ class HtmlWriter:
         else:
             css = "user" if role == "user" else "assistant"
             body = f'<div class="bubble">{rich_text(text)}</div>'
-        if meta and meta.get("sidechain"):
+        if sidechain:
             css += " sidechain"
-        if not head:
-            # every message can be linked to, not only the first of a turn
-            head = side_anchor(dom_id, source_id)
-        self.emit(f'<article class="msg {css}" id="{dom_id}" data-kind="{esc(kind)}">{head}{body}</article>\n')
+        self.emit(f'<article class="msg {css}" id="{dom_id}" data-kind="{_KIND_ATTRS.get(kind) or esc(kind)}">{head}{body}</article>\n')
 
     def close(self) -> None:
         self.finish()
@@ -144,12 +167,18 @@ class HtmlWriter:
             )
             self.emit(f'<nav class="sidebar" aria-label="Sessions"><h2>{len(self.sessions)} sessions</h2><ol>{items}</ol></nav>\n')
         self.emit(f"<script>{JS}</script>\n</body>\n</html>\n")
+        self.flush()
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     writer = HtmlWriter(out, RenderOptions.from_options(ctx.options))
-    feed(events, writer)
-    writer.close()
+    try:
+        feed(events, writer)
+        writer.close()
+    finally:
+        # what was rendered before an error reaches the output, as it did
+        # when every message was written at once
+        writer.flush()
 
 
 EXPORTER = Exporter(

@@ -12,7 +12,7 @@ import re
 
 from ..render_session import format_time
 from ..render_text import replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
-from ..render_tools import diff_line_class, view_tool_call
+from ..render_tools import DIFF_LINE_RULES, first_line as _first_line, view_tool_call
 
 _LANG = re.compile(r"[^\w+#.-]")
 OPEN_DIFF_LINES = 40
@@ -79,21 +79,37 @@ def plain_block(text: str, css: str = "out") -> str:
 
 def _diff_block(body: str) -> str:
     if "\r" in body:
-        # esc turns a CR into a line end; keep splitting on the raw lines
-        lines = [(diff_line_class(line), esc(line)) for line in body.split("\n")]
+        # esc turns a CR into a line end: escape line by line
+        raw_lines = body.split("\n")
+        escaped = [esc(line) for line in raw_lines]
     else:
-        # escaping never adds or removes a line end: escape once, split both
-        lines = list(zip(map(diff_line_class, body.split("\n")), esc(body).split("\n")))
-    return '<pre class="diff">' + "\n".join(f'<span class="{css}">{line}</span>' if css else line for css, line in lines) + "</pre>"
+        # escaping never adds or removes a line end: escape once; and it
+        # keeps the first characters that give a line its class unless it
+        # strips terminal codes, so the raw lines are only split for those
+        escaped = esc(body).split("\n")
+        raw_lines = body.split("\n") if "\x1b" in body else escaped
+    # diff_line_class inlined: patches run to thousands of lines
+    rules = DIFF_LINE_RULES
+    out = []
+    for raw, line in zip(raw_lines, escaped):
+        rule = rules.get(raw[:1])
+        if rule is not None:
+            css = rule[1] if raw.startswith(rule[0]) else rule[2]
+            if css:
+                line = f'<span class="{css}">{line}</span>'
+        out.append(line)
+    return '<pre class="diff">' + "\n".join(out) + "</pre>"
 
 
 def anchor(dom_id: str, source_id: object = None) -> str:
-    title = f"message id {source_id}" if source_id is not None else "link to this message"
-    return f'<a class="anchor" href="#{dom_id}" title="{esc(title)}">#</a>'
+    title = esc(f"message id {source_id}") if source_id is not None else "link to this message"
+    return f'<a class="anchor" href="#{dom_id}" title="{title}">#</a>'
 
 
 def side_anchor(dom_id: str, source_id: object) -> str:
-    return anchor(dom_id, source_id).replace('class="anchor"', 'class="anchor side"', 1)
+    """:func:`anchor` for a message without a heading (written directly: this runs for most messages)."""
+    title = esc(f"message id {source_id}") if source_id is not None else "link to this message"
+    return f'<a class="anchor side" href="#{dom_id}" title="{title}">#</a>'
 
 
 def message_head(label: str, timestamp: object, dom_id: str, source_id: object) -> str:
@@ -126,7 +142,7 @@ def tool_result(message: dict, text: str, max_output: int | None) -> str:
     error = bool(message.get("isError"))
     label = "error" if error else "output"
     lines = count_lines(text)
-    first = text.strip().split("\n", 1)[0][:160] if text.strip() else "(no output)"
+    first = _first_line(text)[:160] or "(no output)"
     body, cut = trim_lines(text, max_output)
     block = plain_block(body) if text else '<p class="empty">(no output)</p>'
     if cut:
@@ -142,7 +158,10 @@ def collapsed(label: str, inner: str, extra: str = "") -> str:
 
 def gist(text: str, limit: int = 140) -> str:
     """The first line of a text, for a collapsed block's label (escaped)."""
-    line = next((l.strip(" *#_") for l in text.split("\n") if l.strip(" *#_")), "")
+    end = text.find("\n")
+    line = (text if end < 0 else text[:end]).strip(" *#_")
+    if not line and end >= 0:  # a first line of only markup: look further (rare)
+        line = next((l.strip(" *#_") for l in text.split("\n") if l.strip(" *#_")), "")
     if len(line) > limit:
         line = line[: limit - 1] + "…"
     return f'<span class="gist">{esc(line)}</span>' if line else ""

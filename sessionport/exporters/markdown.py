@@ -28,7 +28,7 @@ from ..render_session import (
     message_parts,
     parse_time,
     session_title,
-    turn_label,
+    turn_label_of,
 )
 from ..render_text import count_lines, trim_lines
 from ..render_tools import view_tool_call
@@ -99,26 +99,32 @@ class MarkdownWriter:
     # messages -------------------------------------------------------------
 
     def message(self, message: dict) -> None:
-        if self.tracker is None:
+        tracker = self.tracker
+        if tracker is None:
             self.start(session_event("unknown"))
-        assert self.tracker is not None
+            tracker = self.tracker
+            assert tracker is not None
         meta, kind, text = message_parts(message)
         shown = self.show_all or self.options.shows(message)
-        self.tracker.see(message, shown)
+        tracker.see(message, shown, meta)
         if not shown:
             return
-        if meta and meta.get("injected"):
-            self.turn = None
-            lines = count_lines(text)
-            label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
-            self.emit(details(label, fenced(text, "text")) + "\n")
-            return
-        label = turn_label(message, kind)
+        sidechain = False
+        if meta:
+            if meta.get("injected"):
+                self.turn = None
+                lines = count_lines(text)
+                label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
+                self.emit(details(label, fenced(text, "text")) + "\n")
+                return
+            sidechain = bool(meta.get("sidechain"))
+        label = turn_label_of(message.get("role"), kind, sidechain)
         if label != self.turn:
             self.turn = label
-            when = format_time(message.get("timestamp")) if message.get("timestamp") is not None else ""
+            stamp = message.get("timestamp")
+            when = format_time(stamp) if stamp is not None else ""
             self.emit(f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n")
-        if kind == "tool_use" or (message.get("toolName") is not None and kind != "tool_result"):
+        if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
             self.emit(self._tool_call(message, text))
         elif kind == "tool_result":
             self.emit(self._tool_result(message, text))
