@@ -133,16 +133,24 @@ class MessageBuilder:
         if type(message) is not dict:
             message = {}
         content = message.get("content")
-        stamp, uid, parent, base = self.line_fields(record)
+        stamp = record.get("timestamp")
+        if type(stamp) is not str or not stamp:
+            stamp = None
+        uid = record.get("uuid")
+        if type(uid) is not str or not uid:
+            uid = None
+        parent = record.get("parentUuid")
+        parent = self.alias.get(parent, parent) if type(parent) is str else None
+        base = self.base_meta(record) if record.get("isSidechain") is True else {}
         model = message.get("model")
+        if type(model) is str and model:
+            base["model"] = model
         msg_id = message.get("id")
         if type(msg_id) is not str:
             msg_id = None
-        request = record.get("requestId")
-        if type(model) is str and model:
-            base["model"] = model
-        if msg_id:
+        elif msg_id:
             base["messageId"] = msg_id
+        request = record.get("requestId")
         if type(request) is str and request:
             base["requestId"] = request
         if record.get("isApiErrorMessage") is True:

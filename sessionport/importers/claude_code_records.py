@@ -17,6 +17,8 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Iterator
 
+import orjson
+
 from ..context import ReadContext
 from ..jsonl import iter_lines, parse_line
 from ..model import end_event, session_event
@@ -40,6 +42,7 @@ _NAME_END = 9 + max(len(name) for name in _UNPARSED_BY_NAME) + 1
 _PREFIX_HEAD = b'{"type":"'
 _PROGRESS_HEAD = b'{"parentUuid":'
 _PROGRESS_TYPE = b',"type":"progress","data":{'
+_PROGRESS_TYPE_LEN = len(_PROGRESS_TYPE)
 _PROGRESS_SCAN = 8192
 
 TITLE_TYPES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
@@ -177,32 +180,44 @@ class _Transcript(MessageBuilder):
     def run(self, stream: BinaryIO) -> Iterator[dict]:
         ctx = self.ctx
         grouper = self.grouper
+        skipped = self.skipped
+        loads = orjson.loads
+        # Counted in locals (this loop runs once per line) and stored when
+        # the input ends: only end() and why_empty() read them.
+        lines = messages = 0
         for line_no, line, complete in iter_lines(stream, ctx):
-            self.lines += 1
+            lines += 1
             if line.startswith(_PREFIX_HEAD):
                 close = line.find(b'"', 9, _NAME_END)
                 kind = _UNPARSED_BY_NAME.get(line[9:close]) if close > 0 else None
                 if kind is not None:
-                    self.skipped[kind] += 1
+                    skipped[kind] += 1
                     continue
             elif self.session_sent and line.startswith(_PROGRESS_HEAD):
-                link = _progress_link(line)
+                # The type test (see _progress_link) is written out here: most
+                # of these lines are messages and so cost no call.
+                at = line.find(b"{", 1, _PROGRESS_SCAN) + 1 - _PROGRESS_TYPE_LEN
+                link = _progress_link(line, at) if at > 0 and line.startswith(_PROGRESS_TYPE, at) else None
                 if link is not None:
                     parent = link[1]
                     self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
-                    self.skipped["progress"] += 1
+                    skipped["progress"] += 1
                     continue
-            record = parse_line(line, line_no, complete, ctx)
-            if record is None:
-                continue
-            if not isinstance(record, dict):
-                ctx.bad_record(
-                    f"expected a Claude Code record (a JSON object), found a JSON {type(record).__name__}",
-                    line=line_no,
-                )
+            # parse_line starts with this same call; it is only needed (and
+            # called) to report a line orjson cannot read.
+            try:
+                record = loads(line)
+            except orjson.JSONDecodeError:
+                record = parse_line(line, line_no, complete, ctx)
+            if type(record) is not dict:
+                if record is not None:
+                    ctx.bad_record(
+                        f"expected a Claude Code record (a JSON object), found a JSON {type(record).__name__}",
+                        line=line_no,
+                    )
                 continue
             rtype = record.get("type")
-            if not isinstance(rtype, str):
+            if type(rtype) is not str:
                 rtype = None
             out: list[dict]
             if rtype == "assistant":
@@ -210,7 +225,7 @@ class _Transcript(MessageBuilder):
                     self.note_envelope(record)
                 msg_id, usage, events = self.assistant_events(record)
                 out = grouper.assistant(msg_id, usage, events)
-                self.messages += len(events)
+                messages += len(events)
             elif rtype == "user":
                 if not self.session_sent:
                     self.note_envelope(record)
@@ -219,7 +234,7 @@ class _Transcript(MessageBuilder):
                     self.count_skip("user (empty)")
                     self.remember_skipped(record)
                     continue
-                self.messages += len(events)
+                messages += len(events)
                 out = grouper.other(events, ends_turn=prompt)
             elif rtype in TITLE_TYPES:
                 self.take_title(record, rtype)
@@ -227,7 +242,7 @@ class _Transcript(MessageBuilder):
             elif rtype == "system" and (events := self.system_events(record)) is not None:
                 if not self.session_sent:
                     self.note_envelope(record)
-                self.messages += len(events)
+                messages += len(events)
                 out = grouper.other(events)
             else:
                 if not self.session_sent and isinstance(record.get("sessionId"), str) and "uuid" in record:
@@ -239,6 +254,8 @@ class _Transcript(MessageBuilder):
                 if not self.session_sent:
                     yield self.session()
                 yield from out
+        self.lines = lines
+        self.messages = messages
         rest = grouper.close()
         if rest:
             if not self.session_sent:
@@ -287,7 +304,7 @@ class _Transcript(MessageBuilder):
         return f"the file holds no conversation (records seen: {listed or 'none readable'})"
 
 
-def _progress_link(line: bytes) -> tuple[str, str | None] | None:
+def _progress_link(line: bytes, at: int) -> tuple[str, str | None] | None:
     """``(uuid, parentUuid)`` of a ``progress`` line read from its bytes, or
     None when the line does not have the exact shape Claude Code writes
     (then it is parsed).  Progress lines (hook, bash and agent progress) can
@@ -296,13 +313,13 @@ def _progress_link(line: bytes) -> tuple[str, str | None] | None:
     The shape: ``{"parentUuid":null|"<id>", <string/bool envelope fields>,
     "type":"progress","data":{…}, …, "uuid":"<id>"}``.  No ``{`` may come
     before the type, so the type found is the top-level one.
+
+    The caller found it: ``at`` is where ``_PROGRESS_TYPE`` starts, ending at
+    the first ``{`` after the opening one (looking for that brace stops
+    early on every other line, where ``"message":{`` comes soon, while
+    looking for the type itself would scan _PROGRESS_SCAN bytes).
     """
-    # The type must end at the first ``{`` after the opening one.  Finding
-    # that brace stops early on every other line (``"message":{`` comes
-    # soon), where looking for the type itself would scan _PROGRESS_SCAN bytes.
-    brace = line.find(b"{", 1, _PROGRESS_SCAN)
-    at = brace + 1 - len(_PROGRESS_TYPE)
-    if at <= 0 or not line.startswith(_PROGRESS_TYPE, at) or not line.endswith(b'"}'):
+    if not line.endswith(b'"}'):
         return None
     tail = line.rfind(b',"uuid":"')
     if tail < at or len(line) - tail > 80:
