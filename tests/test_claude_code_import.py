@@ -467,3 +467,38 @@ def test_progress_lines_are_read_from_their_bytes_and_keep_the_chain(tmp_path):
     session, *messages, end = sessionport.read(str(path))
     assert messages[1]["parentId"] == u1.decode()  # through attachment -> p2 -> p1 -> the prompt
     assert end["skipped"]["progress"] == 2
+
+
+def test_a_message_past_the_look_ahead_bound_adds_only_its_growth(tmp_path, monkeypatch):
+    from sessionport.importers import claude_code_usage
+
+    monkeypatch.setattr(claude_code_usage, "MAX_HELD_EVENTS", 2)
+    env = {"sessionId": "s", "cwd": "/w", "version": "2.0.55", "timestamp": "2025-01-01T00:00:00Z"}
+
+    def line(**fields) -> bytes:
+        return orjson.dumps({**env, **fields}) + b"\n"
+
+    def reply(uid, parent, text, out):
+        usage = {"input_tokens": 3, "cache_read_input_tokens": 10, "output_tokens": out}
+        content = [{"type": "text", "text": text}]
+        return line(type="assistant", uuid=uid, parentUuid=parent, message={"id": "m1", "role": "assistant", "content": content, "usage": usage})
+
+    def result(uid, parent):
+        content = [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]
+        return line(type="user", uuid=uid, parentUuid=parent, message={"role": "user", "content": content})
+
+    path = tmp_path / "bound.jsonl"
+    path.write_bytes(
+        line(type="user", uuid="u1", parentUuid=None, message={"role": "user", "content": "go"})
+        + reply("a1", "u1", "first", 5)
+        + result("r1", "a1")
+        + result("r2", "r1")  # three events held: the message closes early
+        + reply("a2", "r2", "second", 9)
+    )
+    [(_, messages, end)] = sessions_of(list(sessionport.read(str(path), format="claude-code")))
+    usage = {m["id"]: m["meta"]["usage"] for m in messages if "usage" in m.get("meta", {})}
+    assert [m["id"] for m in messages] == ["u1", "a1", "r1", "r2", "a2"]
+    assert usage["a1"]["output_tokens"] == 5 and usage["a1"]["input_tokens"] == 13
+    assert usage["a2"] == {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 4, "total_tokens": 4, "cache_creation_input_tokens": 0}
+    assert end["usage"]["output_tokens"] == 9 and end["usage"]["input_tokens"] == 13
+    assert end["counts"]["apiMessages"] == 1
