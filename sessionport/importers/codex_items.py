@@ -272,12 +272,7 @@ class ItemConverter:
         if self.model:
             meta["model"] = self.model
         self.counts["thinking"] += 1
-        event = {"type": "message", "role": "assistant", "text": summary}  # _base inlined, as in _call
-        if timestamp is not None:
-            event["timestamp"] = timestamp
-        item_id = item.get("id")
-        if item_id and isinstance(item_id, str):
-            event["id"] = item_id
+        event = _base("assistant", summary, timestamp, item)
         event["meta"] = meta
         return [event]
 
@@ -295,13 +290,7 @@ class ItemConverter:
         if call_id is not None:
             self.pending[call_id] = name
         self.counts["toolCalls"] += 1
-        # _base inlined: a call is a third of a rollout's items
-        event = {"type": "message", "role": "tool", "text": tool_text(name, tool_input)}
-        if timestamp is not None:
-            event["timestamp"] = timestamp
-        item_id = item.get("id")
-        if item_id and isinstance(item_id, str):
-            event["id"] = item_id
+        event = _base("tool", tool_text(name, tool_input), timestamp, item)
         event["toolName"] = name
         if call_id is not None:
             event["toolCallId"] = call_id
@@ -349,12 +338,7 @@ class ItemConverter:
         if name is None and call_id is not None:
             meta["unpaired"] = True
         self.counts["toolResults"] += 1
-        event = {"type": "message", "role": "tool", "text": text}  # _base inlined, as in _call
-        if timestamp is not None:
-            event["timestamp"] = timestamp
-        item_id = item.get("id")
-        if item_id and isinstance(item_id, str):
-            event["id"] = item_id
+        event = _base("tool", text, timestamp, item)
         if name is None and isinstance(item.get("name"), str):
             name = item["name"]
         if name is not None:
