@@ -88,6 +88,9 @@ def content_text(content: Any, sep: str = "\n") -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
+        # Most tool results hold one block: no generator and join for it.
+        if len(content) == 1:
+            return block_text(content[0])
         return sep.join(block_text(b) for b in content)
     if content is None:
         return ""
