@@ -54,10 +54,13 @@ def _first_line(text: str, limit: int = 120) -> str:
 def _shell_text(value: Any) -> str | None:
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
-        # Codex wraps scripts as ["bash", "-lc", "<script>"]: show the script.
-        if len(value) == 3 and value[1] in ("-lc", "-c") and value[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh"):
+    if isinstance(value, list) and value:
+        # Codex wraps scripts as ["bash", "-lc", "<script>"]: show the script
+        # (checked first, without a pass over the list: nearly every Codex call)
+        if len(value) == 3 and value[1] in ("-lc", "-c") and isinstance(value[0], str) and isinstance(value[2], str) and value[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh"):
             return value[2]
+        if not all(isinstance(v, str) for v in value):
+            return None
         import shlex  # lazily: kept out of every command's start-up
 
         return shlex.join(value)

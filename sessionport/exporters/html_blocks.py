@@ -35,9 +35,20 @@ def esc(value: object) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = replace_controls(text)
+    # Each replace is guarded by a substring test: the test stops at the
+    # first hit, where a replace of an absent character still counts
+    # through the whole text (tool outputs run to megabytes).
     if "&" in text:
         text = text.replace("&", "&amp;")
-    return text.replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;").replace("'", "&#x27;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "'" in text:
+        text = text.replace("'", "&#x27;")
+    return text
 
 
 def link(url: str) -> str:

@@ -25,7 +25,8 @@ _LINK_TARGET = re.compile(r"\]\((?=\s*<?\s*(?![Hh][Tt][Tt][Pp][Ss]?:|[Mm][Aa][Ii
 def clean(text: str) -> str:
     """Text without terminal escape codes or other control characters (they
     are invisible and upset renderers) and with one kind of line end."""
-    text = strip_terminal_codes(text)
+    if "\x1b" in text:  # tested here too: clean runs for nearly every piece of a document
+        text = strip_terminal_codes(text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return replace_controls(text)
