@@ -116,8 +116,8 @@ class RolloutReader:
                 continue
             payload = record.get("payload")
             if record.get("type") == "response_item" and payload.__class__ is dict:
-                # Most lines of a rollout: _record and _item flattened into the
-                # loop, and the events yielded straight away when nothing waits.
+                # Most lines of a rollout: one call instead of the _record ->
+                # _item chain, and no trip through the queue when nothing waits.
                 events = self._response_item(line_no, payload, record.get("timestamp"), match is not None)
                 if events:
                     if not queue and not recent and self.inherit_from is None:
