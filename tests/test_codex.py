@@ -174,6 +174,26 @@ def test_repeated_and_null_token_counts_give_the_last_total():
     }
 
 
+@pytest.mark.parametrize(
+    "usage, expected",
+    [
+        (b'{"input_tokens":5,"total_tokens":7}', 7),  # the usual layout: total last
+        (b'{"total_tokens":7,"input_tokens":5}', 7),
+        (b'{"total_tokens": 7}', None),  # not the compact form Codex writes: parsed instead
+        (b'{"nested":{"total_tokens":3},"total_tokens":7}', None),
+        (b'{"total_tokens":"7"}', None),
+        (b'{"input_tokens":5}', None),
+    ],
+)
+def test_total_tokens_read_from_bytes_agree_with_the_line(usage, expected):
+    from sessionport.importers.codex_rollout import _total_tokens
+
+    line = b'{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":' + usage + b"}}}"
+    assert _total_tokens(line) == expected
+    if expected is not None:
+        assert orjson.loads(line)["payload"]["info"]["total_token_usage"]["total_tokens"] == expected
+
+
 def test_reset_totals_are_summed_per_segment_and_rollback_is_a_marker():
     events = read(SAMPLES / "rollout-ordinal.jsonl")
     end = events[-1]
