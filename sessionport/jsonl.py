@@ -66,7 +66,7 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
         if raw.startswith(BOM):
             raw = raw[3:]
         line = raw.strip(_WHITESPACE)
-        if b"\x00" in line:
+        if line[:1] == b"\x00" or line[-1:] == b"\x00":
             nul_warned = True
             line = _drop_nul(line, 1, ctx)
         complete = raw[-1:] == b"\n"
@@ -79,7 +79,11 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
     for raw in lines:
         line_no += 1
         line = raw.strip(_WHITESPACE)
-        if b"\x00" in line:
+        # Padding sits at a line's ends (before the next record, or as the
+        # last line), and only the ends are stripped; testing them is cheaper
+        # than scanning every byte.  A NUL inside a record makes it unreadable
+        # JSON, reported as a bad record.
+        if line[:1] == b"\x00" or line[-1:] == b"\x00":
             if not nul_warned:
                 nul_warned = True
                 line = _drop_nul(line, line_no, ctx)

@@ -107,6 +107,21 @@ def test_invalid_utf8_is_replaced_and_reported(tmp_path):
     assert b"line 2: invalid UTF-8 replaced" in result.stderr
 
 
+def test_nul_padding_between_records_is_dropped_but_a_nul_inside_one_is_a_bad_record(tmp_path):
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    padded = tmp_path / "padded.jsonl"
+    padded.write_bytes(lines[0] + b"\x00" * 4096 + b"".join(lines[1:]))
+    result = run_cli("convert", padded, "--to", "portable-jsonl")
+    assert result.returncode == 0 and result.stdout == SAMPLE.read_bytes()
+    assert b"line 2: NUL bytes found" in result.stderr
+    inside = tmp_path / "inside.jsonl"
+    inside.write_bytes(lines[0] + lines[1].replace(b'"text":"', b'"text":"\x00', 1) + b"".join(lines[2:]))
+    result = run_cli("convert", inside, "--to", "portable-jsonl")
+    assert result.returncode == 1 and b"line 2" in result.stderr and b"Traceback" not in result.stderr
+    skipped = run_cli("convert", inside, "--to", "portable-jsonl", "--skip-bad")
+    assert skipped.returncode == 0 and len(skipped.stdout.splitlines()) == len(lines) - 1
+
+
 def test_a_huge_single_line(tmp_path):
     path = tmp_path / "huge.jsonl"
     lines = SAMPLE.read_bytes().splitlines(keepends=True)
