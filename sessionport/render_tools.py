@@ -23,6 +23,7 @@ SHELL_NAMES = frozenset(
     {"bash", "shell", "shell_command", "exec_command", "local_shell", "local_shell_call", "run_shell_command", "run_terminal_cmd", "terminal", "execute_command", "container.exec"}
 )
 SHELL_KEYS = ("command", "cmd", "commands", "script")
+PATCH_KEYS = frozenset({"input", "patch", "diff", "content", "raw"})  # where a patch may be
 PATCH_MARKERS = ("*** Begin Patch", "diff --git ", "--- ", "Index: ")
 
 
@@ -131,7 +132,9 @@ def _patch_text(tool_input: Any) -> str | None:
     if isinstance(tool_input, str):
         candidates = [tool_input]
     elif isinstance(tool_input, dict):
-        candidates = [v for k, v in tool_input.items() if isinstance(v, str) and k in ("input", "patch", "diff", "content", "raw")]
+        if PATCH_KEYS.isdisjoint(tool_input):  # most calls: no loop over their fields
+            return None
+        candidates = [v for k, v in tool_input.items() if isinstance(v, str) and k in PATCH_KEYS]
     else:
         return None
     for text in candidates:

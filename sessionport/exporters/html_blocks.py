@@ -71,6 +71,10 @@ def rich_text(text: str) -> str:
     code blocks."""
     if not text.strip():
         return '<p class="empty">(empty message)</p>'
+    if "`" not in text and "~~~" not in text and "://" not in text:
+        # no fence, code span or URL (most prose): one escaped paragraph,
+        # what the general path below gives, without its generators
+        return f'<div class="prose">{esc(text.strip(chr(10)))}</div>'
     parts = []
     for segment in split_fences(text):
         if segment.code:
