@@ -23,7 +23,6 @@ gets the same tag in every copy of it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from typing import Any, Iterable
@@ -31,9 +30,10 @@ from typing import Any, Iterable
 import orjson
 
 from . import entropy, keywords, pii, rules, screen
+from .lazy import lazy
 
 TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
-_VENDOR_PLACEHOLDER = re.compile(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
+_VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
 _MIN_TEXT = 6
 # Substring tests (C speed) beat one regex alternation of the same literals.
 _CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in rules.CONTEXT_RULES for t in triggers}))
@@ -447,6 +447,7 @@ def _name_value_secret(value: dict) -> str | None:
 def _dump_like(value: Any, original: str) -> str:
     """Serialize ``value`` in the style of ``original`` (compact, spaced or
     indented), so a redacted JSON string still looks like its source."""
+    import json  # rarely needed: kept out of the start-up of every run
     if "\n" in original.strip():
         match = re.search(r"\n([ \t]+)\S", original)
         indent = match.group(1) if match else 2

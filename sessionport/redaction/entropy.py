@@ -16,36 +16,38 @@ import re
 from collections import Counter
 from typing import Iterator
 
+from .lazy import lazy
+
 Span = tuple[int, int, str]
 
 MIN_LENGTH = 24
-RUN = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_LENGTH)
-_HEX = re.compile(r"^[0-9a-fA-F-]+$")
+RUN = lazy(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_LENGTH)
+_HEX = lazy(r"^[0-9a-fA-F-]+$")
 # UUID-shaped, also with non-hex letters (tools that mint their own ids)
-_UUID = re.compile(r"[0-9a-zA-Z]{8}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{12}")
+_UUID = lazy(r"[0-9a-zA-Z]{8}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{12}")
 # Object ids of APIs and tools: load-bearing, high-entropy, never secrets.
-_ID_PREFIX = re.compile(
+_ID_PREFIX = lazy(
     r"^(?:[A-Z]{1,5}_kw[A-Za-z]{2}|toolu|srvtoolu|msg|msgbatch|req|call|fc|resp|rs|ctc|chatcmpl|cmpl|cus|pi|pm|ch|evt|sub|in|ii|price|prod|txn|"
     r"ws|file|batch|run|thread|asst|step|vs|org|proj|user|sess|item|conv|ctx|ses|cs|seti|si|acct|tok|pk_live|pk_test|"
     r"src|card|ba|py|po|tr|re|il|li|cn|dp|du|ic|iv|plink|prc|promo|qt|sched|sh|tax|tmpl|trr|wh|gen|img|span|trace|"
     r"toolu_vrtx|req_vrtx|agent|task|job|deployment|build|commit|node|pod|container|image|layer|vol|snap|ami|i|vpc|subnet|sg|eni|igw|rtb|acl|arn)[_-]"
 )
-_SAFE_BEFORE = re.compile(
+_SAFE_BEFORE = lazy(
     r"(?:sha1|sha224|sha256|sha384|sha512|md5|blake2b|h1|base64|integrity|commit|rev|revision|HEAD|tree|blob|nonce)"
     r"[\s:=\"'-]{0,4}$|(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com) $|[@#]$|\"(?:n|e|x|y|kid|x5t|x5c)\"\s*:\s*\"$",
     re.I,
 )
 # The value of a key that names an identifier or a digest: "node_id": "...".
-_ID_VALUE_BEFORE = re.compile(
+_ID_VALUE_BEFORE = lazy(
     r"(?:id|Id|ID|uuid|Uuid|sha|Sha|hash|Hash|digest|Digest|etag|ETag|rev|commit|checksum|fingerprint|nonce|cursor|"
     r"signature|Signature)\\?[\"']?\s*[:=]\s*\\?[\"']?$"
 )
-_AGE_RECIPIENT = re.compile(r"^age1[02-9ac-hj-np-z]{50,}$")  # public by design
-_SSH_PUBLIC = re.compile(r"^AAAA(?:B3NzaC1|C3NzaC1|E2VjZHNh|B3NzaC|C3NzaC)")
-_TOKENS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]")
+_AGE_RECIPIENT = lazy(r"^age1[02-9ac-hj-np-z]{50,}$")  # public by design
+_SSH_PUBLIC = lazy(r"^AAAA(?:B3NzaC1|C3NzaC1|E2VjZHNh|B3NzaC|C3NzaC)")
+_TOKENS = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _SHORT_WORDS = frozenset("If Is In It To Of On Or By At As An Be Do Go Up No My We Id Ok Ui Io Db Os Fs".split())
-_URL = re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s\"'<>`]+")
+_URL = lazy(r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s\"'<>`]+")
 
 
 def shannon(value: str) -> float:

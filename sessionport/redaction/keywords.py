@@ -21,10 +21,11 @@ from functools import lru_cache
 from typing import Iterable, Iterator
 
 from .entropy import looks_random
+from .lazy import lazy
 
 Span = tuple[int, int, str]
 
-_STRONG = re.compile(
+_STRONG = lazy(
     r"pass(?:word|wd|phrase|wrd)?|pwd|secret|private[_.-]?key|privkey|api[_.-]?key|apikey|access[_.-]?key|"
     r"token|credential|bearer|signing[_.-]?key|session[_.-]?key|master[_.-]?key|encryption[_.-]?key|"
     r"client[_.-]?key|auth[_.-]?key|account[_.-]?key|shared[_.-]?access[_.-]?key|subscription[_.-]?key|"
@@ -32,10 +33,10 @@ _STRONG = re.compile(
     r"service[_.-]?key|secret[_.-]?key|write[_.-]?key|connection[_.-]?string|conn[_.-]?str|"
     r"dsn|salt|cookie|auth"
 )
-_WEAK = re.compile(r"key|creds?|sig|signature")
+_WEAK = lazy(r"key|creds?|sig|signature")
 # Names that contain a keyword but hold no secret.  Checked on the
 # lower-cased name with separators normalised to "_".
-_NOT_SECRET = re.compile(
+_NOT_SECRET = lazy(
     r"(?:^|_)(?:id|ids|name|names|url|uri|urls|file|filename|path|dir|type|len|length|count|size|limit|max|min|ttl|"
     r"timeout|expiry|expires|expires_in|expiration|at|header|env|var|field|prefix|suffix|format|mode|policy|version|"
     r"endpoint|domain|region|zone|enabled|required|method|hint|label|strategy|provider|source|store|helper|command|cmd|index|usage|"
@@ -89,7 +90,7 @@ def kind_for_name(name: str) -> str:
     return "secret"
 
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{|\{\{|^\$[A-Za-z_]|^%\(|^%s$|^#\{|"
     r"your[_-]?(?:own[_-]?)?(?:api[_-]?)?(?:key|token|secret|password|pass)|changeme|change[_-]me|replace[_-]?me|"
     r"placeholder|redacted|^\[redacted|<redacted>|^(?:true|false|null|none|nil|undefined|yes|no|on|off|empty|"
@@ -97,16 +98,16 @@ _PLACEHOLDER = re.compile(
     r"default|unset|set|todo|tbd|n/a|na|test|foo|bar|baz|hidden|masked|omitted|sensitive|bearer|basic|digest|"
     r"negotiate|bot|apikey|api-key|key)$"
 )
-_CODE_REF = re.compile(
+_CODE_REF = lazy(
     r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$"  # settings.API_KEY, process.env.TOKEN
     r"|[()\[\]{}<>]"  # calls, indexing, literals, generics: getpass(), os.environ["X"], Option<String>
     r"|^(?:self|this|os|env|process|config|settings|cfg|args|opts|options|ctx|request|req|params)\b"
     r"|^[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS)$"  # another variable's name
 )
 # Public by design: publishable keys, age recipients, SSH public keys.
-_PUBLIC_VALUE = re.compile(r"^(?:pk_(?:live|test)_|age1[02-9ac-hj-np-z]{50,}$|ssh-(?:rsa|dss|ed25519) |ecdsa-sha2-|AAAA[BCE][0-9A-Za-z]{3}NzaC1|AAAAC3NzaC1|LS0tLS1CRUdJTiBDRVJU)")
-_KEYWORD_IN_VALUE = re.compile(r"(?i)key|token|secret|pass|pwd|auth|cred")
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PUBLIC_VALUE = lazy(r"^(?:pk_(?:live|test)_|age1[02-9ac-hj-np-z]{50,}$|ssh-(?:rsa|dss|ed25519) |ecdsa-sha2-|AAAA[BCE][0-9A-Za-z]{3}NzaC1|AAAAC3NzaC1|LS0tLS1CRUdJTiBDRVJU)")
+_KEYWORD_IN_VALUE = lazy(r"(?i)key|token|secret|pass|pwd|auth|cred")
+_IDENTIFIER = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def is_placeholder(value: str) -> bool:
@@ -123,7 +124,7 @@ def is_placeholder(value: str) -> bool:
     return False
 
 
-_PLAIN_WORD = re.compile(r"^[a-z]{1,12}$")
+_PLAIN_WORD = lazy(r"^[a-z]{1,12}$")
 
 
 def secret_value(name_class: str, value: str, *, min_strong: int = 4, name: str = "") -> bool:
@@ -149,12 +150,12 @@ def secret_value(name_class: str, value: str, *, min_strong: int = 4, name: str 
 # -- text ---------------------------------------------------------------------
 
 # What follows a name: an optional closing quote, the operator, the value.
-_OPERATOR_VALUE = re.compile(
+_OPERATOR_VALUE = lazy(
     r"(?P<nq>\\{0,3}[\"'])?[ \t]*"
     r"(?P<op>:=|=>|->|=(?!=)|:(?!:)|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
-_KEYWORD_HIT = re.compile(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
+_KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _MAX_NAME = 80
 
@@ -211,7 +212,7 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             yield vstart, vend, kind_for_name(name)
 
 
-_NAME_VALUE = re.compile(
+_NAME_VALUE = lazy(
     r"name\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
     r"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?P<q>\\{0,3}[\"'])?(?P<value>[^\s\"'\\,}]{1,400})"
 )

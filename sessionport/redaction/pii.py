@@ -13,25 +13,27 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
+from functools import lru_cache
 from typing import Iterator
+
+from .lazy import lazy
 
 Span = tuple[int, int, str]
 
 # Anchored on "@" (a literal sre finds fast); the local part is walked back in Python.
-_AT_DOMAIN = re.compile(
+_AT_DOMAIN = lazy(
     r"@(?P<domain>[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24})"
     r"(?![A-Za-z0-9-]|\.[A-Za-z0-9])"
 )
 _KEEP_LOCAL = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply", "mailer-daemon", "postmaster"})
-_KEEP_DOMAIN = re.compile(
+_KEEP_DOMAIN = lazy(
     r"(?:^|\.)(?:example\.(?:com|org|net)|example|test|invalid|localhost|local|iam\.gserviceaccount\.com|"
     r"developer\.gserviceaccount\.com|appspot\.gserviceaccount\.com)$",
     re.I,
 )
 
-HOME = re.compile(
+HOME = lazy(
     r"(?<![A-Za-z0-9_])(?:/Users|/home|/export/home)/(?P<user>[A-Za-z0-9._-]{1,64}?)(?=$|[\\/\s\"'`:;,)\]}>])"
     # Windows names may hold spaces ("Jane Doe"); they end at the next separator
     r"|[A-Za-z]:(?:\\{1,4}|/)(?:Users|Documents and Settings)(?:\\{1,4}|/)(?P<wuser>[A-Za-z0-9._-](?:[A-Za-z0-9._ -]{0,62}[A-Za-z0-9._-])??)(?=$|[\\/\"'`:;,)\]}>\n])"
@@ -49,9 +51,9 @@ _COMMON_WORDS = frozenset(
 
 # Anchored on the first dot (a literal the engine finds fast); the first
 # octet is walked back in Python.
-_IPV4_TAIL = re.compile(r"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])")
-IPV6 = re.compile(r"(?<![0-9A-Za-z:])(?:[0-9a-fA-F]{1,4}:){2,7}(?::|[0-9a-fA-F]{1,4}|(?::[0-9a-fA-F]{1,4}){1,6})(?![0-9A-Za-z:])")
-_VERSION_BEFORE = re.compile(r"(?i)(?:\bv|version|ver|release|build|[=~^<>]|-|/)\s*$")
+_IPV4_TAIL = lazy(r"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])")
+IPV6 = lazy(r"(?<![0-9A-Za-z:])(?:[0-9a-fA-F]{1,4}:){2,7}(?::|[0-9a-fA-F]{1,4}|(?::[0-9a-fA-F]{1,4}){1,6})(?![0-9A-Za-z:])")
+_VERSION_BEFORE = lazy(r"(?i)(?:\bv|version|ver|release|build|[=~^<>]|-|/)\s*$")
 
 
 _LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
@@ -106,6 +108,8 @@ _SERVICE_IPS = frozenset(("8.8.8.8", "8.8.4.4", "1.1.1.1", "1.0.0.1", "9.9.9.9",
 def _is_public(address: str) -> bool:
     if address in _SERVICE_IPS or address.endswith((".0", ".255")):
         return False  # network/broadcast addresses are mostly versions and masks
+    import ipaddress  # only for candidate addresses: kept out of start-up
+
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
@@ -118,10 +122,14 @@ def _is_public(address: str) -> bool:
 def _is_documentation(ip) -> bool:
     # 192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32 stand for public
     # addresses in examples and tests; a real log would hold the real thing.
-    return any(ip in net for net in _DOC_NETS if net.version == ip.version)
+    return any(ip in net for net in _doc_nets() if net.version == ip.version)
 
 
-_DOC_NETS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")]
+@lru_cache(maxsize=None)
+def _doc_nets() -> list:
+    import ipaddress
+
+    return [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")]
 
 
 def ip_spans(text: str) -> Iterator[Span]:

@@ -18,25 +18,27 @@ import binascii
 import re
 from typing import Iterable, Iterator
 
+from .lazy import lazy
+
 Span = tuple[int, int, str]
 
 # -- private key blocks ------------------------------------------------------
 
 _NL = r"(?:\r?\n|\\r|\\n|\\\\n|\\\\r)"  # a real newline or one escaped once or twice
-PRIVATE_KEY_BLOCK = re.compile(
+PRIVATE_KEY_BLOCK = lazy(
     r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
     r"(?:(?:(?!-----)[\s\S]){0,20000}?-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
     # a key cut off before its END line: take the body that follows
     r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\])*)"
 )
-PUTTY_KEY = re.compile(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+(?:" + _NL + r"|[\sA-Za-z0-9+/=])*(?:Private-MAC:\s*[0-9a-f]+)?")
+PUTTY_KEY = lazy(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+(?:" + _NL + r"|[\sA-Za-z0-9+/=])*(?:Private-MAC:\s*[0-9a-f]+)?")
 # Public material that entropy must not touch: certificates, public keys.
-PUBLIC_BLOCK = re.compile(
+PUBLIC_BLOCK = lazy(
     r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PGP SIGNATURE)-----"
     r"[\s\S]{0,20000}?-----END [A-Z0-9 ]{0,40}-----"
 )
 # base64 of "-----BEGIN": kubeconfig client-key-data, k8s tls.key, ...
-BASE64_PEM = re.compile(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
+BASE64_PEM = lazy(r"LS0tLS1CRUdJTi[A-Za-z0-9+/]{20,}={0,2}")
 
 
 def base64_pem_is_private(value: str) -> bool:
@@ -135,10 +137,10 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
 # rules that can match.  A rule with no literal (None) always runs and must
 # be cheap to fail.
 _VENDOR: list[tuple[str, re.Pattern, tuple[str, ...] | None]] = [
-    (kind, re.compile(pattern), triggers) for kind, pattern, triggers in VENDOR_RULES
+    (kind, lazy(pattern), triggers) for kind, pattern, triggers in VENDOR_RULES
 ]
 # Discord bot tokens have no literal; two dots six characters apart is the cheapest test.
-_DISCORD_HINT = re.compile(r"\.[A-Za-z0-9_-]{6}\.")
+_DISCORD_HINT = lazy(r"\.[A-Za-z0-9_-]{6}\.")
 
 _WORDCHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -157,13 +159,13 @@ def starts_at_boundary(text: str, start: int) -> bool:
 _LITERALS = sorted({t for _, _, triggers in VENDOR_RULES if triggers for t in triggers}, key=len, reverse=True)
 # One scan finds every trigger literal; a found literal also stands for the
 # shorter triggers inside it ("sk-ant-admin" implies "sk-ant-").
-_TRIGGER_SCAN = re.compile("|".join(map(re.escape, _LITERALS)))
+_TRIGGER_SCAN = lazy("|".join(map(re.escape, _LITERALS)))
 _IMPLIED = {lit: frozenset(t for t in _LITERALS if t in lit) for lit in _LITERALS}
 
 
 # Every vendor token lies inside a run of token characters at least this
 # long; looking for trigger literals only in such runs skips prose and code.
-_TOKEN_RUN = re.compile(r"[A-Za-z0-9_.+/=:~-]{20,}")
+_TOKEN_RUN = lazy(r"[A-Za-z0-9_.+/=:~-]{20,}")
 
 
 def token_runs(text: str) -> list[tuple[int, int]]:
@@ -204,31 +206,31 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
 # (kind, pattern, trigger literals looked up in the lower-cased text)
 CONTEXT_RULES: list[tuple[str, re.Pattern, tuple[str, ...]]] = [
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
-    ("authorization", re.compile(
+    ("authorization", lazy(
         r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
     ), ("authori",)),
-    ("bearer-token", re.compile(r"bearer\s+(?P<s>[a-z0-9._~+/=-]{16,})"), ("bearer",)),
-    ("api-key-header", re.compile(
+    ("bearer-token", lazy(r"bearer\s+(?P<s>[a-z0-9._~+/=-]{16,})"), ("bearer",)),
+    ("api-key-header", lazy(
         r"(?:x-[a-z0-9-]*(?:api-?key|token|secret|auth)[a-z0-9-]*|api-key|apikey|private-token|x-goog-api-key)\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'`\\,]{8,})"
     ), ("api-key", "apikey", "-token", "-secret", "-auth", "private-token")),
     # scheme://user:password@host (password only; user and host are kept)
-    ("url-password", re.compile(r"://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[a-z0-9\[.-])"), ("://",)),
+    ("url-password", lazy(r"://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[a-z0-9\[.-])"), ("://",)),
     # credentials in query strings and form bodies
-    ("url-token", re.compile(
+    ("url-token", lazy(
         r"[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth)=(?P<s>[^&\s\"'#\\<>]{6,})"
     ), ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "sig=", "signature=", "code=", "auth=")),
-    ("azure-storage-key", re.compile(r"(?:accountkey|sharedaccesskey|sharedaccesssignature|sig)=(?P<s>[a-z0-9+/%=_-]{16,})"), ("accountkey=", "sharedaccess", "sig=")),
-    ("aws-signature", re.compile(r"signature=(?P<s>[0-9a-f]{64})"), ("signature=",)),
+    ("azure-storage-key", lazy(r"(?:accountkey|sharedaccesskey|sharedaccesssignature|sig)=(?P<s>[a-z0-9+/%=_-]{16,})"), ("accountkey=", "sharedaccess", "sig=")),
+    ("aws-signature", lazy(r"signature=(?P<s>[0-9a-f]{64})"), ("signature=",)),
     # curl -u user:pass, --user user:pass
-    ("password", re.compile(r"-(?:u|-user|-proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})"), ("-u ", "-u=", "--user", "--proxy-user")),
+    ("password", lazy(r"-(?:u|-user|-proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})"), ("-u ", "-u=", "--user", "--proxy-user")),
     # mysql -pSECRET, --password=SECRET / --password SECRET, sshpass -p SECRET, docker login -p SECRET
-    ("password", re.compile(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("mysql", "mariadb")),
-    ("password", re.compile(r"--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("--pass", "--token", "--secret", "--api", "--auth", "--access")),
-    ("password", re.compile(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
-    ("password", re.compile(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
+    ("password", lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("mysql", "mariadb")),
+    ("password", lazy(r"--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("--pass", "--token", "--secret", "--api", "--auth", "--access")),
+    ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
+    ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
     # ~/.netrc: machine host login user password secret
-    ("password", re.compile(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
-    ("docker-auth", re.compile(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
+    ("password", lazy(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
+    ("docker-auth", lazy(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
 ]
 # Rules whose match must start a word (checked in Python: a leading
 # lookbehind would stop the regex engine from skipping ahead to a literal).

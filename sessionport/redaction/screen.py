@@ -30,6 +30,7 @@ import codecs
 import re
 
 from . import entropy, keywords, pii, rules
+from .lazy import lazy
 
 _RUN_MIN = 20
 # Token characters (the class of :data:`rules._TOKEN_RUN`) -> "a", others -> " ".
@@ -55,21 +56,21 @@ _KEYWORDS_REVERSED = b"|".join(k[::-1].encode() for k in keywords.KEYWORDS)
 # Read backwards from an operator: optional spaces, quotes, escapes and an
 # arrow's dash, then a name (<= 80 name characters) holding a keyword.  This
 # is looser than keywords._OPERATOR_VALUE, so it never misses one.
-_ASSIGN_AT_OP = re.compile(rb"=[=\" \\-]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
+_ASSIGN_AT_OP = lazy(rb"=[=\" \\-]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
 # The "name <whitespace> 'value'" form (strong names): quote, escapes, a space.
-_ASSIGN_AT_QUOTE = re.compile(rb"\"\\{0,3} [\" \\]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
+_ASSIGN_AT_QUOTE = lazy(rb"\"\\{0,3} [\" \\]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
 
 _CONTEXT_TRIGGERS = {t for _, _, triggers in rules.CONTEXT_RULES for t in triggers}
 _EQ_TRIGGERS = sorted(t for t in _CONTEXT_TRIGGERS if t.endswith("="))
 _DASH_TRIGGERS = sorted(t for t in _CONTEXT_TRIGGERS if "-" in t and not t.endswith("="))
 _WORD_TRIGGERS = sorted(t for t in _CONTEXT_TRIGGERS if t not in _EQ_TRIGGERS and t not in _DASH_TRIGGERS)
 # "=" preceded by a trigger: the literal "=" leads, lookbehinds confirm.
-_EQ_SCAN = re.compile("=(?:" + "|".join(f"(?<={re.escape(t)})" for t in _EQ_TRIGGERS) + ")")
+_EQ_SCAN = lazy("=(?:" + "|".join(f"(?<={re.escape(t)})" for t in _EQ_TRIGGERS) + ")")
 # "-" followed by the rest of a trigger that holds a dash.
-_DASH_SCAN = re.compile("-(?:" + "|".join(sorted({re.escape(t[t.index("-") + 1 :]) for t in _DASH_TRIGGERS})) + ")")
+_DASH_SCAN = lazy("-(?:" + "|".join(sorted({re.escape(t[t.index("-") + 1 :]) for t in _DASH_TRIGGERS})) + ")")
 _PRIVATE_MARKERS = ("PRIVATE KEY", "PuTTY-User-Key-File", "LS0tLS1CRUdJTi")
 _HOME_MARKERS = ("Users", "/home/", "Documents and Settings")
-_V6_HINT = re.compile(r":[0-9a-fA-F]{0,4}:")
+_V6_HINT = lazy(r":[0-9a-fA-F]{0,4}:")
 
 
 def _one_byte_each(error: UnicodeEncodeError) -> tuple[str, int]:
@@ -186,7 +187,11 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("words", "(?i)" + _alternation(_WORD_TRIGGERS), False),
     ("eq", "(?i)" + _alternation(t[:-1] for t in _EQ_TRIGGERS) + "=", False),
     ("dash", "(?i)-" + _alternation({t[t.index("-") + 1 :] for t in _DASH_TRIGGERS}), False),
-    ("name-value", "(?i)" + _spell_spaces(keywords._NAME_VALUE.pattern), False),
+    # Counted repetitions are unrolled into RE2's program ({1,400} of a
+    # Unicode class made the set take 3 ms to compile); "one or more" is a
+    # superset of {1,80}, and the {1,400} that ends the pattern finds what
+    # one character finds.
+    ("name-value", "(?i)" + _spell_spaces(keywords._NAME_VALUE.pattern).replace("{1,80}", "+").replace("{1,400}", ""), False),
     (
         "assignment",
         "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t]*(?:[:=]|->|" + _SPACE + r"\\*[\"'])",
