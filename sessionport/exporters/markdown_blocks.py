@@ -51,10 +51,12 @@ def code_span(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def fenced(body: str, lang: str = "") -> str:
+def fenced(body: str, lang: str = "", before: str = "", after: str = "") -> str:
+    """``body`` as a fenced block, between ``before`` and ``after`` (joined
+    here in one step: tool outputs run to megabytes, each join copies)."""
     body = clean(body)
     fence = fence_for(body)
-    return f"{fence}{lang}\n{body}\n{fence}\n"
+    return f"{before}{fence}{lang}\n{body}\n{fence}\n{after}"
 
 
 def _prose(text: str) -> str:
