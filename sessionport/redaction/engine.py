@@ -54,6 +54,8 @@ _STRUCTURAL_KEYS = frozenset(
 )
 _SCALARS = frozenset((int, float, bool))
 _SKIP, _PLAIN, _FULL = 0, 1, 2
+_WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
+_SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
 _JWK_PRIVATE = ("d", "p", "q", "dp", "dq", "qi", "k")
 _JWK_PUBLIC = ("n", "e", "x", "y", "x5c", "x5t", "kid", "crv", "alg", "use", "kty")
 
@@ -86,6 +88,10 @@ class Redactor:
         self._learned: tuple[str, ...] = ()
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._plans: tuple[dict[str, int], dict[str, int]] = ({}, {})  # by keep_ids
+        # by keep_ids: the keys of a dict, in order -> its (key, plan) pairs
+        # that are not skipped, or _WHOLE for dicts read as a whole
+        self._shapes: tuple[dict[tuple, Any], dict[tuple, Any]] = ({}, {})
+        self._generation = 0  # counts _clear_cache calls
         self._cache_chars = 0
 
     # -- replacements -------------------------------------------------------
@@ -198,6 +204,9 @@ class Redactor:
         self._cache.clear()
         for plans in self._plans:
             plans.clear()
+        for shapes in self._shapes:
+            shapes.clear()
+        self._generation += 1
         self._cache_chars = 0
 
     def _redact_uncached(self, text: str) -> tuple[str, tuple[str, ...]]:
@@ -282,7 +291,7 @@ class Redactor:
                     return self.token(kind, value)
             return self.redact_text(value)
         if kind_of_value is dict or isinstance(value, dict):
-            return self._redact_dict(value, keep_ids)
+            return self.redact_dict(value, keep_ids)
         if kind_of_value is list or isinstance(value, list):
             changed = False
             items = []
@@ -320,10 +329,80 @@ class Redactor:
                 plans[key] = plan
         return plan
 
-    def redact_dict(self, value: dict, *, keep_ids: bool = False) -> dict:
+    def redact_dict(self, value: dict, keep_ids: bool = False) -> dict:
         """:meth:`redact_value` for a dict (``keep_ids``: as in
         :meth:`redact_metadata`)."""
-        return self._redact_dict(value, keep_ids)
+        # Transcripts repeat a few dict shapes (metadata, usage, tool
+        # inputs) thousands of times: once a shape's key plans are known,
+        # only the keys that are not skipped are visited, with no plan
+        # look-up per key.  The first dict of a shape takes the general
+        # path, which decides the plans in key order, as every dict did.
+        if len(value) > _SHAPE_MAX_KEYS:
+            return self._redact_dict(value, keep_ids)
+        shapes = self._shapes[keep_ids]
+        shape = tuple(value)
+        fields = shapes.get(shape)
+        if fields is None:
+            return self._redact_dict_learning(value, shape, keep_ids)
+        if fields is _WHOLE:
+            return self._redact_dict_full(value, keep_ids)
+        out: dict | None = None
+        cache = self._cache
+        for key, plan in fields:
+            item = value[key]
+            if plan == _PLAIN:
+                kind = type(item)
+                if kind is str:
+                    size = len(item)
+                    if size < _MIN_TEXT:
+                        continue
+                    known = cache.get(item) if size <= _CACHE_MAX_TEXT else None
+                    if known is not None and not known[1]:
+                        continue
+                    new = self.redact_text(item)
+                elif item is None or kind in _SCALARS:
+                    continue
+                elif kind is dict:
+                    new = self.redact_dict(item, keep_ids)
+                else:
+                    new = self.redact_value(item, key, keep_ids=keep_ids)
+                if new is not item:
+                    if out is None:
+                        out = dict(value)
+                    out[key] = new
+            else:
+                new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
+                new = self.redact_value(item, key, keep_ids=keep_ids)
+                if new is not item or new_key is not key:
+                    if out is None:
+                        out = dict(value)
+                    if new_key is not key:
+                        del out[key]
+                    out[new_key] = new
+        return value if out is None else out
+
+    def _redact_dict_learning(self, value: dict, shape: tuple, keep_ids: bool) -> dict:
+        """The general path for a dict of a new shape; then the shape is
+        remembered, unless redacting cleared the plans (a username was
+        learned) or some key's plan was not memoized."""
+        generation = self._generation
+        result = self._redact_dict(value, keep_ids)
+        shapes = self._shapes[keep_ids]
+        if self._generation != generation or len(shapes) >= 4096:
+            return result
+        if "value" in value or "Value" in value or "kty" in value:
+            shapes[shape] = _WHOLE
+            return result
+        plans = self._plans[keep_ids]
+        fields = []
+        for key in shape:
+            plan = plans.get(key)
+            if plan is None:
+                return result
+            if plan != _SKIP:
+                fields.append((key, plan))
+        shapes[shape] = tuple(fields)
+        return result
 
     def _redact_dict(self, value: dict, keep_ids: bool) -> dict:
         if "value" in value or "Value" in value or "kty" in value:

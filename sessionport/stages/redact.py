@@ -28,6 +28,7 @@ _SESSION_KEEP = frozenset(("type", "schema", "source", "sessionId", "createdAt")
 _END_KEEP = frozenset(("type", "usage", "counts", "skipped"))
 _KEEP = {"message": _MESSAGE_KEEP, "session": _SESSION_KEEP}
 _SCALARS = frozenset((bool, int, float))
+_META_FIELDS = frozenset(("meta", "metadata"))  # their identifier-like keys are kept
 
 
 class SecretsFound(SessionportError):
@@ -39,28 +40,41 @@ class SecretsFound(SessionportError):
 def redact_event(redactor: Redactor, event: dict) -> dict:
     """A copy of ``event`` with its free-text fields redacted (the same dict
     when nothing changed)."""
-    kind = event.get("type")
-    keep = _KEEP.get(kind, _END_KEEP) if type(kind) is str else _END_KEEP
-    out: dict | None = None
-    for key, value in event.items():
-        if key in keep:
-            continue
-        kind = type(value)
-        if kind is str:
-            new = redactor.redact_text(value)
-        elif value is None or kind in _SCALARS:
-            continue
-        elif kind is dict:
-            new = redactor.redact_dict(value, keep_ids=key in ("meta", "metadata"))
-        elif key in ("meta", "metadata"):
-            new = redactor.redact_metadata(value)
-        else:
-            new = redactor.redact_value(value)
-        if new is not value:
-            if out is None:
-                out = dict(event)
-            out[key] = new
-    return event if out is None else out
+    return event_redactor(redactor)(event)
+
+
+def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
+    """:func:`redact_event` for one redactor, as a function of the event:
+    it runs once per event of the stream, so the redactor's methods are
+    looked up once, here."""
+    redact_text = redactor.redact_text
+    redact_dict = redactor.redact_dict
+    redact_value = redactor.redact_value
+    keep_of = _KEEP.get
+
+    def redact(event: dict) -> dict:
+        kind = event.get("type")
+        keep = keep_of(kind, _END_KEEP) if type(kind) is str else _END_KEEP
+        out: dict | None = None
+        for key, value in event.items():
+            if key in keep:
+                continue
+            kind = type(value)
+            if kind is str:
+                new = redact_text(value)
+            elif value is None or kind in _SCALARS:
+                continue
+            elif kind is dict:
+                new = redact_dict(value, key in _META_FIELDS)
+            else:
+                new = redact_value(value, keep_ids=key in _META_FIELDS)
+            if new is not value:
+                if out is None:
+                    out = dict(event)
+                out[key] = new
+        return event if out is None else out
+
+    return redact
 
 
 def describe_counts(counts) -> str:
@@ -89,10 +103,12 @@ def build(
 
     def stage(events: Iterable[dict]) -> Iterator[dict]:
         redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
-        for event in events:
-            redacted = redact_event(redactor, event)
-            if not check:
-                yield redacted
+        redact = event_redactor(redactor)
+        if check:
+            for event in events:
+                redact(event)
+        else:
+            yield from map(redact, events)
         if report or check:
             verb = "would redact" if check else "redacted"
             print(f"sessionport: redact: {verb} {describe_counts(redactor.counts)}" if redactor.counts else "sessionport: redact: nothing to redact", file=sys.stderr)

@@ -1,0 +1,33 @@
+"""The redactor remembers the key plans of dict shapes it has seen; a dict
+of a known shape must come out exactly as the general path makes it."""
+
+from __future__ import annotations
+
+from sessionport.redaction import Redactor
+
+SECRET = "ghp_" + "a1B2c3D4e5" * 4
+
+
+def test_a_known_shape_is_redacted_like_the_first_dict_of_it():
+    redactor = Redactor()
+    first = redactor.redact_dict({"cmd": f"export T={SECRET}", "n": 3, "kind": "x"}, keep_ids=True)
+    again = redactor.redact_dict({"cmd": f"export T={SECRET}", "n": 3, "kind": "x"}, keep_ids=True)
+    assert first == again == {"cmd": "export T=[REDACTED:github-token#1]", "n": 3, "kind": "x"}
+    assert redactor.counts["github-token"] == 2
+
+
+def test_a_learned_username_reaches_keys_of_known_shapes():
+    redactor = Redactor()
+    shaped = {"owner jdoe99x": 1, "kind": "x"}
+    assert redactor.redact_dict(shaped) is shaped
+    assert redactor.redact_dict(dict(shaped)) == shaped
+    assert redactor.redact_text("ls /home/jdoe99x/src") == "ls /home/[REDACTED:username#1]/src"
+    assert redactor.redact_dict(dict(shaped)) == {"kind": "x", "owner [REDACTED:username#1]": 1}
+
+
+def test_secret_names_in_keys_and_name_value_pairs_keep_their_rules():
+    redactor = Redactor()
+    for _ in range(2):
+        assert redactor.redact_dict({"name": "API_TOKEN", "value": "s3cr3tV4lue9"}) == {"name": "API_TOKEN", "value": "[REDACTED:token#1]"}
+        assert redactor.redact_dict({"password": "hunter2hunter2", "id": "abc"}, keep_ids=True) == {"password": "[REDACTED:password#1]", "id": "abc"}
+        assert redactor.redact_dict({SECRET: 1}) == {"[REDACTED:github-token#1]": 1}
