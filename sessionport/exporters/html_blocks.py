@@ -12,7 +12,7 @@ import re
 
 from ..render_session import format_time
 from ..render_text import replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
-from ..render_tools import DIFF_LINE_RULES, first_line as _first_line, view_tool_call
+from ..render_tools import diff_line_class, first_line as _first_line, view_tool_call
 
 _LANG = re.compile(r"[^\w+#.-]")
 OPEN_DIFF_LINES = 40
@@ -93,27 +93,60 @@ def plain_block(text: str, css: str = "out") -> str:
 
 
 def _diff_block(body: str) -> str:
+    if "\r" not in body and "\x1b" not in body:
+        # escaping adds or removes no line end, and keeps the characters
+        # that give a line its class: classes can be read off the escaped text
+        return '<pre class="diff">' + _diff_runs(esc(body)) + "</pre>"
     if "\r" in body:
         # esc turns a CR into a line end: escape line by line
         raw_lines = body.split("\n")
         escaped = [esc(line) for line in raw_lines]
     else:
-        # escaping never adds or removes a line end: escape once; and it
-        # keeps the first characters that give a line its class unless it
-        # strips terminal codes, so the raw lines are only split for those
-        escaped = esc(body).split("\n")
-        raw_lines = body.split("\n") if "\x1b" in body else escaped
-    # diff_line_class inlined: patches run to thousands of lines
-    rules = DIFF_LINE_RULES
+        # stripping terminal codes may change how a line starts: classes
+        # come from the raw lines
+        raw_lines, escaped = body.split("\n"), esc(body).split("\n")
     out = []
     for raw, line in zip(raw_lines, escaped):
-        rule = rules.get(raw[:1])
-        if rule is not None:
-            css = rule[1] if raw.startswith(rule[0]) else rule[2]
-            if css:
-                line = f'<span class="{css}">{line}</span>'
-        out.append(line)
+        css = diff_line_class(raw)
+        out.append(f'<span class="{css}">{line}</span>' if css else line)
     return '<pre class="diff">' + "\n".join(out) + "</pre>"
+
+
+# Consecutive added (or removed) lines, the bulk of a new file or a patch,
+# are wrapped together: the run's end is found by one regex scan (a line end
+# not followed by another such line) and its lines are wrapped by one
+# replace, instead of a Python step per line.  Per first character: the
+# prefix that makes a line a file header instead, the run's end, the opening
+# tag and what goes between two lines of the run.
+_DIFF_RUNS = {
+    "+": ("+++", re.compile(r"\n(?!\+(?!\+\+))").search, '<span class="add">', '</span>\n<span class="add">'),
+    "-": ("---", re.compile(r"\n(?!-(?!--))").search, '<span class="del">', '</span>\n<span class="del">'),
+}
+
+
+def _diff_runs(text: str) -> str:
+    """The lines of an escaped diff, each wrapped in a span of its class."""
+    runs = _DIFF_RUNS
+    out = []
+    pos = 0
+    while True:
+        run = runs.get(text[pos : pos + 1])
+        if run is not None and not text.startswith(run[0], pos):
+            found = run[1](text, pos)
+            stop = found.start() if found else len(text)
+            out.append(run[2] + text[pos:stop].replace("\n", run[3]) + "</span>")
+            if found is None:
+                break
+            pos = stop + 1
+            continue
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        css = diff_line_class(line)
+        out.append(f'<span class="{css}">{line}</span>' if css else line)
+        if end < 0:
+            break
+        pos = end + 1
+    return "\n".join(out)
 
 
 def anchor(dom_id: str, source_id: object = None) -> str:
