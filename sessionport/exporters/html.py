@@ -1,7 +1,8 @@
 """``html``: one self-contained page to read or share a transcript.
 
-The page is written while the stream is read, one message at a time, so
-memory stays flat on a multi-gigabyte input.  What can only be known at the
+The page is written while the stream is read, one message at a time
+(gathered into writes of about 64K characters), so memory stays flat on a
+multi-gigabyte input.  What can only be known at the
 end goes at the end: each session closes with a summary line (time span,
 models, tokens), and with several sessions the sidebar listing them is
 written after the last one (one short entry per session is kept) and placed
@@ -65,9 +66,11 @@ class HtmlWriter:
 
     def flush(self) -> None:
         if self.pending:
-            self.out.write("".join(self.pending).encode("utf-8", "replace"))
+            text = "".join(self.pending)
+            # emptied first: a failed write is not retried by write()'s final flush
             self.pending.clear()
             self.pending_size = 0
+            self.out.write(text.encode("utf-8", "replace"))
 
     def _page(self, title: str) -> None:
         if not self.started:
