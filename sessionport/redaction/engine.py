@@ -184,7 +184,9 @@ class Redactor:
             match = screen.MATCH
             hits = match(text.encode()) if match is not None and text.isascii() else None
             if hits is not None and not hits and not self._learned:
-                result, kinds = text, ()  # RE2 saw nothing (the usual answer), inlined
+                if length > _CACHE_MAX_TEXT:
+                    return text  # RE2 saw nothing (the usual answer) in a long text
+                result, kinds = text, ()
             else:
                 verdict = screen.quick_might_hold(text, pii_on=self.pii, users=self._learned, hits=hits)
                 result, kinds = (text, ()) if verdict is False else self._redact_plain(text, verdict)
