@@ -295,19 +295,24 @@ class Redactor:
         if kind_of_value is dict or isinstance(value, dict):
             return self.redact_dict(value, keep_ids)
         if kind_of_value is list or isinstance(value, list):
-            changed = False
-            items = []
+            out: list | None = None  # a copy only once an item changes
             cache = self._cache
-            for item in value:
+            for index, item in enumerate(value):
                 if type(item) is str:
                     size = len(item)
-                    known = (item, ()) if size < _MIN_TEXT else cache.get(item) if size <= _CACHE_MAX_TEXT else None
-                    new = item if known is not None and not known[1] else self.redact_text(item)
+                    if size < _MIN_TEXT:
+                        continue
+                    known = cache.get(item) if size <= _CACHE_MAX_TEXT else None
+                    if known is not None and not known[1]:
+                        continue
+                    new = self.redact_text(item)
                 else:
                     new = self.redact_value(item, keep_ids=keep_ids)
-                changed = changed or new is not item
-                items.append(new)
-            return items if changed else value
+                if new is not item:
+                    if out is None:
+                        out = list(value)
+                    out[index] = new
+            return value if out is None else out
         return value
 
     def _key_plan(self, key: str, keep_ids: bool) -> int:
