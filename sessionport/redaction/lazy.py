@@ -38,4 +38,5 @@ class LazyPattern:
 
 
 def lazy(pattern: str | bytes, flags: int = 0) -> LazyPattern:
+    """Where a module would write ``re.compile(pattern, flags)``."""
     return LazyPattern(pattern, flags)

@@ -18,7 +18,7 @@ import binascii
 import re
 from typing import Iterable, Iterator
 
-from .lazy import lazy
+from .lazy import LazyPattern, lazy
 
 Span = tuple[int, int, str]
 
@@ -136,7 +136,7 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
 # substring search), so a string costs a few dozen ``in`` tests plus the
 # rules that can match.  A rule with no literal (None) always runs and must
 # be cheap to fail.
-_VENDOR: list[tuple[str, re.Pattern, tuple[str, ...] | None]] = [
+_VENDOR: list[tuple[str, LazyPattern, tuple[str, ...] | None]] = [
     (kind, lazy(pattern), triggers) for kind, pattern, triggers in VENDOR_RULES
 ]
 # Discord bot tokens have no literal; two dots six characters apart is the cheapest test.
@@ -204,7 +204,7 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
 # -- structural contexts ------------------------------------------------------
 
 # (kind, pattern, trigger literals looked up in the lower-cased text)
-CONTEXT_RULES: list[tuple[str, re.Pattern, tuple[str, ...]]] = [
+CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
     ("authorization", lazy(
         r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
