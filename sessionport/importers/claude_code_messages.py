@@ -173,15 +173,7 @@ class MessageBuilder:
     def assistant_block(self, block: Any, base: dict, stamp: Any, mid: Any, parent: Any) -> dict:
         btype = block.get("type") if type(block) is dict else None
         if btype == "text":
-            text = block.get("text")
-            return message_event(
-                "assistant",
-                text if type(text) is str else content_text(text),
-                timestamp=stamp,
-                id=mid,
-                parentId=parent,
-                meta={"kind": "text", **base},
-            )
+            return _assistant_text(block.get("text"), stamp, mid, parent, {"kind": "text", **base})
         if btype == "tool_use" or btype == "server_tool_use":
             meta = {"kind": "tool_use", **base}
             if btype == "server_tool_use":
@@ -209,15 +201,7 @@ class MessageBuilder:
             signature = block.get("signature")
             if type(signature) is str and signature:
                 meta["signature"] = signature
-            text = block.get("thinking")
-            return message_event(
-                "assistant",
-                text if type(text) is str else content_text(text),
-                timestamp=stamp,
-                id=mid,
-                parentId=parent,
-                meta=meta,
-            )
+            return _assistant_text(block.get("thinking"), stamp, mid, parent, meta)
         common = {"timestamp": stamp, "id": mid, "parentId": parent}
         if btype == "redacted_thinking":
             meta = {"kind": "thinking", **base, "redacted": True}
@@ -267,3 +251,15 @@ class MessageBuilder:
                 meta=meta,
             )
         ]
+
+
+def _assistant_text(text: Any, stamp: Any, mid: Any, parent: Any, meta: dict) -> dict:
+    """An assistant text or thinking block as a message."""
+    return message_event(
+        "assistant",
+        text if type(text) is str else content_text(text),
+        timestamp=stamp,
+        id=mid,
+        parentId=parent,
+        meta=meta,
+    )

@@ -116,14 +116,8 @@ class UsageGrouper:
             self.open_raw = raw_usage
         if events:
             self.last_event = events[-1]
-            held = self.held
-            held += events
-            chars = self.held_chars
-            for event in events:
-                chars += len(event["text"])
-            self.held_chars = chars
             # The bound can only be crossed by holding more: no test otherwise.
-            if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
+            if self._hold(events):
                 out = [*out, *self.close()]
         return out
 
@@ -136,14 +130,19 @@ class UsageGrouper:
             out = self.close()
             out += events
             return out
+        if self._hold(events):
+            return self.close()
+        return ()
+
+    def _hold(self, events: list[dict]) -> bool:
+        """Hold ``events`` back; True when the look-ahead bound is crossed."""
+        held = self.held
         held += events
         chars = self.held_chars
         for event in events:
             chars += len(event["text"])
         self.held_chars = chars
-        if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
-            return self.close()
-        return ()
+        return len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS
 
     def close(self) -> list[dict]:
         """Finish the open message: attach its usage, release held events."""

@@ -378,15 +378,22 @@ class Redactor:
                         out = dict(value)
                     out[key] = new
             else:
-                new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
-                new = self.redact_value(item, key, keep_ids=keep_ids)
-                if new is not item or new_key is not key:
-                    if out is None:
-                        out = dict(value)
-                    if new_key is not key:
-                        del out[key]
-                    out[new_key] = new
+                out = self._redact_named(value, out, key, item, keep_ids)
         return value if out is None else out
+
+    def _redact_named(self, value: dict, out: dict | None, key: str, item: Any, keep_ids: bool) -> dict | None:
+        """Redact ``value[key]`` under a key that is checked in full (its
+        name may say "password", or the key itself holds a secret); returns
+        the copy of ``value`` being built, made here on the first change."""
+        new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
+        new = self.redact_value(item, key, keep_ids=keep_ids)
+        if new is not item or new_key is not key:
+            if out is None:
+                out = dict(value)
+            if new_key is not key:
+                del out[key]
+            out[new_key] = new
+        return out
 
     def _redact_dict_learning(self, value: dict, shape: tuple, keep_ids: bool) -> dict:
         """The general path for a dict of a new shape; then the shape is
@@ -424,27 +431,23 @@ class Redactor:
             if plan == _SKIP:
                 continue
             if plan == _FULL:
-                new_key = self.redact_text(key) if len(key) >= _MIN_TEXT else key
-                new = self.redact_value(item, key, keep_ids=keep_ids)
-            else:
-                new_key = key
-                kind = type(item)
-                if kind is str:
-                    size = len(item)
-                    if size < _MIN_TEXT:
-                        continue
-                    known = cache.get(item) if size <= _CACHE_MAX_TEXT else None
-                    new = item if known is not None and not known[1] else self.redact_text(item)
-                elif item is None or kind in _SCALARS:
+                out = self._redact_named(value, out, key, item, keep_ids)
+                continue
+            kind = type(item)
+            if kind is str:
+                size = len(item)
+                if size < _MIN_TEXT:
                     continue
-                else:
-                    new = self.redact_value(item, key, keep_ids=keep_ids)
-            if new is not item or new_key is not key:
+                known = cache.get(item) if size <= _CACHE_MAX_TEXT else None
+                new = item if known is not None and not known[1] else self.redact_text(item)
+            elif item is None or kind in _SCALARS:
+                continue
+            else:
+                new = self.redact_value(item, key, keep_ids=keep_ids)
+            if new is not item:
                 if out is None:
                     out = dict(value)
-                if new_key is not key:
-                    del out[key]
-                out[new_key] = new
+                out[key] = new
         return value if out is None else out
 
     def _redact_dict_full(self, value: dict, keep_ids: bool) -> dict:
