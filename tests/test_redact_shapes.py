@@ -25,6 +25,15 @@ def test_a_learned_username_reaches_keys_of_known_shapes():
     assert redactor.redact_dict(dict(shaped)) == {"kind": "x", "owner [REDACTED:username#1]": 1}
 
 
+def test_a_username_learned_inside_a_dict_of_known_shape_reaches_its_later_keys():
+    redactor = Redactor()
+    assert redactor.redact_value({"a": "hello there", "owner bob1234x": 1}) == {"a": "hello there", "owner bob1234x": 1}
+    # Same shape: the value teaches the name, the key after it holds it.
+    expected = {"a": "see /home/[REDACTED:username#1]/src", "owner [REDACTED:username#1]": 1}
+    assert redactor.redact_value({"a": "see /home/bob1234x/src", "owner bob1234x": 1}) == expected
+    assert Redactor().redact_value({"a": "see /home/bob1234x/src", "owner bob1234x": 1}) == expected
+
+
 def test_secret_names_in_keys_and_name_value_pairs_keep_their_rules():
     redactor = Redactor()
     for _ in range(2):

@@ -355,8 +355,15 @@ class Redactor:
             return self._redact_dict_full(value, keep_ids)
         out: dict | None = None
         cache = self._cache
+        generation = self._generation
         for key, plan in fields:
             item = value[key]
+            if self._generation != generation:
+                # A value of this dict taught a username, which may sit in
+                # a later key: plan the rest afresh, as the general path does.
+                plan = self._key_plan(key, keep_ids)
+                if plan == _SKIP:
+                    continue
             if plan == _PLAIN:
                 kind = type(item)
                 if kind is str:
