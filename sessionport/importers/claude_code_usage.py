@@ -45,9 +45,6 @@ def _int(value: Any) -> int:
     return 0
 
 
-_SHARED_KEYS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
-
-
 def shared_usage(raw: Any) -> tuple[int, int, int, int] | None:
     """``(input incl. cache, cache read, cache creation, output)`` of an
     Anthropic usage object, or None when it is not one."""
@@ -55,9 +52,18 @@ def shared_usage(raw: Any) -> tuple[int, int, int, int] | None:
         return None
     # Counts are plain non-negative ints in real files: test that first and
     # leave the odd values (floats, negatives, bools) to _int.
-    fresh, creation, read, out = (
-        value if type(value := raw.get(key)) is int and value >= 0 else _int(value) for key in _SHARED_KEYS
-    )
+    fresh = raw.get("input_tokens")
+    if type(fresh) is not int or fresh < 0:
+        fresh = _int(fresh)
+    creation = raw.get("cache_creation_input_tokens")
+    if type(creation) is not int or creation < 0:
+        creation = _int(creation)
+    read = raw.get("cache_read_input_tokens")
+    if type(read) is not int or read < 0:
+        read = _int(read)
+    out = raw.get("output_tokens")
+    if type(out) is not int or out < 0:
+        out = _int(out)
     return fresh + creation + read, read, creation, out
 
 
