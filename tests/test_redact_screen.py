@@ -70,3 +70,13 @@ def test_redaction_is_the_same_without_re2(monkeypatch):
     monkeypatch.setattr(screen, "_MATCH", None)
     monkeypatch.setattr(screen, "MATCH", None)
     assert [Redactor().redact_text(t) for t in texts] == fast
+
+
+def test_the_name_value_screen_only_widens_the_detector_it_stands_for():
+    # The detector's bounded repetitions become "one or more" in the screen
+    # (cheap to compile, and never narrower); none may survive or vanish.
+    detector = screen._spell_spaces(screen.keywords._NAME_VALUE.pattern)
+    screened = dict((name, pattern) for name, pattern, _ in screen._RE2_PATTERNS)["name-value"]
+    assert "{1," not in screened
+    assert screened == "(?i)" + detector.replace("{1,80}", "+").replace("{1,400}", "+")
+    assert detector.count("{1,80}") + detector.count("{1,400}") == screened.count("+") - detector.count("+")

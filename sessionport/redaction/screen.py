@@ -189,9 +189,8 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("dash", "(?i)-" + _alternation({t[t.index("-") + 1 :] for t in _DASH_TRIGGERS}), False),
     # Counted repetitions are unrolled into RE2's program ({1,400} of a
     # Unicode class made the set take 3 ms to compile); "one or more" is a
-    # superset of {1,80}, and the {1,400} that ends the pattern finds what
-    # one character finds.
-    ("name-value", "(?i)" + _spell_spaces(keywords._NAME_VALUE.pattern).replace("{1,80}", "+").replace("{1,400}", ""), False),
+    # superset of either, wherever it stands in the pattern.
+    ("name-value", "(?i)" + _spell_spaces(keywords._NAME_VALUE.pattern).replace("{1,80}", "+").replace("{1,400}", "+"), False),
     (
         "assignment",
         "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t]*(?:[:=]|->|" + _SPACE + r"\\*[\"'])",
