@@ -66,7 +66,6 @@ def roots(home: str | None = None) -> list[tuple[str, str, tuple[str, ...]]]:
 def _files(source: str, root: str, patterns: tuple[str, ...]) -> Iterator[str]:
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d != "subagents")
-        relative = os.path.relpath(folder, root)
         for name in sorted(files):
             if not any(fnmatch.fnmatch(name, p) for p in patterns):
                 continue

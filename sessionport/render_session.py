@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from .render_options import message_kind
-
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 MAX_MODELS = 5
 HEADER_METADATA_VALUE = 200
@@ -131,27 +129,17 @@ def feed(events, writer) -> None:
             end_event(event)
 
 
-def is_sidechain(message: dict) -> bool:
-    meta = message.get("meta")
-    return isinstance(meta, dict) and bool(meta.get("sidechain"))
-
-
 _TURN_LABELS: dict = {}  # (role, kind, sidechain) -> label, for the common roles
 _ASSISTANT_KINDS = frozenset({"tool_use", "tool_result", "thinking"})
 
 
-def turn_label(message: dict, kind: str | None = None) -> str:
-    """The heading of the turn ``message`` belongs to; a change of label
-    starts a new turn.  Tool calls, results and thinking belong to the
-    assistant's turn; a subagent's (sidechain) messages get turns of their own.
-    ``kind`` is the message's ``message_kind`` when the caller has it."""
-    return turn_label_of(message.get("role"), kind if kind is not None else message_kind(message), is_sidechain(message))
-
-
 def turn_label_of(role: Any, kind: str, sidechain: bool) -> str:
-    """:func:`turn_label` from the parts the exporters have already read
-    from the message (it runs once per message): a cached label for the
-    usual roles and kinds, worked out the first time."""
+    """The heading of the turn a message belongs to, from the parts the
+    exporters have already read from it (``role``, its ``message_kind`` and
+    whether ``meta.sidechain`` is set); a change of label starts a new turn.
+    Tool calls, results and thinking belong to the assistant's turn; a
+    subagent's (sidechain) messages get turns of their own.  The usual labels
+    are cached: this runs once per message."""
     if role.__class__ is str:
         label = _TURN_LABELS.get((role, kind, sidechain))
         if label is not None:

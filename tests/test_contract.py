@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 import sessionport
-from sessionport.context import ReadContext, WriteContext
+from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
 from sessionport.registry import get_registry
 

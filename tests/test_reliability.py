@@ -3,7 +3,6 @@ error handler."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

@@ -7,7 +7,6 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-import sessionport
 from sessionport.api import one_session_only
 from sessionport.cli import cli
 from sessionport.errors import UsageError

@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, BinaryIO
 

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from ..exporters.agentscope_time import iso, parse_timestamp
-from ..exporters.agentscope_tools import clean_name, command_text, inspect_tool, looks_like_patch
+from ..exporters.agentscope_tools import command_text, inspect_tool, looks_like_patch
 from ..model import message_event
 
 NAME_KEYS = ("tool", "toolName", "tool_name", "name", "type", "action")

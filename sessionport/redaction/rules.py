@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Iterable, Iterator
+from typing import Iterator
 
 from .lazy import LazyPattern, lazy
 

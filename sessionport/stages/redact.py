@@ -37,16 +37,11 @@ class SecretsFound(SessionportError):
     exit_code = 1
 
 
-def redact_event(redactor: Redactor, event: dict) -> dict:
-    """A copy of ``event`` with its free-text fields redacted (the same dict
-    when nothing changed)."""
-    return event_redactor(redactor)(event)
-
-
 def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
-    """:func:`redact_event` for one redactor, as a function of the event:
-    it runs once per event of the stream, so the redactor's methods are
-    looked up once, here."""
+    """A function that returns a copy of an event with its free-text fields
+    redacted by ``redactor`` (the same dict when nothing changed).  It runs
+    once per event of the stream, so the redactor's methods are looked up
+    once, here."""
     redact_text = redactor.redact_text
     redact_dict = redactor.redact_dict
     redact_value = redactor.redact_value
