@@ -131,7 +131,8 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
         ctx.damaged_tail(f"the last line is incomplete ({len(line)} bytes, {error.msg})", line=line_no)
         return None
     snippet = text[:60] + ("..." if len(text) > 60 else "")
-    ctx.bad_record(f"expected a JSON object on this line, found {snippet!r} ({error.msg})", line=line_no)
+    cause = "; it holds NUL bytes, as a crash while writing leaves" if b"\x00" in line else ""
+    ctx.bad_record(f"expected a JSON object on this line, found {snippet!r} ({error.msg}{cause})", line=line_no)
     return None
 
 

@@ -117,6 +117,7 @@ def test_nul_padding_between_records_is_dropped_but_a_nul_inside_one_is_a_bad_re
     inside.write_bytes(lines[0] + lines[1].replace(b'"text":"', b'"text":"\x00', 1) + b"".join(lines[2:]))
     result = run_cli("convert", inside, "--to", "portable-jsonl")
     assert result.returncode == 1 and b"line 2" in result.stderr and b"Traceback" not in result.stderr
+    assert b"NUL bytes, as a crash while writing leaves" in result.stderr
     skipped = run_cli("convert", inside, "--to", "portable-jsonl", "--skip-bad")
     assert skipped.returncode == 0 and len(skipped.stdout.splitlines()) == len(lines) - 1
 
