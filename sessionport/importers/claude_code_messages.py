@@ -133,15 +133,7 @@ class MessageBuilder:
         if type(message) is not dict:
             message = {}
         content = message.get("content")
-        stamp = record.get("timestamp")
-        if type(stamp) is not str or not stamp:
-            stamp = None
-        uid = record.get("uuid")
-        if type(uid) is not str or not uid:
-            uid = None
-        parent = record.get("parentUuid")
-        parent = self.alias.get(parent, parent) if type(parent) is str else None
-        base = self.base_meta(record) if record.get("isSidechain") is True else {}
+        stamp, uid, parent, base = self.line_fields(record)
         model = message.get("model")
         if type(model) is str and model:
             base["model"] = model
