@@ -244,26 +244,15 @@ class RolloutReader:
 
     def _response_item(self, line_no: int, item: dict, timestamp: Any, clocked: bool) -> list[dict] | None:
         """What ``_record`` and ``_item`` do for a ``response_item`` envelope,
-        in one call: the item's events, not yet tagged ``inherited``, or None
-        when there are none to write now (a user message item goes to the
-        queue to wait for its event)."""
-        kind = item.get("type")
+        with fewer calls: :meth:`_item_events` after the copy clock, with the
+        same handling of a malformed item."""
         try:
             if self.inherit_from is not None and not clocked:
                 self._copy_clock(timestamp)
-            if self.last_compaction and kind in ("compaction", "compaction_summary"):
-                self.skipped[f"response_item/{kind}"] += 1
-                return None
-            events = self.items.convert(item, timestamp if timestamp.__class__ is str else None)
-            if kind == "message" and events and events[0]["role"] == "user":
-                self._user_item(line_no, events[0])
-                return None
+            return self._item_events(line_no, item, timestamp if timestamp.__class__ is str else None)
         except (TypeError, AttributeError, ValueError, KeyError) as exc:
             self._malformed(line_no, "response_item", item, exc)
             return None
-        if events:
-            self.last_compaction = False
-        return events
 
     def _malformed(self, line_no: int, kind: Any, payload: Any, exc: Exception) -> None:
         """A known record type with an unexpected shape: count it, go on."""
@@ -320,21 +309,30 @@ class RolloutReader:
             self.inherit_from = now
 
     def _item(self, line_no: int, item: dict, ts: str | None) -> None:
+        events = self._item_events(line_no, item, ts)
+        if events:
+            queue = self.queue
+            for event in events:
+                if self.inherit_from is not None:
+                    event.setdefault("meta", {})["inherited"] = True
+                queue.append(event)
+
+    def _item_events(self, line_no: int, item: dict, ts: str | None) -> list[dict] | None:
+        """The events of a response item, not yet tagged ``inherited``; None
+        when there are none to write now: a compaction item repeating the
+        boundary just written, or a user message item, which goes to the
+        queue to wait for its event."""
         kind = item.get("type")
         if self.last_compaction and kind in ("compaction", "compaction_summary"):
             self.skipped[f"response_item/{kind}"] += 1
-            return
+            return None
         events = self.items.convert(item, ts)
         if kind == "message" and events and events[0]["role"] == "user":
             self._user_item(line_no, events[0])
-            return
+            return None
         if events:
             self.last_compaction = False
-        queue = self.queue
-        for event in events:
-            if self.inherit_from is not None:
-                event.setdefault("meta", {})["inherited"] = True
-            queue.append(event)
+        return events
 
     def _user_item(self, line_no: int, event: dict) -> None:
         text = event["text"]
