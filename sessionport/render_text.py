@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import BinaryIO, Iterator
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n]*)$")
 _BACKTICKS = re.compile(r"`+")
@@ -189,3 +189,29 @@ def trim_lines(text: str, max_lines: int | None) -> tuple[str, int]:
     if not rest:
         return text[:end], 0
     return text[:end], rest.count("\n") + 1
+
+
+class ChunkedWriter:
+    """Text gathered in pieces and encoded and written to ``out`` in chunks
+    of about ``chunk`` characters: one encode and one write per piece (a
+    message, a heading) cost more than the rest of a short message's markup."""
+
+    def __init__(self, out: BinaryIO, chunk: int) -> None:
+        self.out = out
+        self.chunk = chunk
+        self.parts: list[str] = []
+        self.size = 0
+
+    def emit(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
+        if self.size > self.chunk:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.parts:
+            text = "".join(self.parts)
+            # emptied first: a failed write is not retried by a final flush
+            self.parts.clear()
+            self.size = 0
+            self.out.write(text.encode("utf-8", "replace"))

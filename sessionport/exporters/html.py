@@ -20,7 +20,7 @@ from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions
 from ..render_session import SessionTracker, extra_metadata, feed, header_facts, message_parts, session_title, turn_label_of
-from ..render_text import count_lines
+from ..render_text import ChunkedWriter, count_lines
 from .html_assets import CSS, JS, content_security_policy
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
 
@@ -52,25 +52,8 @@ class HtmlWriter:
         self.turn: str | None = None
         self.number = 0
         self.show_all = options.tools and options.thinking and options.injected
-        # The page is gathered in pieces and encoded and written in chunks of
-        # about CHUNK characters: one encode and one write per message cost
-        # more than the rest of a short message's markup.
-        self.pending: list[str] = []
-        self.pending_size = 0
-
-    def emit(self, text: str) -> None:
-        self.pending.append(text)
-        self.pending_size += len(text)
-        if self.pending_size > self.CHUNK:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.pending:
-            text = "".join(self.pending)
-            # emptied first: a failed write is not retried by write()'s final flush
-            self.pending.clear()
-            self.pending_size = 0
-            self.out.write(text.encode("utf-8", "replace"))
+        page = ChunkedWriter(out, self.CHUNK)
+        self.emit, self.flush = page.emit, page.flush
 
     def _page(self, title: str) -> None:
         if not self.started:

@@ -30,7 +30,7 @@ from ..render_session import (
     session_title,
     turn_label_of,
 )
-from ..render_text import count_lines, trim_lines
+from ..render_text import ChunkedWriter, count_lines, trim_lines
 from ..render_tools import view_tool_call
 from .markdown_blocks import code_span, details, fenced, inline, message_markdown, summary_text
 from .markdown_frontmatter import front_matter, iso_date, tag
@@ -197,43 +197,20 @@ class MarkdownWriter:
         )
 
 
-class _Spool:
-    """The body's text, gathered in pieces and encoded in chunks of about
-    ``CHUNK`` characters (one encode and one write per chunk, not per piece)."""
-
-    CHUNK = 1 << 18
-
-    def __init__(self) -> None:
-        self.file = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)
-        self.parts: list[str] = []
-        self.size = 0
-
-    def emit(self, text: str) -> None:
-        self.parts.append(text)
-        self.size += len(text)
-        if self.size > self.CHUNK:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.parts:
-            self.file.write("".join(self.parts).encode("utf-8", "replace"))
-            self.parts.clear()
-            self.size = 0
+BODY_CHUNK = 1 << 18
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     options = RenderOptions.from_options(ctx.options)
-    spool = _Spool()
-    try:
-        writer = MarkdownWriter(spool.emit, options)
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
+        body = ChunkedWriter(spool, BODY_CHUNK)
+        writer = MarkdownWriter(body.emit, options)
         feed(events, writer)
         writer.finish()
-        spool.flush()
+        body.flush()
         out.write(writer.preamble().encode("utf-8", "replace"))
-        spool.file.seek(0)
-        shutil.copyfileobj(spool.file, out, 1 << 20)
-    finally:
-        spool.file.close()
+        spool.seek(0)
+        shutil.copyfileobj(spool, out, 1 << 20)
 
 
 EXPORTER = Exporter(
