@@ -40,3 +40,13 @@ def test_secret_names_in_keys_and_name_value_pairs_keep_their_rules():
         assert redactor.redact_dict({"name": "API_TOKEN", "value": "s3cr3tV4lue9"}) == {"name": "API_TOKEN", "value": "[REDACTED:token#1]"}
         assert redactor.redact_dict({"password": "hunter2hunter2", "id": "abc"}, keep_ids=True) == {"password": "[REDACTED:password#1]", "id": "abc"}
         assert redactor.redact_dict({SECRET: 1}) == {"[REDACTED:github-token#1]": 1}
+
+
+def test_long_keys_are_redacted_but_not_remembered():
+    redactor = Redactor()
+    for n in range(50):
+        key = "k" * 300 + str(n)
+        assert redactor.redact_value({key: f"ls /home/jdoe99x/{n}", "x": 1})[key] == f"ls /home/[REDACTED:username#1]/{n}"
+    # Data used as keys does not pile up in the per-run memos.
+    assert all(len(key) <= 256 for plans in redactor._plans for key in plans)
+    assert all(sum(map(len, shape)) <= 1024 for shapes in redactor._shapes for shape in shapes)

@@ -56,6 +56,9 @@ _SCALARS = frozenset((int, float, bool))
 _SKIP, _PLAIN, _FULL = 0, 1, 2
 _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
 _SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
+# Plans and shapes hold their keys: long keys (data used as keys) are not
+# remembered, so the memo stays small whatever the input.
+_MEMO_KEY_CHARS = 256
 _JWK_PRIVATE = ("d", "p", "q", "dp", "dq", "qi", "k")
 _JWK_PUBLIC = ("n", "e", "x", "y", "x5c", "x5t", "kid", "crv", "alg", "use", "kty")
 
@@ -332,7 +335,7 @@ class Redactor:
                 known = self._cache.get(key)
                 kinds = known[1] if known is not None else self._redact_uncached(key)[1]
                 plan = _FULL if kinds else _PLAIN
-            if len(plans) < 4096:
+            if len(plans) < 4096 and len(key) <= _MEMO_KEY_CHARS:
                 plans[key] = plan
         return plan
 
@@ -409,7 +412,7 @@ class Redactor:
         generation = self._generation
         result = self._redact_dict(value, keep_ids)
         shapes = self._shapes[keep_ids]
-        if self._generation != generation or len(shapes) >= 4096:
+        if self._generation != generation or len(shapes) >= 4096 or sum(map(len, shape)) > 4 * _MEMO_KEY_CHARS:
             return result
         if "value" in value or "Value" in value or "kty" in value:
             shapes[shape] = _WHOLE
