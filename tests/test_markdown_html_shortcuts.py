@@ -14,7 +14,7 @@ from datetime import timezone
 
 import pytest
 
-from sessionport.exporters.html_blocks import esc, rich_text
+from sessionport.exporters.html_blocks import _marked_up, esc, rich_text
 from sessionport.render_session import format_time, parse_time
 from sessionport.render_text import replace_controls
 from sessionport.render_tools import _edit_diff, patch_files
@@ -83,11 +83,16 @@ def test_escaping_matches_html_escape(text):
     assert esc(text) == html.escape(text, quote=True)
 
 
-@pytest.mark.parametrize("text", ["one paragraph\nsecond line", "\n\nleading lines\n\n", "a <b> & 'c'", "see `code`", "see https://example.org/x."])
+@pytest.mark.parametrize(
+    "text",
+    ["one paragraph\nsecond line", "\n\nleading lines\n\n", "a <b> & 'c'", "tabs\tand  spaces ", "\u2028odd\r\nbreaks\x1b[0m", "émoji 🎉 &amp;"],
+)
 def test_plain_prose_renders_like_marked_up_prose(text):
-    # the shortcut (no fence, span or URL) and the general path agree on
-    # where the paragraph starts and ends and on its escaping
-    rendered = rich_text(text)
-    assert rendered.startswith('<div class="prose">') and rendered.endswith("</div>")
-    if "`" not in text and "://" not in text:
-        assert rendered == f'<div class="prose">{html.escape(text.strip(chr(10)), quote=True)}</div>'
+    # the shortcut (no fence, span or URL) gives what the general path gives
+    assert rich_text(text) == _marked_up(text)
+    assert rich_text(text).startswith('<div class="prose">') and rich_text(text).count("<div") == 1
+
+
+@pytest.mark.parametrize("text", ["see `code`", "see https://example.org/x.", "~~~\nfenced\n~~~"])
+def test_marked_up_prose_takes_the_general_path(text):
+    assert rich_text(text) == _marked_up(text)

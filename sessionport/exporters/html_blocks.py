@@ -12,7 +12,7 @@ import re
 
 from ..render_session import format_time
 from ..render_text import replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
-from ..render_tools import diff_line_class, first_line as _first_line, view_tool_call
+from ..render_tools import DIFF_LINE_RULES, diff_line_class, first_line as _first_line, view_tool_call
 
 _LANG = re.compile(r"[^\w+#.-]")
 OPEN_DIFF_LINES = 40
@@ -73,8 +73,12 @@ def rich_text(text: str) -> str:
         return '<p class="empty">(empty message)</p>'
     if "`" not in text and "~~~" not in text and "://" not in text:
         # no fence, code span or URL (most prose): one escaped paragraph,
-        # what the general path below gives, without its generators
+        # what _marked_up gives, without its generators
         return f'<div class="prose">{esc(text.strip(chr(10)))}</div>'
+    return _marked_up(text)
+
+
+def _marked_up(text: str) -> str:
     parts = []
     for segment in split_fences(text):
         if segment.code:
@@ -118,10 +122,13 @@ def _diff_block(body: str) -> str:
 # replace, instead of a Python step per line.  Per first character: the
 # prefix that makes a line a file header instead, the run's end, the opening
 # tag and what goes between two lines of the run.
-_DIFF_RUNS = {
-    "+": ("+++", re.compile(r"\n(?!\+(?!\+\+))").search, '<span class="add">', '</span>\n<span class="add">'),
-    "-": ("---", re.compile(r"\n(?!-(?!--))").search, '<span class="del">', '</span>\n<span class="del">'),
-}
+def _run_rule(char: str) -> tuple:
+    header, _, css = DIFF_LINE_RULES[char]
+    run_end = re.compile(rf"\n(?!{re.escape(char)}(?!{re.escape(header[1:])}))").search
+    return header, run_end, f'<span class="{css}">', f'</span>\n<span class="{css}">'
+
+
+_DIFF_RUNS = {char: _run_rule(char) for char in "+-"}
 
 
 def _diff_runs(text: str) -> str:
@@ -149,15 +156,14 @@ def _diff_runs(text: str) -> str:
     return "\n".join(out)
 
 
-def anchor(dom_id: str, source_id: object = None) -> str:
+def anchor(dom_id: str, source_id: object = None, css: str = "anchor") -> str:
     title = esc(f"message id {source_id}") if source_id is not None else "link to this message"
-    return f'<a class="anchor" href="#{dom_id}" title="{title}">#</a>'
+    return f'<a class="{css}" href="#{dom_id}" title="{title}">#</a>'
 
 
 def side_anchor(dom_id: str, source_id: object) -> str:
-    """:func:`anchor` for a message without a heading (written directly: this runs for most messages)."""
-    title = esc(f"message id {source_id}") if source_id is not None else "link to this message"
-    return f'<a class="anchor side" href="#{dom_id}" title="{title}">#</a>'
+    """:func:`anchor` for a message without a heading."""
+    return anchor(dom_id, source_id, "anchor side")
 
 
 def message_head(label: str, timestamp: object, dom_id: str, source_id: object) -> str:

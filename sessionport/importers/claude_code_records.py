@@ -219,7 +219,7 @@ class _Transcript(MessageBuilder):
             rtype = record.get("type")
             if type(rtype) is not str:
                 rtype = None
-            out: list[dict]
+            out: list[dict] | tuple
             if rtype == "assistant":
                 if not self.session_sent:
                     self.note_envelope(record)
