@@ -50,21 +50,10 @@ def shared_usage(raw: Any) -> tuple[int, int, int, int] | None:
     Anthropic usage object, or None when it is not one."""
     if type(raw) is not dict:
         return None
-    # Counts are plain non-negative ints in real files: test that first and
-    # leave the odd values (floats, negatives, bools) to _int.
-    fresh = raw.get("input_tokens")
-    if type(fresh) is not int or fresh < 0:
-        fresh = _int(fresh)
-    creation = raw.get("cache_creation_input_tokens")
-    if type(creation) is not int or creation < 0:
-        creation = _int(creation)
-    read = raw.get("cache_read_input_tokens")
-    if type(read) is not int or read < 0:
-        read = _int(read)
-    out = raw.get("output_tokens")
-    if type(out) is not int or out < 0:
-        out = _int(out)
-    return fresh + creation + read, read, creation, out
+    fresh = _int(raw.get("input_tokens"))
+    creation = _int(raw.get("cache_creation_input_tokens"))
+    read = _int(raw.get("cache_read_input_tokens"))
+    return fresh + creation + read, read, creation, _int(raw.get("output_tokens"))
 
 
 def usage_dict(values: tuple[int, int, int, int]) -> dict[str, int]:
