@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
+from .model import session_event
+
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 MAX_MODELS = 5
 HEADER_METADATA_VALUE = 200
@@ -112,6 +114,20 @@ def message_parts(message: dict) -> tuple[dict | None, str, str]:
         kind = "text"
     text = message.get("text")
     return meta, kind, text if text.__class__ is str else ""
+
+
+def shown_parts(writer, message: dict) -> tuple[dict | None, str, str] | None:
+    """:func:`message_parts` of a message ``writer`` shows, once the message
+    is counted in its session's tracker (a message before any session starts
+    an unknown one); None for a message the render options hide."""
+    tracker = writer.tracker
+    if tracker is None:
+        writer.start(session_event("unknown"))
+        tracker = writer.tracker
+    meta, kind, text = message_parts(message)
+    shown = writer.show_all or writer.options.shows(message)
+    tracker.see(message, shown, meta)
+    return (meta, kind, text) if shown else None
 
 
 def feed(events, writer) -> None:

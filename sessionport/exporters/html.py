@@ -16,10 +16,9 @@ from __future__ import annotations
 from typing import BinaryIO, Iterable
 
 from ..context import WriteContext
-from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, RenderOptions
-from ..render_session import SessionTracker, extra_metadata, feed, header_facts, message_parts, session_title, turn_label_of
+from ..render_session import SessionTracker, extra_metadata, feed, header_facts, session_title, shown_parts, turn_label_of
 from ..render_text import ChunkedWriter, count_lines
 from .html_assets import CSS, JS, content_security_policy
 from .html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
@@ -92,16 +91,10 @@ class HtmlWriter:
         self.tracker = None
 
     def message(self, message: dict) -> None:
-        tracker = self.tracker
-        if tracker is None:
-            self.start(session_event("unknown"))
-            tracker = self.tracker
-            assert tracker is not None
-        meta, kind, text = message_parts(message)
-        shown = self.show_all or self.options.shows(message)
-        tracker.see(message, shown, meta)
-        if not shown:
+        parts = shown_parts(self, message)
+        if parts is None:
             return
+        meta, kind, text = parts
         self.number += 1
         dom_id = f"s{len(self.sessions)}-m{self.number}"
         role = message.get("role")

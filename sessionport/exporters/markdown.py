@@ -16,7 +16,6 @@ import tempfile
 from typing import BinaryIO, Callable, Iterable
 
 from ..context import WriteContext
-from ..model import session_event
 from ..registry import Exporter
 from ..render_options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
 from ..render_session import (
@@ -25,9 +24,9 @@ from ..render_session import (
     format_time,
     header_facts,
     feed,
-    message_parts,
     parse_time,
     session_title,
+    shown_parts,
     turn_label_of,
 )
 from ..render_text import ChunkedWriter, count_lines, trim_lines
@@ -99,16 +98,10 @@ class MarkdownWriter:
     # messages -------------------------------------------------------------
 
     def message(self, message: dict) -> None:
-        tracker = self.tracker
-        if tracker is None:
-            self.start(session_event("unknown"))
-            tracker = self.tracker
-            assert tracker is not None
-        meta, kind, text = message_parts(message)
-        shown = self.show_all or self.options.shows(message)
-        tracker.see(message, shown, meta)
-        if not shown:
+        parts = shown_parts(self, message)
+        if parts is None:
             return
+        meta, kind, text = parts
         sidechain = False
         if meta:
             if meta.get("injected"):
