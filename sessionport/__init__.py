@@ -1,7 +1,7 @@
 """sessionport: stream coding-agent and chat session transcripts between formats."""
 
-from .api import dumps, loads, read, write, write_events
-from .model import SCHEMA, end_event, message_event, session_event
+from sessionport.api import dumps, loads, read, write, write_events
+from sessionport.model import SCHEMA, end_event, message_event, session_event
 
 __version__ = "0.1.0"
 

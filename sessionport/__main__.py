@@ -1,3 +1,3 @@
-from .cli import main
+from sessionport.cli import main
 
 main()

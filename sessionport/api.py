@@ -10,11 +10,11 @@ from __future__ import annotations
 import io
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
-from .context import ReadContext, WriteContext
-from .detect import detect, is_blank
-from .errors import UsageError
-from .io import Input, open_input, open_output, spool_to_file
-from .registry import Exporter, get_registry
+from sessionport.context import ReadContext, WriteContext
+from sessionport.detect import detect, is_blank
+from sessionport.errors import UsageError
+from sessionport.io import Input, open_input, open_output, spool_to_file
+from sessionport.registry import Exporter, get_registry
 
 
 def _seekable_opener(inp: Input) -> Callable[[], BinaryIO]:

@@ -6,7 +6,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable
 
-from .errors import DataError
+from sessionport.errors import DataError
 
 MAX_REPORTED_PLACES = 10
 

@@ -23,7 +23,8 @@ from typing import Any, Iterable, Sequence
 
 import dask.bag as db
 
-from . import api, batch
+from sessionport import api
+from sessionport.pipeline import batch
 
 __all__ = ["convert", "read_sessions", "messages", "map_stages", "sources"]
 

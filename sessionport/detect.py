@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .errors import DetectionError
-from .registry import Importer, Registry
+from sessionport.errors import DetectionError
+from sessionport.registry import Importer, Registry
 
 
 def is_blank(head: bytes) -> bool:

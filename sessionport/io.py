@@ -24,7 +24,7 @@ import tempfile
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator, Sequence
 
-from .errors import DataError, OutputError, UsageError
+from sessionport.errors import DataError, OutputError, UsageError
 
 HEAD_SIZE = 64 * 1024
 READ_BUFFER = 1 << 20

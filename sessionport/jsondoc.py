@@ -21,8 +21,8 @@ from typing import Any, BinaryIO
 
 import ijson
 
-from .context import ReadContext
-from .jsonl import BOM
+from sessionport.context import ReadContext
+from sessionport.jsonl import BOM
 
 CHUNK = 1 << 20
 _SCALARS = frozenset(("string", "number", "boolean", "null"))
@@ -87,7 +87,7 @@ def _slices(chunks: Iterator[bytes]) -> Iterator[bytes]:
 
 def _check_depth(prefix: str, ctx: ReadContext) -> None:
     if len(prefix) > MAX_DEPTH and prefix.count(".") >= MAX_DEPTH:
-        from .errors import DataError
+        from sessionport.errors import DataError
 
         raise DataError(
             ctx.name,

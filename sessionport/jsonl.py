@@ -14,7 +14,7 @@ from typing import Any, BinaryIO, Iterator
 
 import orjson
 
-from .context import ReadContext
+from sessionport.context import ReadContext
 
 BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"

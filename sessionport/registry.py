@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any, Callable, Iterable, Iterator
 
-from .errors import PluginError
+from sessionport.errors import PluginError
 
 FORMATS_GROUP = "sessionport.formats"
 STAGES_GROUP = "sessionport.stages"
@@ -212,3 +212,19 @@ def reset_registry() -> None:
     """Forget the loaded registry (tests that install formats use this)."""
     global _REGISTRY
     _REGISTRY = None
+
+
+def lazy_parts(parts: dict[str, tuple[str, str]]):
+    """A module ``__getattr__`` that imports ``parts[name] = (module, attribute)``
+    on first use: a format package names its ``IMPORTER``/``EXPORTER`` without
+    importing its writer whenever its reader is loaded."""
+    from importlib import import_module
+
+    def __getattr__(name: str):
+        try:
+            module, attr = parts[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        return getattr(import_module(module), attr)
+
+    return __getattr__

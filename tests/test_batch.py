@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from conftest import FIXTURES, run_cli
-from sessionport import batch
+from sessionport.pipeline import batch
 
 SAMPLE = FIXTURES / "portable-jsonl" / "session.jsonl"
 

@@ -52,7 +52,7 @@ def test_builtins_are_registered_through_entry_points():
     from importlib.metadata import entry_points
 
     names = {ep.value.split(":")[0] for ep in entry_points(group="sessionport.formats")}
-    assert "sessionport.importers.portable" in names
+    assert "sessionport.formats.portable.reader" in names
     assert {"portable", "portable-jsonl"} <= set(IMPORTERS) & set(EXPORTERS)
 
 

@@ -10,7 +10,7 @@ distributed = pytest.importorskip("distributed", reason="the dask extra is not i
 
 import sessionport
 from conftest import CORPUS, CORPUS_MISSING
-from sessionport import batch
+from sessionport.pipeline import batch
 from sessionport import dask as sp_dask
 from sessionport.registry import get_registry
 

@@ -12,7 +12,7 @@ from sessionport.cli import cli
 from sessionport.errors import UsageError
 from sessionport.model import message_event, session_event
 from sessionport.registry import Exporter, get_registry
-from sessionport.select import select_sessions
+from sessionport.pipeline.select import select_sessions
 
 from conftest import FIXTURES, run_cli
 

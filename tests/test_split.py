@@ -14,7 +14,7 @@ from sessionport.cli import cli
 from sessionport.errors import UsageError
 from sessionport.model import message_event, session_event
 from sessionport.registry import get_registry
-from sessionport.split import session_file_name, slug, split_sessions
+from sessionport.pipeline.split import session_file_name, slug, split_sessions
 
 from conftest import FIXTURES, corpus_path, run_cli
 

@@ -4,10 +4,10 @@
 :data:`cli` by the modules imported below.
 """
 
-from .app import cli, main
-from . import commands_convert, commands_info, commands_stages  # noqa: F401  (they register commands)
-from . import commands_split  # noqa: F401
-from . import commands_ls  # noqa: F401
-from . import commands_validate, commands_agentscope  # noqa: F401
+from sessionport.cli.app import cli, main
+from sessionport.cli import commands_convert, commands_info, commands_stages  # noqa: F401  (they register commands)
+from sessionport.cli import commands_split  # noqa: F401
+from sessionport.cli import commands_ls  # noqa: F401
+from sessionport.cli import commands_validate, commands_agentscope  # noqa: F401
 
 __all__ = ["cli", "main"]

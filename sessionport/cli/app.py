@@ -8,8 +8,8 @@ import traceback
 
 import click
 
-from .. import __version__
-from ..errors import SessionportError
+from sessionport import __version__
+from sessionport.errors import SessionportError
 
 EXIT_INTERRUPTED = 130
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ..agentscope import import_session
-from .app import cli
+from sessionport.agentscope import import_session
+from sessionport.cli.app import cli
 
 
 @cli.command("import-session")

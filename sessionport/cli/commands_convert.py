@@ -7,9 +7,9 @@ import os
 
 import click
 
-from ..select import select_sessions
-from .app import cli
-from .options import FormatChoice, batch_options, read_options, run, split_format_options, write_options
+from sessionport.pipeline.select import select_sessions
+from sessionport.cli.app import cli
+from sessionport.cli.options import FormatChoice, batch_options, read_options, run, split_format_options, write_options
 
 
 def selection_options(f):

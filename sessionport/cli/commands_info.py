@@ -6,13 +6,13 @@ import click
 import ijson
 import orjson
 
-from .. import api
-from ..batch import expand
-from ..context import ReadContext
-from ..registry import get_registry
-from ..summary import summarize, totals
-from .app import cli
-from .options import read_options, split_format_options
+from sessionport import api
+from sessionport.pipeline.batch import expand
+from sessionport.context import ReadContext
+from sessionport.registry import get_registry
+from sessionport.reports.summary import summarize, totals
+from sessionport.cli.app import cli
+from sessionport.cli.options import read_options, split_format_options
 
 
 @cli.command()

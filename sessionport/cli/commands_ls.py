@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 import orjson
 
-from ..discover import discover
-from ..timeparse import parse_event_time, parse_user_time
-from .app import cli
+from sessionport.pipeline.discover import discover
+from sessionport.timeparse import parse_event_time, parse_user_time
+from sessionport.cli.app import cli
 
 SOURCES = ("claude-code", "codex", "gemini-cli")
 

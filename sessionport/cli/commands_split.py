@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..split import split_sessions
-from .app import cli
-from .commands_convert import selection_options, selection_stages
-from .options import FormatChoice, exporter_options, read_all, read_options, split_format_options
+from sessionport.pipeline.split import split_sessions
+from sessionport.cli.app import cli
+from sessionport.cli.commands_convert import selection_options, selection_stages
+from sessionport.cli.options import FormatChoice, exporter_options, read_all, read_options, split_format_options
 
 
 @cli.command()

@@ -19,10 +19,10 @@ from typing import Any
 
 import click
 
-from ..registry import Stage, get_registry
-from .app import LazyCommandsGroup, cli
-from ..batch import stage_factory
-from .options import WIRE_FORMAT, FormatChoice, batch_options, read_options, run, split_format_options, write_options
+from sessionport.registry import Stage, get_registry
+from sessionport.cli.app import LazyCommandsGroup, cli
+from sessionport.pipeline.batch import stage_factory
+from sessionport.cli.options import WIRE_FORMAT, FormatChoice, batch_options, read_options, run, split_format_options, write_options
 
 
 def _stage_flags(stage: Stage) -> set[str]:

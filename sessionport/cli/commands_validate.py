@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 import orjson
 
-from .. import validate as checks
-from .app import cli
+from sessionport.reports import validate as checks
+from sessionport.cli.app import cli
 
 
 def _summary(report: checks.Report) -> str:

@@ -7,10 +7,12 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import click
 
-from .. import api, batch, progress
-from ..context import ReadContext
-from ..errors import UsageError
-from ..registry import get_registry
+from sessionport import api
+from sessionport.pipeline import batch
+from sessionport.reports import progress
+from sessionport.context import ReadContext
+from sessionport.errors import UsageError
+from sessionport.registry import get_registry
 
 WIRE_FORMAT = "portable-jsonl"
 

@@ -38,7 +38,7 @@ def _walk(command: click.Command, path: list[str], parent: click.Context | None,
 
 
 def render() -> str:
-    from . import cli
+    from sessionport.cli import cli
 
     out = [
         "# Command-line reference\n",

@@ -6,7 +6,7 @@
 'export GITHUB_TOKEN=[REDACTED:github-token#1]'
 """
 
-from .engine import TOKEN, Redactor
+from sessionport.redaction.engine import TOKEN, Redactor
 
 __all__ = ["Redactor", "TOKEN", "redact_text"]
 

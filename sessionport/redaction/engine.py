@@ -29,8 +29,8 @@ from typing import Any, Iterable
 
 import orjson
 
-from . import entropy, keywords, pii, rules, screen
-from .lazy import lazy
+from sessionport.redaction import entropy, keywords, pii, rules, screen
+from sessionport.redaction.lazy import lazy
 
 TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")

@@ -20,8 +20,8 @@ import re
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from .entropy import looks_random
-from .lazy import lazy
+from sessionport.redaction.entropy import looks_random
+from sessionport.redaction.lazy import lazy
 
 Span = tuple[int, int, str]
 

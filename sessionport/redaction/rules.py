@@ -18,7 +18,7 @@ import binascii
 import re
 from typing import Iterator
 
-from .lazy import LazyPattern, lazy
+from sessionport.redaction.lazy import LazyPattern, lazy
 
 Span = tuple[int, int, str]
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import codecs
 import re
 
-from . import entropy, keywords, pii, rules
-from .lazy import lazy
+from sessionport.redaction import entropy, keywords, pii, rules
+from sessionport.redaction.lazy import lazy
 
 _RUN_MIN = 20
 # Token characters (the class of :data:`rules._TOKEN_RUN`) -> "a", others -> " ".

@@ -25,10 +25,10 @@ from typing import Callable, Iterable, Iterator
 import click
 import orjson
 
-from ..errors import UsageError
-from ..model import KINDS, ROLES, kind_of
-from ..registry import Stage
-from ..timeparse import parse_event_time, parse_user_time
+from sessionport.errors import UsageError
+from sessionport.model import KINDS, ROLES, kind_of
+from sessionport.registry import Stage
+from sessionport.timeparse import parse_event_time, parse_user_time
 
 Predicate = Callable[[dict], bool]
 
@@ -183,7 +183,7 @@ def _session_matches(session: dict, prefixes: tuple[str, ...]) -> bool:
 def filter_sessions(events: Iterable[dict], prefixes: tuple[str, ...]) -> Iterator[dict]:
     """Keep only sessions whose id starts with one of ``prefixes``."""
     try:
-        from ..select import select_sessions  # shared with other commands when present
+        from sessionport.pipeline.select import select_sessions  # shared with other commands when present
     except ImportError:
         select_sessions = None
     if select_sessions is not None:

@@ -18,9 +18,9 @@ from typing import Callable, Iterable, Iterator
 
 import click
 
-from ..errors import SessionportError, UsageError
-from ..redaction import Redactor
-from ..registry import Stage
+from sessionport.errors import SessionportError, UsageError
+from sessionport.redaction import Redactor
+from sessionport.registry import Stage
 
 # Message fields that are identifiers or enumerations, never free text.
 _MESSAGE_KEEP = frozenset(("type", "role", "timestamp", "id", "parentId", "toolName", "toolCallId", "isError"))

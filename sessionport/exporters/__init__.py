@@ -1,1 +1,0 @@
-"""One module per writable format; each defines ``EXPORTER``."""

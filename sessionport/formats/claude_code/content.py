@@ -1,0 +1,125 @@
+"""Rendering Claude Code / Anthropic content blocks as canonical text.
+
+Images and documents become short placeholders (``[image: image/png, 1.0 MB]``)
+whose size is computed from the base64 length, so a 1 MB image costs no
+decoding and never reaches the output.  Every function here accepts any JSON
+value: real files change shape between versions and a hostile file may put
+anything anywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from sessionport.model import human_size
+
+# Fields of a tool input that make a good one-line label, first match wins.
+_LABEL_KEYS = (
+    "command",
+    "file_path",
+    "notebook_path",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "subject",
+    "prompt",
+)
+_LABEL_MAX = 200
+
+
+def _base64_bytes(data: str) -> int:
+    padding = len(data) - len(data.rstrip("="))
+    return max(0, len(data) * 3 // 4 - padding)
+
+
+def media_placeholder(kind: str, block: dict) -> str:
+    """``[image: image/png, 1.0 MB]`` / ``[document: title, application/pdf, 12.0 KB]``."""
+    parts: list[str] = []
+    title = block.get("title")
+    if isinstance(title, str) and title:
+        parts.append(title)
+    source = block.get("source")
+    if isinstance(source, dict):
+        media = source.get("media_type")
+        stype = source.get("type")
+        if isinstance(media, str) and media:
+            parts.append(media)
+        elif stype == "text":
+            parts.append("text/plain")
+        data = source.get("data")
+        if stype == "base64" and isinstance(data, str):
+            parts.append(human_size(_base64_bytes(data)))
+        elif isinstance(data, str):
+            parts.append(human_size(len(data.encode("utf-8", "replace"))))
+        url = source.get("url")
+        if isinstance(url, str) and url:
+            parts.append(url)
+        file_id = source.get("file_id")
+        if isinstance(file_id, str) and file_id:
+            parts.append(file_id)
+    return f"[{kind}: {', '.join(parts)}]" if parts else f"[{kind}]"
+
+
+def block_text(block: Any) -> str:
+    """A readable rendering of one input-side block (user content or tool
+    result content): text as is, media as placeholders, the rest as a tag."""
+    if isinstance(block, str):
+        return block
+    if not isinstance(block, dict):
+        return "" if block is None else str(block)
+    btype = block.get("type")
+    if btype == "text":
+        text = block.get("text")
+        return text if isinstance(text, str) else ""
+    if btype in ("image", "document"):
+        return media_placeholder(btype, block)
+    if btype == "tool_reference":
+        name = block.get("tool_name")
+        return f"[tool_reference: {name}]" if isinstance(name, str) else "[tool_reference]"
+    if btype == "search_result":
+        title = block.get("title")
+        return f"[search_result: {title}]" if isinstance(title, str) else "[search_result]"
+    return f"[{btype}]" if isinstance(btype, str) else "[unknown block]"
+
+
+def content_text(content: Any, sep: str = "\n") -> str:
+    """Text of a string-or-list ``content`` field."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        # Most tool results hold one block: no generator and join for it.
+        if len(content) == 1:
+            return block_text(content[0])
+        return sep.join(block_text(b) for b in content)
+    if content is None:
+        return ""
+    return block_text(content)
+
+
+def tool_label(name: str, tool_input: Any) -> str:
+    """Short text for a tool call: ``Bash: ls -la`` or the tool name."""
+    if isinstance(tool_input, dict):
+        for key in _LABEL_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                line = value.strip().replace("\n", " ")
+                if len(line) > _LABEL_MAX:
+                    line = line[: _LABEL_MAX - 1] + "…"
+                return f"{name}: {line}"
+    return name
+
+
+def search_results_text(content: Any) -> str:
+    """Text of a ``web_search_tool_result`` block's content."""
+    if isinstance(content, list):
+        lines = []
+        for item in content:
+            if isinstance(item, dict):
+                title, url = item.get("title"), item.get("url")
+                lines.append(" ".join(str(x) for x in (title, url) if isinstance(x, str)))
+        return "\n".join(lines)
+    if isinstance(content, dict):
+        code = content.get("error_code")
+        return f"[error: {code}]" if code else ""
+    return content_text(content)

@@ -1,0 +1,257 @@
+"""Claude Code lines → canonical message events.
+
+One user line gives a ``user`` message (its text blocks joined) and/or one
+``tool`` message per ``tool_result`` block; one assistant line gives one
+message per content block (Claude Code writes exactly one per line).
+:class:`MessageBuilder` is mixed into the transcript reader, which provides
+``parent_of``, ``alias`` (skipped uuid -> nearest emitted ancestor),
+``base_meta`` and ``result``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sessionport.model import message_event
+from sessionport.formats.claude_code.content import block_text, content_text, search_results_text, tool_label
+
+COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
+SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
+_AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+class MessageBuilder:
+    # The per-line methods below run once per line of multi-megabyte files:
+    # they read each field once and test types with ``type(x) is`` (records
+    # come from orjson, which builds exact dicts, lists and strs) instead of
+    # calling small helpers such as ``_str`` for every field.
+
+    def line_fields(self, record: dict) -> tuple[str | None, str | None, str | None, dict]:
+        """What every message of a line shares: timestamp, uuid, parent and,
+        for a sub-agent line, the sidechain meta."""
+        stamp = record.get("timestamp")
+        uid = record.get("uuid")
+        parent = record.get("parentUuid")
+        return (
+            stamp if type(stamp) is str and stamp else None,
+            uid if type(uid) is str and uid else None,
+            self.alias.get(parent, parent) if type(parent) is str else None,
+            self.base_meta(record) if record.get("isSidechain") is True else {},
+        )
+
+    def user_events(self, record: dict) -> tuple[list[dict], bool]:
+        """Events of a user line, and whether it is a real prompt (ends a turn)."""
+        message = record.get("message")
+        content = message.get("content") if type(message) is dict else None
+        stamp, uid, parent, base = self.line_fields(record)
+        # Real files hold one tool_result per line: the common case first.
+        if type(content) is list and len(content) == 1:
+            block = content[0]
+            if type(block) is dict and block.get("type") == "tool_result":
+                return [self.tool_result(record, block, stamp, uid, parent, base, 0)], False
+        injected = record.get("isMeta") is True
+        compact = record.get("isCompactSummary") is True
+        events: list[dict] = []
+        pending: list[str] = []
+        if type(content) is list:
+            for block in content:
+                if type(block) is dict and block.get("type") == "tool_result":
+                    if pending:
+                        events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
+                        pending = []
+                    events.append(self.tool_result(record, block, stamp, uid, parent, base, len(events)))
+                else:
+                    pending.append(block_text(block))
+        elif type(content) is str:
+            pending.append(content)
+        elif content is not None:
+            pending.append(content_text(content))
+        if pending:
+            events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
+        prompt = bool(events) and not injected and all(e["role"] == "user" for e in events)
+        return events, prompt
+
+    @staticmethod
+    def user_text(pending, stamp, uid, parent, base, injected, compact, n) -> dict:
+        meta = {"kind": "summary", **base} if compact else dict(base)
+        if injected or compact:
+            meta["injected"] = True
+        return message_event(
+            "user",
+            "\n\n".join(pending),
+            timestamp=stamp,
+            id=uid if n == 0 else f"{uid}#{n}" if uid else None,
+            parentId=parent,
+            meta=meta or None,
+        )
+
+    def tool_result(self, record, block, stamp, uid, parent, base, n) -> dict:
+        content = block.get("content")
+        tur = record.get("toolUseResult")
+        if type(content) is str:
+            text = content
+        elif content is None and type(tur) is str:
+            text = tur
+        else:
+            text = content_text(content)
+        meta = {"kind": "tool_result", **base}
+        call_id = block.get("tool_use_id")
+        if type(call_id) is not str or not call_id:
+            call_id = None
+        agent = tur.get("agentId") if type(tur) is dict else None
+        if type(agent) is not str or not agent:
+            agent = None
+            # A one-character search runs at memory speed while the longer
+            # one steps through the text almost byte by byte; most tool
+            # outputs hold no capital I at all.
+            if "I" in text and "agentId: " in text:
+                found = _AGENT_ID_IN_TEXT.search(text)
+                agent = found.group(1) if found else None
+        if agent:
+            meta["spawnedAgentId"] = agent
+            if call_id:
+                self.result.agent_calls.setdefault(agent, call_id)
+        is_error = block.get("is_error")
+        return message_event(
+            "tool",
+            text,
+            timestamp=stamp,
+            id=uid if n == 0 else f"{uid}#{n}" if uid else None,
+            parentId=parent,
+            toolCallId=call_id,
+            isError=is_error if type(is_error) is bool else None,
+            meta=meta,
+        )
+
+    def assistant_events(self, record: dict) -> tuple[Any, Any, list[dict]]:
+        message = record.get("message")
+        if type(message) is not dict:
+            message = {}
+        content = message.get("content")
+        stamp, uid, parent, base = self.line_fields(record)
+        model = message.get("model")
+        if type(model) is str and model:
+            base["model"] = model
+        msg_id = message.get("id")
+        if type(msg_id) is not str:
+            msg_id = None
+        elif msg_id:
+            base["messageId"] = msg_id
+        request = record.get("requestId")
+        if type(request) is str and request:
+            base["requestId"] = request
+        if record.get("isApiErrorMessage") is True:
+            base["apiError"] = True
+        # Claude Code writes one block per line: no loop, no id suffix.
+        if type(content) is list:
+            if len(content) == 1:
+                return msg_id, message.get("usage"), [self.assistant_block(content[0], base, stamp, uid, parent)]
+        elif type(content) is str:
+            content = [{"type": "text", "text": content}]
+        else:
+            content = []
+        events = []
+        for n, block in enumerate(content):
+            events.append(
+                self.assistant_block(block, base, stamp, uid if n == 0 else f"{uid}#{n}" if uid else None, parent)
+            )
+        return msg_id, message.get("usage"), events
+
+    def assistant_block(self, block: Any, base: dict, stamp: Any, mid: Any, parent: Any) -> dict:
+        btype = block.get("type") if type(block) is dict else None
+        if btype == "text":
+            return _assistant_text(block.get("text"), stamp, mid, parent, {"kind": "text", **base})
+        if btype == "tool_use" or btype == "server_tool_use":
+            meta = {"kind": "tool_use", **base}
+            if btype == "server_tool_use":
+                meta["server"] = True
+            name = block.get("name")
+            if type(name) is not str or not name:
+                name = "tool"
+            call_id = block.get("id")
+            tool_input = block.get("input")
+            if type(tool_input) is not dict:
+                tool_input = {} if tool_input is None else {"input": tool_input}
+            return message_event(
+                "tool",
+                tool_label(name, tool_input),
+                timestamp=stamp,
+                id=mid,
+                parentId=parent,
+                toolName=name,
+                toolCallId=call_id if type(call_id) is str and call_id else None,
+                toolInput=tool_input,
+                meta=meta,
+            )
+        if btype == "thinking":
+            meta = {"kind": "thinking", **base}
+            signature = block.get("signature")
+            if type(signature) is str and signature:
+                meta["signature"] = signature
+            return _assistant_text(block.get("thinking"), stamp, mid, parent, meta)
+        common = {"timestamp": stamp, "id": mid, "parentId": parent}
+        if btype == "redacted_thinking":
+            meta = {"kind": "thinking", **base, "redacted": True}
+            data = _str(block.get("data"))
+            if data:
+                meta["data"] = data
+            return message_event("assistant", "", meta=meta, **common)
+        if isinstance(btype, str) and btype.endswith("_tool_result"):
+            return message_event(
+                "tool",
+                search_results_text(block.get("content")),
+                toolCallId=_str(block.get("tool_use_id")),
+                meta={"kind": "tool_result", **base, "server": True},
+                **common,
+            )
+        meta = {"kind": "text", **base}
+        if type(block) is dict:
+            meta["blockType"] = btype if isinstance(btype, str) else "unknown"
+            return message_event("assistant", block_text(block), meta=meta, **common)
+        return message_event("assistant", content_text(block), meta=meta, **common)
+
+    def system_events(self, record: dict) -> list[dict] | None:
+        subtype = record.get("subtype")
+        if not isinstance(subtype, str) or (subtype not in COMPACTION_SUBTYPES and subtype not in SPOKEN_SYSTEM_SUBTYPES):
+            return None
+        meta = self.base_meta(record)
+        meta["subtype"] = subtype
+        text = content_text(record.get("content"))
+        if subtype in COMPACTION_SUBTYPES:
+            meta["kind"] = "compaction"
+            text = text or "Conversation compacted"
+            compact = record.get("compactMetadata")
+            if isinstance(compact, dict):
+                meta["compactMetadata"] = compact
+            logical = _str(record.get("logicalParentUuid"))
+            if logical:
+                meta["logicalParentId"] = logical
+        elif subtype == "local_command":
+            meta["injected"] = True
+        return [
+            message_event(
+                "system",
+                text,
+                timestamp=_str(record.get("timestamp")),
+                id=_str(record.get("uuid")),
+                parentId=self.parent_of(record),
+                meta=meta,
+            )
+        ]
+
+
+def _assistant_text(text: Any, stamp: Any, mid: Any, parent: Any, meta: dict) -> dict:
+    """An assistant text or thinking block as a message."""
+    return message_event(
+        "assistant",
+        text if type(text) is str else content_text(text),
+        timestamp=stamp,
+        id=mid,
+        parentId=parent,
+        meta=meta,
+    )

@@ -1,0 +1,377 @@
+"""One Claude Code JSONL file → one canonical session.
+
+:func:`read_transcript` streams the lines of one file (a main session or a
+subagent transcript) and yields ``session``, ``message``… and ``end``
+events.  Lines that are never conversation and carry no ``uuid``
+(``file-history-snapshot``, ``queue-operation``, ``permission-mode``,
+``last-prompt``) are recognised from their first bytes and counted without
+being parsed.  Records that sit in the ``parentUuid`` chain without being
+messages (``progress``, ``attachment``, hook ``system`` lines) are skipped
+but remembered, so that a message whose parent is one of them gets the
+nearest emitted ancestor as ``parentId``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Iterator
+
+import orjson
+
+from sessionport.context import ReadContext
+from sessionport.jsonl import iter_lines, parse_line
+from sessionport.model import end_event, session_event
+from sessionport.formats.claude_code.messages import MessageBuilder, _str
+from sessionport.formats.claude_code.usage import UsageGrouper
+
+SOURCE = "claude-code"
+
+# Records whose type is their first key and that never join the chain:
+# counted from their first bytes, never parsed (snapshots can be large).
+UNPARSED_PREFIXES = {
+    b'{"type":"file-history-snapshot"': "file-history-snapshot",
+    b'{"type":"queue-operation"': "queue-operation",
+    b'{"type":"permission-mode"': "permission-mode",
+    b'{"type":"last-prompt"': "last-prompt",
+}
+# The same, by the quoted name that follows ``{"type":"`` (one slice and
+# one dict look-up per line instead of a startswith per prefix).
+_UNPARSED_BY_NAME = {prefix[9:-1]: kind for prefix, kind in UNPARSED_PREFIXES.items()}
+_NAME_END = 9 + max(len(name) for name in _UNPARSED_BY_NAME) + 1
+_PREFIX_HEAD = b'{"type":"'
+_PROGRESS_HEAD = b'{"parentUuid":'
+_PROGRESS_TYPE = b',"type":"progress","data":{'
+_PROGRESS_TYPE_LEN = len(_PROGRESS_TYPE)
+_PROGRESS_SCAN = 8192
+
+TITLE_TYPES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
+# How many skipped chain records are remembered to re-link their children.
+ALIAS_WINDOW = 4096
+
+
+@dataclass
+class AgentLink:
+    """What is known about a subagent transcript before reading it."""
+
+    agent_id: str | None = None
+    parent_session_id: str | None = None
+    tool_call_id: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FileResult:
+    """Filled while reading; the caller reads it after the generator ends."""
+
+    session_id: str | None = None
+    is_agent_file: bool = False
+    emitted_session: bool = False
+    # agentId -> id of the tool call that started it (Task/Agent results).
+    agent_calls: dict[str, str] = field(default_factory=dict)
+
+
+class _Transcript(MessageBuilder):
+    def __init__(self, ctx: ReadContext, link: AgentLink | None, result: FileResult) -> None:
+        self.ctx = ctx
+        self.link = link
+        if link is not None and link.agent_id:
+            result.is_agent_file = True
+        self.result = result
+        self.grouper = UsageGrouper()
+        self.skipped: Counter = Counter()
+        self.alias: OrderedDict[str, str | None] = OrderedDict()
+        self.envelope: dict[str, Any] = {}
+        self.titles: list[dict] = []
+        self.late_title: str | None = None
+        self.session_sent = False
+        self.messages = 0
+        self.sidechain_messages = 0
+        self.lines = 0
+
+    # -- chain ----------------------------------------------------------
+    def parent_of(self, record: dict) -> str | None:
+        parent = record.get("parentUuid")
+        if not isinstance(parent, str):
+            return None
+        return self.alias.get(parent, parent)
+
+    def remember_skipped(self, record: dict) -> None:
+        uuid = record.get("uuid")
+        if isinstance(uuid, str):
+            self.remember_alias(uuid, self.parent_of(record))
+
+    def remember_alias(self, uuid: str, resolved_parent: str | None) -> None:
+        self.alias[uuid] = resolved_parent
+        if len(self.alias) > ALIAS_WINDOW:
+            self.alias.popitem(last=False)
+
+    # -- envelope -------------------------------------------------------
+    def note_envelope(self, record: dict) -> None:
+        env = self.envelope
+        for key in ("sessionId", "cwd", "version", "gitBranch", "timestamp", "slug", "entrypoint", "agentId"):
+            if key not in env:
+                value = record.get(key)
+                if isinstance(value, str) and (value or key == "gitBranch"):
+                    env[key] = value
+        if "isSidechain" not in env and isinstance(record.get("isSidechain"), bool):
+            env["isSidechain"] = record["isSidechain"]
+            # A transcript whose first record is a sidechain with an agent id
+            # is a subagent file (2.0.x/2.1.x); 1.0.x inline sidechains have
+            # no agentId and follow main-thread records.
+            link_agent = self.link.agent_id if self.link else None
+            if link_agent or (env["isSidechain"] and "agentId" in env):
+                self.result.is_agent_file = True
+
+    def session(self) -> dict:
+        env = self.envelope
+        metadata: dict[str, Any] = {}
+        for key in ("version", "gitBranch", "slug", "entrypoint"):
+            if key in env:
+                metadata[key] = env[key]
+        if self.titles:
+            metadata["summaries"] = self.titles
+        session_id = env.get("sessionId")
+        agent_id = env.get("agentId") if env.get("isSidechain") else None
+        link = self.link
+        if link is not None and link.agent_id:
+            agent_id = link.agent_id
+        if agent_id:
+            parent_id = (link.parent_session_id if link else None) or session_id
+            metadata["agentId"] = agent_id
+            metadata["sidechain"] = True
+            if parent_id:
+                metadata["parentSessionId"] = parent_id
+            if link is not None and link.tool_call_id:
+                metadata["parentToolCallId"] = link.tool_call_id
+            session_id = f"agent-{agent_id}"
+        self.result.session_id = env.get("sessionId")
+        title = None
+        for entry in reversed(self.titles):
+            title = entry.get("summary")
+            if title:
+                break
+        self.session_sent = True
+        self.result.emitted_session = True
+        return session_event(
+            SOURCE,
+            sessionId=session_id,
+            cwd=env.get("cwd"),
+            createdAt=env.get("timestamp"),
+            title=title,
+            metadata=metadata,
+        )
+
+    # -- records --------------------------------------------------------
+    def base_meta(self, record: dict) -> dict:
+        meta: dict[str, Any] = {}
+        if record.get("isSidechain") is True and not self.result.is_agent_file:
+            meta["sidechain"] = True
+            self.sidechain_messages += 1
+            agent = _str(record.get("agentId"))
+            if agent:
+                meta["agentId"] = agent
+        return meta
+
+    def count_skip(self, key: str) -> None:
+        self.skipped[key] += 1
+
+    # -- the loop -------------------------------------------------------
+    def run(self, stream: BinaryIO) -> Iterator[dict]:
+        ctx = self.ctx
+        grouper = self.grouper
+        skipped = self.skipped
+        loads = orjson.loads
+        # Counted in locals (this loop runs once per line) and stored when
+        # the input ends: only end() and why_empty() read them.
+        lines = messages = 0
+        for line_no, line, complete in iter_lines(stream, ctx):
+            lines += 1
+            if line.startswith(_PREFIX_HEAD):
+                close = line.find(b'"', 9, _NAME_END)
+                kind = _UNPARSED_BY_NAME.get(line[9:close]) if close > 0 else None
+                if kind is not None:
+                    skipped[kind] += 1
+                    continue
+            elif self.session_sent and line.startswith(_PROGRESS_HEAD):
+                # The type test (see _progress_link) is written out here: most
+                # of these lines are messages and so cost no call.
+                at = line.find(b"{", 1, _PROGRESS_SCAN) + 1 - _PROGRESS_TYPE_LEN
+                link = _progress_link(line, at) if at > 0 and line.startswith(_PROGRESS_TYPE, at) else None
+                if link is not None:
+                    parent = link[1]
+                    self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
+                    skipped["progress"] += 1
+                    continue
+            # parse_line starts with this same call; it is only needed (and
+            # called) to report a line orjson cannot read.
+            try:
+                record = loads(line)
+            except orjson.JSONDecodeError:
+                record = parse_line(line, line_no, complete, ctx)
+            if type(record) is not dict:
+                if record is not None:
+                    ctx.bad_record(
+                        f"expected a Claude Code record (a JSON object), found a JSON {type(record).__name__}",
+                        line=line_no,
+                    )
+                continue
+            rtype = record.get("type")
+            if type(rtype) is not str:
+                rtype = None
+            out: list[dict] | tuple
+            if rtype == "assistant":
+                if not self.session_sent:
+                    self.note_envelope(record)
+                msg_id, usage, events = self.assistant_events(record)
+                out = grouper.assistant(msg_id, usage, events)
+                messages += len(events)
+            elif rtype == "user":
+                if not self.session_sent:
+                    self.note_envelope(record)
+                events, prompt = self.user_events(record)
+                if not events:
+                    self.count_skip("user (empty)")
+                    self.remember_skipped(record)
+                    continue
+                messages += len(events)
+                out = grouper.other(events, ends_turn=prompt)
+            elif rtype in TITLE_TYPES:
+                self.take_title(record, rtype)
+                continue
+            elif rtype == "system" and (events := self.system_events(record)) is not None:
+                if not self.session_sent:
+                    self.note_envelope(record)
+                messages += len(events)
+                out = grouper.other(events)
+            else:
+                if not self.session_sent and isinstance(record.get("sessionId"), str) and "uuid" in record:
+                    self.note_envelope(record)
+                self.remember_skipped(record)
+                self.count_skip(_skip_key(record))
+                continue
+            if out:
+                if not self.session_sent:
+                    yield self.session()
+                yield from out
+        self.lines = lines
+        self.messages = messages
+        rest = grouper.close()
+        if rest:
+            if not self.session_sent:
+                yield self.session()
+            yield from rest
+
+    def take_title(self, record: dict, rtype: str) -> None:
+        text = _str(record.get(TITLE_TYPES[rtype]))
+        if text is None:
+            self.count_skip(rtype)
+            return
+        if self.session_sent:
+            self.late_title = text
+            return
+        entry = {"summary": text}
+        leaf = _str(record.get("leafUuid"))
+        if leaf:
+            entry["leafUuid"] = leaf
+        if rtype != "summary":
+            entry["type"] = rtype
+        self.titles.append(entry)
+
+    def end(self, notes: list[str]) -> dict:
+        counts = {"messages": self.messages, "lines": self.lines, "apiMessages": self.grouper.api_messages}
+        if self.sidechain_messages:
+            counts["sidechainLines"] = self.sidechain_messages
+        return end_event(
+            usage=self.grouper.totals(),
+            counts=counts,
+            skipped=dict(self.skipped),
+            notes=notes or None,
+            title=self.late_title,
+        )
+
+    def why_empty(self) -> str:
+        if not self.lines:
+            return "the file is empty (no records); no conversation in it"
+        kinds = dict(self.skipped)
+        if self.titles:
+            kinds["summary"] = len(self.titles)
+        listed = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+        if set(kinds) == {"summary"}:
+            return f"the file holds only session summary records ({listed}) and no conversation; nothing to convert"
+        if set(kinds) == {"file-history-snapshot"}:
+            return f"the file holds only file-history-snapshot records ({listed}) and no conversation; nothing to convert"
+        return f"the file holds no conversation (records seen: {listed or 'none readable'})"
+
+
+def _progress_link(line: bytes, at: int) -> tuple[str, str | None] | None:
+    """``(uuid, parentUuid)`` of a ``progress`` line read from its bytes, or
+    None when the line does not have the exact shape Claude Code writes
+    (then it is parsed).  Progress lines (hook, bash and agent progress) can
+    be many and large, and only their place in the chain matters.
+
+    The shape: ``{"parentUuid":null|"<id>", <string/bool envelope fields>,
+    "type":"progress","data":{…}, …, "uuid":"<id>"}``.  No ``{`` may come
+    before the type, so the type found is the top-level one.
+
+    The caller found it: ``at`` is where ``_PROGRESS_TYPE`` starts, ending at
+    the first ``{`` after the opening one (looking for that brace stops
+    early on every other line, where ``"message":{`` comes soon, while
+    looking for the type itself would scan _PROGRESS_SCAN bytes).
+    """
+    if not line.endswith(b'"}'):
+        return None
+    tail = line.rfind(b',"uuid":"')
+    if tail < at or len(line) - tail > 80:
+        return None
+    uuid = line[tail + 9 : -2]
+    if b'"' in uuid or b"\\" in uuid or not uuid:
+        return None
+    rest = line[len(_PROGRESS_HEAD) :]
+    if rest.startswith(b"null,"):
+        parent = None
+    elif rest.startswith(b'"'):
+        end = rest.find(b'"', 1, 80)
+        if end < 0 or b"\\" in rest[:end]:
+            return None
+        parent = rest[1:end].decode("ascii", "replace")
+    else:
+        return None
+    return uuid.decode("ascii", "replace"), parent
+
+
+def _skip_key(record: dict) -> str:
+    rtype = record.get("type")
+    if not isinstance(rtype, str):
+        return "(no type)"
+    if rtype == "system":
+        subtype = record.get("subtype")
+        return f"system/{subtype}" if isinstance(subtype, str) else "system"
+    return rtype
+
+
+def read_transcript(
+    stream: BinaryIO,
+    ctx: ReadContext,
+    *,
+    link: AgentLink | None = None,
+    result: FileResult | None = None,
+    extra_notes: Any = None,
+) -> Iterator[dict]:
+    """Yield the events of one Claude Code file.
+
+    ``extra_notes`` is called (with the :class:`FileResult`) after the last
+    line was read and returns notes for the ``end`` event (subagent
+    discovery uses it).  When the file holds no conversation nothing is
+    yielded and a warning says why.
+    """
+    result = result if result is not None else FileResult()
+    transcript = _Transcript(ctx, link, result)
+    yield from transcript.run(stream)
+    if not transcript.session_sent:
+        ctx.warn(transcript.why_empty())
+        return
+    notes = list(link.notes) if link else []
+    if extra_notes is not None:
+        notes.extend(extra_notes(result))
+    yield transcript.end(notes)

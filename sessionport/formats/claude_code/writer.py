@@ -1,0 +1,117 @@
+"""``claude-code``: write a session as a Claude Code JSONL transcript.
+
+Compact JSON (Claude Code's own scanner misses lines written with spaces),
+one content block per assistant line, a coherent ``uuid``/``parentUuid``
+chain, and the envelope fields every reader expects (``sessionId``, ``cwd``,
+``version``, ``timestamp``, ``userType``, ``isSidechain``).  The output reads
+back through the ``claude-code`` importer with the same messages and is
+accepted by independent readers such as claude-code-log.  It is not meant to
+be resumed by Claude Code itself.
+
+One transcript holds one session.  Subagent sessions that follow their
+parent in the stream (``metadata.parentSessionId``) are written into the
+same file as sidechain lines (``isSidechain: true`` with their ``agentId``),
+the way Claude Code 1.0.x kept them; any other second session is refused.
+"""
+
+from __future__ import annotations
+
+import uuid as uuidlib
+from typing import BinaryIO, Iterable
+
+import orjson
+
+from sessionport.context import WriteContext
+from sessionport.errors import UsageError
+from sessionport.registry import Exporter
+from sessionport.formats.claude_code.lines import FALLBACK_TIME, FALLBACK_VERSION, NAMESPACE, Thread
+
+_DUMP = orjson.OPT_APPEND_NEWLINE
+
+
+def _str(value) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _thread_for(session: dict, main: Thread | None) -> Thread:
+    metadata = session.get("metadata") if isinstance(session.get("metadata"), dict) else {}
+    own_id = _str(session.get("sessionId"))
+    agent_id = _str(metadata.get("agentId"))
+    if agent_id is None and main is not None:
+        agent_id = own_id[len("agent-") :] if own_id and own_id.startswith("agent-") else None
+        if agent_id is None:
+            agent_id = uuidlib.uuid5(NAMESPACE, f"agent:{own_id}").hex[:17]
+    if main is not None:
+        file_sid = main.session_id
+    elif agent_id is not None:
+        file_sid = _str(metadata.get("parentSessionId")) or own_id
+    else:
+        file_sid = own_id
+    seed = own_id or _str(session.get("createdAt")) or _str(session.get("title")) or "session"
+    if not file_sid or (file_sid.startswith("agent-") and agent_id):
+        file_sid = str(uuidlib.uuid5(NAMESPACE, f"session:{seed}"))
+    version = _str(metadata.get("version")) if session.get("source") == "claude-code" else None
+    branch = metadata.get("gitBranch")
+    thread = Thread(
+        file_session_id=file_sid,
+        cwd=_str(session.get("cwd")) or (main.cwd if main else ""),
+        version=version or (main.version if main else FALLBACK_VERSION),
+        branch=branch if isinstance(branch, str) else (main.branch if main else None),
+        agent_id=agent_id,
+        seed=seed,
+    )
+    thread.last_time = _str(session.get("createdAt")) or (main.last_time if main else FALLBACK_TIME)
+    return thread
+
+
+def _summary_lines(session: dict, session_id: str) -> list[dict]:
+    metadata = session.get("metadata") if isinstance(session.get("metadata"), dict) else {}
+    out = []
+    for entry in metadata.get("summaries") or ():
+        if isinstance(entry, dict) and _str(entry.get("summary")):
+            kind = entry.get("type")
+            if kind in ("ai-title", "custom-title"):
+                key = "aiTitle" if kind == "ai-title" else "customTitle"
+                out.append({"type": kind, key: entry["summary"], "sessionId": session_id})
+            else:
+                out.append({"type": "summary", "summary": entry["summary"], "leafUuid": _str(entry.get("leafUuid")) or ""})
+    if not out and _str(session.get("title")):
+        out.append({"type": "summary", "summary": session["title"], "leafUuid": ""})
+    return out
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    emit = out.write
+    main: Thread | None = None
+    main_ids: set[str] = set()
+    thread: Thread | None = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "message":
+            if thread is None:
+                thread = main = _thread_for({"source": "unknown"}, None)
+            emit(orjson.dumps(thread.line_for(event), option=_DUMP))
+        elif kind == "session":
+            if main is None:
+                thread = main = _thread_for(event, None)
+                main_ids = {x for x in (_str(event.get("sessionId")), main.session_id) if x}
+                for line in _summary_lines(event, main.session_id):
+                    emit(orjson.dumps(line, option=_DUMP))
+                continue
+            metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+            parent = metadata.get("parentSessionId")
+            if not isinstance(parent, str) or parent not in main_ids:
+                raise UsageError(
+                    "the claude-code format holds one session (with its subagents) and this stream has "
+                    "several; pick one with --session ID, or write a file per session with `sessionport split`"
+                )
+            thread = _thread_for(event, main)
+
+
+EXPORTER = Exporter(
+    name="claude-code",
+    description="Claude Code session transcripts (~/.claude/projects/*/*.jsonl), subagents included",
+    write=write,
+    extension=".jsonl",
+    multi_session=True,
+)

@@ -1,0 +1,391 @@
+"""Codex ``ResponseItem`` payloads as ``sessionport/v1`` messages.
+
+Every era of Codex rollouts stores the model-visible history as Responses-API
+items (``message``, ``reasoning``, ``function_call`` ...): bare in the early
+JSON document and in pre-envelope JSONL, inside ``response_item`` envelopes
+later.  :class:`ItemConverter` turns one item into zero or more messages and
+remembers only the call ids still waiting for their output, so memory stays
+flat however long the rollout is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import orjson
+
+from sessionport.model import message_event
+from sessionport.model import human_size
+
+# Harness-injected context that Codex writes as user (or developer) messages.
+INJECTED_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<permissions instructions>",
+    "<collaboration_mode>",
+    "<skills_instructions>",
+    "<turn_aborted>",
+    "<apps_instructions>",
+    "<plugins_instructions>",
+    "<model_switch>",
+    "<app-context>",
+    "<skill>",
+    "<user_action>",
+    "<user_shell_command>",
+    "<developer_instructions>",
+)
+
+_EXIT_CODE = re.compile(r"(?:^Exit code: |\nProcess exited with code )(-?\d+)")
+TOOL_TEXT_LIMIT = 300
+# A tuple, not a set: a malformed part's type may be unhashable.
+_TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
+
+
+def looks_injected(text: str) -> bool:
+    return text.lstrip().startswith(INJECTED_PREFIXES)
+
+
+def image_placeholder(url: Any, kind: str = "image") -> str:
+    """``[image: image/png, 88.4 KB]`` for a data URL, ``[image: URL]`` otherwise."""
+    if not isinstance(url, str):
+        return f"[{kind}]"
+    if url.startswith("data:"):
+        head, _, data = url.partition(",")
+        mime = head[5:].split(";", 1)[0] or "application/octet-stream"
+        size = len(data) * 3 // 4 if ";base64" in head else len(data)
+        return f"[{kind}: {mime}, {human_size(size)}]"
+    return f"[{kind}: {url[:200]}]"
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's ``content`` list; images become placeholders."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    if len(content) == 1:  # the usual shape: one text part
+        part = content[0]
+        if part.__class__ is dict and part.get("type") in _TEXT_PARTS:
+            text = part.get("text")
+            return text if isinstance(text, str) else ""
+    parts = []
+    for part in content:
+        if not isinstance(part, dict):
+            if isinstance(part, str):
+                parts.append(part)
+            continue
+        kind = part.get("type")
+        if kind in _TEXT_PARTS:
+            text = part.get("text")
+            if isinstance(text, str):
+                parts.append(text)
+        elif kind == "input_image":
+            parts.append(image_placeholder(part.get("image_url")))
+        elif kind == "input_file":
+            name = part.get("filename") or part.get("file_id") or "file"
+            parts.append(f"[file: {name}]")
+        elif kind == "refusal":
+            parts.append(str(part.get("refusal", "")))
+    return "\n".join(parts)
+
+
+def command_text(args: dict) -> str | None:
+    """A shell command as a person would type it, when the arguments hold one."""
+    command = args.get("command", args.get("cmd"))
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list):
+        if len(command) == 3 and command[1] in ("-lc", "-c") and isinstance(command[2], str) and isinstance(command[0], str) and command[0].endswith("sh"):
+            return command[2]
+        try:
+            return " ".join(command)
+        except TypeError:
+            return None
+    return None
+
+
+def tool_text(name: str, tool_input: dict) -> str:
+    """A short readable rendering of a call, derived only from its input (so a
+    round trip through the exporter reproduces it)."""
+    command = command_text(tool_input)
+    if command is None:
+        raw = tool_input.get("input")
+        if isinstance(raw, str) and len(tool_input) == 1:
+            command = raw
+        else:
+            command = orjson.dumps(tool_input).decode()
+    if len(command) > TOOL_TEXT_LIMIT:
+        command = command[:TOOL_TEXT_LIMIT] + "..."
+    return command
+
+
+def parse_arguments(arguments: Any) -> tuple[dict, str | None]:
+    """``function_call.arguments`` (a JSON string) as an object.  The second
+    value says how the exporter must write it back: None (JSON of the object),
+    ``"raw"`` (not valid JSON: kept as ``{"raw": string}``) or ``"value"`` (JSON
+    that is not an object: kept as ``{"value": v}``)."""
+    if isinstance(arguments, dict):
+        return arguments, None
+    if not isinstance(arguments, str):
+        return {"value": arguments}, "value"
+    try:
+        value = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return {"raw": arguments}, "raw"
+    if isinstance(value, dict):
+        return value, None
+    return {"value": value}, "value"
+
+
+def output_result(output: Any, meta: dict | None = None) -> tuple[str, bool | None, dict]:
+    """Text, error flag and extra meta of a call's ``output``; the extra meta
+    is added to ``meta`` when given (the caller's dict, not a copy).
+
+    Shapes seen: a plain string; a string holding JSON ``{"output",
+    "metadata":{"exit_code","duration_seconds"}}``; a string holding an MCP
+    content list; a list of ``input_text``/``input_image`` items; an object
+    ``{content, success}``; an MCP ``{"Ok": result}`` / ``{"Err": str}``.
+    """
+    if meta is None:
+        meta = {}
+    if isinstance(output, str):
+        if output.startswith(("{", "[")):
+            try:
+                value = orjson.loads(output)
+            except orjson.JSONDecodeError:
+                value = None
+            if isinstance(value, dict) and isinstance(value.get("output"), str) and len(value) == 1 + ("metadata" in value):
+                metadata = value.get("metadata")
+                is_error = None
+                if isinstance(metadata, dict):
+                    code = metadata.get("exit_code")
+                    if isinstance(code, int):
+                        meta["exitCode"] = code
+                        is_error = code != 0
+                    duration = metadata.get("duration_seconds")
+                    if isinstance(duration, (int, float)):
+                        meta["durationSeconds"] = duration
+                meta["outputShape"] = "json"
+                return value["output"], is_error, meta
+            if isinstance(value, list) and value and all(isinstance(v, dict) and "type" in v for v in value):
+                meta["outputShape"] = "content-json"
+                return _content_items_text(value), None, meta
+        is_error = None
+        if output.startswith(("Exit code: ", "Chunk ID: ")):
+            match = _EXIT_CODE.search(output, 0, 1024)
+            is_error = int(match.group(1)) != 0 if match else None
+        return output, is_error, meta
+    if isinstance(output, list):
+        meta["outputShape"] = "list"
+        return _content_items_text(output), None, meta
+    if isinstance(output, dict):
+        if "Ok" in output or "Err" in output:
+            ok = "Ok" in output
+            inner = output.get("Ok") if ok else output.get("Err")
+            if isinstance(inner, dict) and isinstance(inner.get("content"), list):
+                return _content_items_text(inner["content"]), not ok or bool(inner.get("isError")) or None, meta
+            return inner if isinstance(inner, str) else orjson.dumps(inner).decode(), (not ok) or None, meta
+        content = output.get("content")
+        success = output.get("success")
+        text = content if isinstance(content, str) else _content_items_text(content) if isinstance(content, list) else orjson.dumps(output).decode()
+        return text, (success is False) or None, meta
+    if output is None:
+        return "", None, meta
+    return str(output), None, meta
+
+
+def _content_items_text(items: list) -> str:
+    parts = []
+    for item in items:
+        if not isinstance(item, dict):
+            parts.append(str(item))
+            continue
+        kind = item.get("type")
+        if kind in ("input_text", "output_text", "text"):
+            parts.append(str(item.get("text", "")))
+        elif kind in ("input_image", "image"):
+            url = item.get("image_url")
+            if url is None and isinstance(item.get("data"), str):
+                url = f"data:{item.get('mimeType', 'image/png')};base64,{item['data']}"
+            parts.append(image_placeholder(url))
+        else:
+            parts.append(f"[{kind}]")
+    return "\n".join(parts)
+
+
+class ItemConverter:
+    """Turns ResponseItems into messages; pairs outputs with calls by call id."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, str] = {}  # call id -> tool name, until its output
+        self.model: str | None = None
+        self.counts: Counter = Counter()
+        self.skipped: Counter = Counter()
+
+    def convert(self, item: dict, timestamp: str | None = None) -> list[dict]:
+        kind = item.get("type")
+        handler = _HANDLERS.get(kind) if kind.__class__ is str else None
+        if handler is None:
+            self.skipped[f"response_item/{kind}"] += 1
+            return []
+        return handler(self, item, timestamp)
+
+    # -- messages -------------------------------------------------------
+    def _message(self, item: dict, timestamp: str | None) -> list[dict]:
+        role = item.get("role")
+        text = content_text(item.get("content"))
+        meta: dict[str, Any] = {}
+        if role == "assistant":
+            out_role = "assistant"
+            if self.model:
+                meta["model"] = self.model
+            phase = item.get("phase")
+            if isinstance(phase, str):
+                meta["phase"] = phase
+        elif role in ("developer", "system"):
+            out_role = "system"
+            meta["injected"] = True
+            meta["codexRole"] = role
+        else:
+            out_role = "user"
+        self.counts["messages"] += 1
+        event = _base(out_role, text, timestamp, item)
+        if meta:
+            event["meta"] = meta
+        return [event]
+
+    def _reasoning(self, item: dict, timestamp: str | None) -> list[dict]:
+        encrypted = item.get("encrypted_content")
+        if isinstance(encrypted, str) and encrypted:
+            self.counts["encryptedReasoning"] += 1
+        summary = content_text(item.get("summary"))
+        meta: dict[str, Any] = {"kind": "thinking"}
+        if not summary:
+            summary = content_text(item.get("content"))
+            if summary:
+                meta["reasoningContent"] = True
+        if not summary:
+            return []
+        if self.model:
+            meta["model"] = self.model
+        self.counts["thinking"] += 1
+        event = _base("assistant", summary, timestamp, item)
+        event["meta"] = meta
+        return [event]
+
+    # -- calls ------------------------------------------------------------
+    def _call(self, name: str, call_id: Any, tool_input: dict, timestamp: str | None, item: dict, extra: dict | None = None) -> list[dict]:
+        meta: dict[str, Any] = {"kind": "tool_use", "codexType": item.get("type")}
+        if extra:
+            meta.update(extra)
+        if self.model:
+            meta["model"] = self.model
+        status = item.get("status")
+        if isinstance(status, str) and status != "completed":
+            meta["status"] = status
+        call_id = call_id if isinstance(call_id, str) and call_id else None
+        if call_id is not None:
+            self.pending[call_id] = name
+        self.counts["toolCalls"] += 1
+        event = _base("tool", tool_text(name, tool_input), timestamp, item)
+        event["toolName"] = name
+        if call_id is not None:
+            event["toolCallId"] = call_id
+        event["toolInput"] = tool_input
+        event["meta"] = meta
+        return [event]
+
+    def _function_call(self, item: dict, timestamp: str | None) -> list[dict]:
+        tool_input, shape = parse_arguments(item.get("arguments"))
+        extra = {"codexArguments": shape} if shape else None
+        if isinstance(item.get("namespace"), str):
+            extra = {**(extra or {}), "namespace": item["namespace"]}
+        return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item, extra)
+
+    def _custom_tool_call(self, item: dict, timestamp: str | None) -> list[dict]:
+        raw = item.get("input")
+        tool_input = {"input": raw if isinstance(raw, str) else orjson.dumps(raw).decode()}
+        return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item)
+
+    def _local_shell_call(self, item: dict, timestamp: str | None) -> list[dict]:
+        action = item.get("action")
+        tool_input = action if isinstance(action, dict) else {"value": action}
+        return self._call("local_shell", item.get("call_id") or item.get("id"), tool_input, timestamp, item)
+
+    def _web_search_call(self, item: dict, timestamp: str | None) -> list[dict]:
+        action = item.get("action")
+        tool_input = action if isinstance(action, dict) else {}
+        events = self._call("web_search", None, tool_input, timestamp, item)
+        return events
+
+    def _image_generation_call(self, item: dict, timestamp: str | None) -> list[dict]:
+        tool_input = {k: item[k] for k in ("revised_prompt",) if isinstance(item.get(k), str)}
+        events = self._call("image_generation", None, tool_input, timestamp, item)
+        result = item.get("result")
+        if isinstance(result, str) and result:
+            placeholder = f"[image: generated, {human_size(len(result) * 3 // 4)}]"
+            events.append(message_event("tool", placeholder, timestamp=timestamp, toolName="image_generation", meta={"kind": "tool_result", "codexType": "image_generation_call"}))
+        return events
+
+    def _output(self, item: dict, timestamp: str | None) -> list[dict]:
+        call_id = item.get("call_id")
+        call_id = call_id if isinstance(call_id, str) and call_id else None
+        name = self.pending.pop(call_id, None) if call_id else None
+        text, is_error, meta = output_result(item.get("output"), {"kind": "tool_result", "codexType": item.get("type")})
+        if name is None and call_id is not None:
+            meta["unpaired"] = True
+        self.counts["toolResults"] += 1
+        event = _base("tool", text, timestamp, item)
+        if name is None and isinstance(item.get("name"), str):
+            name = item["name"]
+        if name is not None:
+            event["toolName"] = name
+        if call_id is not None:
+            event["toolCallId"] = call_id
+        if is_error is not None:
+            event["isError"] = is_error
+        event["meta"] = meta
+        return [event]
+
+    def _compaction(self, item: dict, timestamp: str | None) -> list[dict]:
+        size = len(item.get("encrypted_content") or "")
+        text = f"[compaction: encrypted summary, {human_size(size)}]"
+        self.counts["compactions"] += 1
+        return [message_event("system", text, timestamp=timestamp, meta={"kind": "compaction", "codexType": item.get("type")})]
+
+    def _ghost_snapshot(self, item: dict, timestamp: str | None) -> list[dict]:
+        self.skipped["response_item/ghost_snapshot"] += 1
+        return []
+
+
+def _base(role: str, text: str, timestamp: str | None, item: dict) -> dict:
+    """The start of a message event, keys in ``model.MESSAGE_FIELDS`` order
+    (built inline: this runs for most lines of a rollout)."""
+    event = {"type": "message", "role": role, "text": text}
+    if timestamp is not None:
+        event["timestamp"] = timestamp
+    item_id = item.get("id")
+    if item_id and isinstance(item_id, str):
+        event["id"] = item_id
+    return event
+
+
+_HANDLERS = {
+    "message": ItemConverter._message,
+    "reasoning": ItemConverter._reasoning,
+    "function_call": ItemConverter._function_call,
+    "custom_tool_call": ItemConverter._custom_tool_call,
+    "local_shell_call": ItemConverter._local_shell_call,
+    "web_search_call": ItemConverter._web_search_call,
+    "image_generation_call": ItemConverter._image_generation_call,
+    "function_call_output": ItemConverter._output,
+    "custom_tool_call_output": ItemConverter._output,
+    "local_shell_call_output": ItemConverter._output,
+    "tool_search_output": ItemConverter._output,
+    "compaction": ItemConverter._compaction,
+    "compaction_summary": ItemConverter._compaction,
+    "ghost_snapshot": ItemConverter._ghost_snapshot,
+}

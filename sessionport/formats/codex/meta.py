@@ -1,0 +1,71 @@
+"""Codex session identity: ``session_meta`` payloads, pre-envelope headers,
+and the clues a rollout gives about where and when it ran."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from sessionport.formats.codex.items import content_text
+
+_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
+_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
+
+
+def seconds(timestamp: Any) -> float | None:
+    if not isinstance(timestamp, (str, bytes)):
+        return None
+    if isinstance(timestamp, bytes):
+        timestamp = timestamp.decode("ascii", "replace")
+    try:
+        return datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def scrub_url(url: Any) -> Any:
+    """Drop credentials embedded in a git remote URL (seen in real files)."""
+    return _CREDENTIALS.sub(r"\1***@", url) if isinstance(url, str) else url
+
+
+def meta_metadata(meta: dict) -> dict:
+    """Session metadata from a ``session_meta`` payload (or pre-envelope header)."""
+    out: dict[str, Any] = {}
+    for key, name in (
+        ("cli_version", "cliVersion"),
+        ("originator", "originator"),
+        ("source", "codexSource"),
+        ("model_provider", "modelProvider"),
+        ("forked_from_id", "forkedFromId"),
+        ("agent_nickname", "agentNickname"),
+        ("agent_role", "agentRole"),
+        ("history_mode", "historyMode"),
+        ("thread_source", "threadSource"),
+        ("instructions", "instructions"),
+    ):
+        value = meta.get(key)
+        if value is not None:
+            out[name] = value
+    base = meta.get("base_instructions")
+    if isinstance(base, dict) and isinstance(base.get("text"), str):
+        out["baseInstructions"] = base["text"]
+    git = meta.get("git")
+    if isinstance(git, dict) and git:
+        out["git"] = {k: scrub_url(v) if k == "repository_url" else v for k, v in git.items()}
+    return out
+
+
+def is_header(record: dict) -> bool:
+    """The first line of a pre-envelope rollout: ``{id, timestamp, instructions?, git?}``."""
+    return "id" in record and "timestamp" in record and "type" not in record and "payload" not in record
+
+
+def find_cwd(records: list) -> str | None:
+    """The ``<cwd>`` of the first injected environment context among ``records``."""
+    for _, record in records:
+        if record.get("type") == "message" and record.get("role") == "user":
+            found = _CWD.search(content_text(record.get("content"))[:4096])
+            if found:
+                return found.group(1).strip()
+    return None

@@ -1,0 +1,265 @@
+"""``gemini-cli``: the session files of Google's gemini-cli (import only).
+
+Found under ``~/.gemini/tmp/<project>/``:
+
+- ``chats/session-*.json`` (gemini-cli <= 0.38): one object
+  ``{sessionId, projectHash, startTime, lastUpdated, messages: [...], ...}``,
+  streamed one message record at a time;
+- ``chats/session-*.jsonl`` (>= 0.39): an append-only log.  A metadata line,
+  message records upserted by ``id`` (a repeated id keeps its first position
+  and takes its latest content), ``{"$set": {...}}`` metadata updates (a
+  ``messages`` array in it replaces every message), and
+  ``{"$rewindTo": id}`` (drops that message and all later ones).  The log
+  must be replayed to its end before any message is final, so memory holds
+  one session's records;
+- ``checkpoint-<tag>.json`` (``/chat save``): ``{"history": [Content...]}``,
+  and ``checkpoints/*.json`` (``/restore``): ``{clientHistory: [Content...],
+  toolCall, commitHash, ...}``.  These hold API history, read like the
+  ``gemini`` format.
+
+Metadata that only appears after the session event (``$set`` updates, keys
+after ``messages``) is reported in the end event under ``metadata``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, BinaryIO, Iterator
+from urllib.parse import unquote
+
+import orjson
+
+from sessionport.context import ReadContext
+from sessionport.jsondoc import walk_document
+from sessionport.jsonl import BOM, iter_records
+from sessionport.model import end_event, session_event
+from sessionport.registry import Importer
+from sessionport.formats.gemini_cli.records import RecordConverter
+from sessionport.gemini_parts import CallPairing, PartConverter
+
+HEAD = 64 * 1024
+_KEY = re.compile(rb'"([A-Za-z$_]+)"\s*:')
+
+
+def _first_line(head: bytes) -> tuple[bytes, bool]:
+    """The first non-blank line of ``head`` and whether it is complete."""
+    if head.startswith(BOM):
+        head = head[3:]
+    head = head.lstrip(b" \t\r\n")
+    end = head.find(b"\n")
+    if end < 0:
+        return head.rstrip(b"\x00 \t\r"), False
+    return head[:end].rstrip(b" \t\r"), True
+
+
+def _parse(line: bytes) -> Any:
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def sniff(head: bytes) -> int:
+    line, complete = _first_line(head)
+    if not line.startswith(b"{"):
+        return 0
+    record = _parse(line) if complete or len(line) < len(head) else None
+    if isinstance(record, dict):
+        if isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+            return 92
+        if isinstance(record.get("id"), str) and record.get("type") in ("user", "gemini", "info", "error", "warning") and "content" in record and "message" not in record:
+            return 60
+        if "$set" in record or "$rewindTo" in record:
+            return 60
+        return 0
+    probe = head[:4096]
+    if b'"projectHash"' in probe and b'"sessionId"' in probe:
+        return 90
+    keys = [m.group(1) for m in _KEY.finditer(probe[:512])]
+    if keys and keys[0] in (b"history", b"clientHistory") and (b'"parts"' in head or b'"toolCall"' in head or b'"clientHistory"' in head):
+        return 80
+    return 0
+
+
+def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    head = stream.peek(HEAD)[:HEAD] if hasattr(stream, "peek") else b""
+    line, complete = _first_line(head)
+    if line.startswith(b"[") or (line.startswith(b"{") and not isinstance(_parse(line), dict) and _is_checkpoint(head)):
+        yield from _read_checkpoint(stream, ctx, head)
+    elif line.startswith(b"{") and (isinstance(_parse(line), dict) or not complete):
+        # A complete object on the first line (or a first line longer than
+        # the head, i.e. one huge record) is the JSONL log.
+        yield from _read_jsonl(stream, ctx)
+    else:
+        yield from _read_legacy(stream, ctx)
+
+
+def _is_checkpoint(head: bytes) -> bool:
+    probe = head[:4096]
+    if b'"projectHash"' in probe or b'"messages"' in probe[:512]:
+        return False
+    keys = [m.group(1) for m in _KEY.finditer(probe[:512])]
+    return bool(keys) and keys[0] in (b"history", b"clientHistory", b"authType")
+
+
+def _session(header: dict, ctx: ReadContext) -> dict:
+    metadata = {k: v for k, v in header.items() if k not in ("messages", "sessionId", "startTime", "summary")}
+    session_id = header.get("sessionId") if isinstance(header.get("sessionId"), str) else _file_stem(ctx)
+    title = header.get("summary") if isinstance(header.get("summary"), str) else None
+    created = header.get("startTime") if isinstance(header.get("startTime"), str) else None
+    return session_event("gemini-cli", sessionId=session_id, createdAt=created, title=title, metadata=metadata)
+
+
+def _file_stem(ctx: ReadContext) -> str | None:
+    if not ctx.path:
+        return None
+    return os.path.splitext(os.path.basename(ctx.path))[0]
+
+
+def _end(converter: RecordConverter, late_metadata: dict, skipped: dict, notes: list[str]) -> dict | None:
+    counts = {}
+    if converter.tool_calls:
+        counts["tool_calls"] = converter.tool_calls
+    if converter.notices:
+        counts["notices"] = converter.notices
+    if converter.parts.unknown_parts:
+        notes.append(f"{converter.parts.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
+    fields = {
+        "usage": converter.usage or None,
+        "counts": counts or None,
+        "skipped": skipped or None,
+        "notes": notes or None,
+        "metadata": late_metadata or None,
+    }
+    if not any(v is not None for v in fields.values()):
+        return None
+    return end_event(**fields)
+
+
+# -- <= 0.38: one JSON object --------------------------------------------------
+def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    converter = RecordConverter(ctx)
+    header: dict = {}
+    index = 0
+    late: dict = {}
+    for kind, value in walk_document(stream, ctx, ("messages",)):
+        if kind == "start":
+            header = value
+            yield _session(header, ctx)
+        elif kind == "item":
+            yield from converter.events(value, f"messages[{index}]")
+            index += 1
+        else:
+            late = {k: v for k, v in value.items() if k not in header}
+            if not header and not late and index == 0:
+                continue
+            if index == 0 and "sessionId" not in value and "messages" not in value:
+                ctx.bad_record(
+                    "expected a gemini-cli session object with sessionId and messages",
+                    path="$",
+                    hint="name the format with --from if detection picked the wrong one",
+                )
+    end = _end(converter, late, {}, [])
+    if end is not None:
+        yield end
+
+
+# -- >= 0.39: the append-only log ---------------------------------------------
+def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    converter = RecordConverter(ctx)
+    messages: dict[str, dict] = {}
+    late: dict = {}
+    skipped: dict[str, int] = {}
+    notes: list[str] = []
+    started = False
+    for line_no, record in iter_records(stream, ctx):
+        if not isinstance(record, dict):
+            ctx.bad_record(f"expected a JSON object, found {type(record).__name__}", line=line_no)
+            continue
+        if "$set" in record:
+            update = record["$set"]
+            if isinstance(update, dict):
+                if isinstance(update.get("messages"), list):
+                    # A checkpoint of the whole history (sync or compression).
+                    messages.clear()
+                    _add_messages(messages, update["messages"])
+                    notes.append(f"line {line_no}: the message list was replaced ($set.messages)")
+                late.update({k: v for k, v in update.items() if k != "messages"})
+        elif "$rewindTo" in record:
+            _rewind(messages, record["$rewindTo"])
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = record  # upsert: first position, latest content
+        elif isinstance(record.get("sessionId"), str):
+            if isinstance(record.get("messages"), list):
+                _add_messages(messages, record["messages"])
+            header = {k: v for k, v in record.items() if k != "messages"}
+            if not started:
+                started = True
+                yield _session(header, ctx)
+            else:
+                late.update(header)
+        else:
+            skipped["unknown record"] = skipped.get("unknown record", 0) + 1
+        if not started:
+            started = True
+            yield _session({}, ctx)
+    if not started:
+        return
+    for index, record in enumerate(messages.values()):
+        yield from converter.events(record, f"messages[{index}]")
+    end = _end(converter, late, skipped, notes)
+    if end is not None:
+        yield end
+
+
+def _add_messages(messages: dict[str, dict], records: list) -> None:
+    for record in records:
+        if isinstance(record, dict) and isinstance(record.get("id"), str):
+            messages[record["id"]] = record
+
+
+def _rewind(messages: dict[str, dict], target: Any) -> None:
+    if not isinstance(target, str) or target not in messages:
+        messages.clear()
+        return
+    keys = list(messages)
+    for key in keys[keys.index(target):]:
+        del messages[key]
+
+
+# -- checkpoints: API history ---------------------------------------------------
+def _read_checkpoint(stream: BinaryIO, ctx: ReadContext, head: bytes) -> Iterator[dict]:
+    restore = b'"clientHistory"' in head or b'"toolCall"' in head or b'"commitHash"' in head
+    keys = ("clientHistory",) if restore else ("history",)
+    converter = PartConverter(ctx, CallPairing("gemini-cli-call"))
+    index = 0
+    header: dict = {}
+    late: dict = {}
+    for kind, value in walk_document(stream, ctx, keys):
+        if kind == "start":
+            header = {k: v for k, v in value.items() if k != "history"}
+            header["checkpoint"] = "restore" if restore else "chat"
+            stem = _file_stem(ctx)
+            title = unquote(stem[len("checkpoint-"):]) if stem and stem.startswith("checkpoint-") else None
+            yield session_event("gemini-cli", sessionId=stem, title=title, metadata=header)
+        elif kind == "item":
+            yield from converter.content_events(value, f"{keys[0]}[{index}]")
+            index += 1
+        elif isinstance(value, dict):
+            late = {k: v for k, v in value.items() if k not in header and k != "history"}
+    notes = []
+    if restore:
+        notes.append("the checkpoint's UI history (history) was not read; its API history (clientHistory) was")
+    if converter.unknown_parts:
+        notes.append(f"{converter.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
+    yield end_event(counts={"contents": index}, notes=notes or None, metadata=late or None)
+
+
+IMPORTER = Importer(
+    name="gemini-cli",
+    description="gemini-cli sessions (~/.gemini/tmp/*/chats/: legacy .json and append-only .jsonl) and checkpoints",
+    read=read,
+    sniff=sniff,
+    patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
+)

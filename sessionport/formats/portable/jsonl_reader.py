@@ -1,0 +1,52 @@
+"""``portable-jsonl``: the wire format, one ``sessionport/v1`` event per line."""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Iterator
+
+from sessionport.context import ReadContext
+from sessionport.jsonl import first_json_line, iter_lines, parse_line
+from sessionport.model import SCHEMA, message_problem
+from sessionport.registry import Importer
+
+EVENT_TYPES = frozenset(("session", "message", "end"))
+
+
+def sniff(head: bytes) -> int:
+    first = first_json_line(head)
+    if isinstance(first, dict):
+        if first.get("type") == "session" and first.get("schema") == SCHEMA:
+            return 100
+        if first.get("type") in EVENT_TYPES and "role" in first:
+            return 60
+    return 0
+
+
+def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    for line_no, line, complete in iter_lines(stream, ctx):
+        event = parse_line(line, line_no, complete, ctx)
+        if event is None:
+            continue
+        kind = event.get("type") if isinstance(event, dict) else None
+        if type(kind) is not str or kind not in EVENT_TYPES:
+            found = event.get("type") if isinstance(event, dict) else type(event).__name__
+            ctx.bad_record(
+                f"expected a sessionport/v1 event with type session, message or end, found {found!r}",
+                line=line_no,
+            )
+            continue
+        if kind == "message":
+            problem = message_problem(event)
+            if problem:
+                ctx.bad_record(problem, line=line_no)
+                continue
+        yield event
+
+
+IMPORTER = Importer(
+    name="portable-jsonl",
+    description="sessionport/v1 events, one compact JSON object per line (the wire format)",
+    read=read,
+    sniff=sniff,
+    patterns=("*.jsonl", "*.ndjson"),
+)

@@ -1,0 +1,27 @@
+"""``portable-jsonl``: the wire format, one compact ``sessionport/v1`` event per line."""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Iterable
+
+import orjson
+
+from sessionport.context import WriteContext
+from sessionport.registry import Exporter
+
+_OPTS = orjson.OPT_APPEND_NEWLINE
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    dumps, emit = orjson.dumps, out.write
+    for event in events:
+        emit(dumps(event, option=_OPTS))
+
+
+EXPORTER = Exporter(
+    name="portable-jsonl",
+    description="sessionport/v1 events, one compact JSON object per line (the wire format)",
+    write=write,
+    extension=".jsonl",
+    multi_session=True,
+)

@@ -1,0 +1,285 @@
+"""``anthropic-messages``: Anthropic Messages API message lists, and Cline/Roo histories.
+
+A JSON array of ``{role, content}`` messages (Cline's and Roo Code's
+``api_conversation_history.json``), an object holding ``messages`` with an
+optional ``system`` (a request body), or recorded API traffic.  Each content
+block becomes one event; extra fields that clients add (Cline's ``ts``,
+``modelInfo``, ``metrics``, per-block ``call_id``/``reasoning_details``)
+go into ``meta`` and never stop the import.  See docs/formats/anthropic-messages.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, BinaryIO, Iterator
+
+from sessionport.context import ReadContext
+from sessionport.model import message_event
+from sessionport.registry import Importer
+from sessionport.formats.providers.cassette import RecordedTraffic
+from sessionport.formats.providers.content import (
+    base64_size,
+    compact_extras,
+    dumps_text,
+    iso_from_epoch,
+    nonempty_str,
+    placeholder,
+    render_tool_input,
+    text_of,
+    url_placeholder,
+)
+from sessionport.formats.providers.reader import ProviderReader
+from sessionport.formats.providers.sniff import ANTHROPIC, scores
+
+_CLINE_FILES = ("api_conversation_history.json", "claude_messages.json")
+_MESSAGE_KEYS = ("role", "content")
+_SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
+
+
+def sniff(head: bytes) -> int:
+    return scores(head)[ANTHROPIC]
+
+
+def _source_placeholder(kind: str, source: Any, label: str | None = None) -> str:
+    if not isinstance(source, dict):
+        return placeholder(kind, label=label)
+    stype = source.get("type")
+    media = source.get("media_type") if isinstance(source.get("media_type"), str) else None
+    if stype == "base64":
+        return placeholder(kind, media, base64_size(source.get("data")), label)
+    if stype == "url":
+        return url_placeholder(kind, source.get("url"), media)
+    if stype == "file":
+        return placeholder(kind, media, label=label or source.get("file_id"))
+    if stype == "text":
+        head = placeholder(kind, media or "text/plain", label=label)
+        return f"{head}\n{text_of(source.get('data'))}"
+    if stype == "content":
+        return f"{placeholder(kind, label=label)}\n{_blocks_text(source.get('content'))}"
+    return placeholder(kind, media, label=label)
+
+
+def _blocks_text(content: Any) -> str:
+    """Readable text of a tool_result's or document's content blocks."""
+    if not isinstance(content, list):
+        return text_of(content)
+    pieces = []
+    for block in content:
+        if not isinstance(block, dict):
+            pieces.append(text_of(block))
+            continue
+        btype = block.get("type")
+        if btype == "text":
+            pieces.append(text_of(block.get("text")))
+        elif btype in ("image", "document"):
+            pieces.append(_source_placeholder(btype, block.get("source"), block.get("title")))
+        elif btype == "tool_reference":
+            pieces.append(f"[tool_reference: {block.get('tool_name', '')}]")
+        elif btype == "search_result":
+            pieces.append(f"[search_result: {block.get('title', '')} {block.get('source', '')}]\n{_blocks_text(block.get('content'))}")
+        else:
+            pieces.append(text_of(block))
+    return "\n".join(pieces)
+
+
+class AnthropicReader(ProviderReader):
+    source = ANTHROPIC
+    keys = ("messages",)
+
+    def traffic(self) -> RecordedTraffic:
+        return RecordedTraffic(
+            matches_uri=lambda uri: "anthropic" in uri or uri.rstrip("/").endswith("/v1/messages"),
+            history_key="messages",
+            reply_items=lambda body: [body] if isinstance(body, dict) and isinstance(body.get("content"), list) else [],
+        )
+
+    def default_session_id(self) -> str | None:
+        path = self.ctx.path
+        if path and os.path.basename(path) in _CLINE_FILES:
+            return os.path.basename(os.path.dirname(os.path.abspath(path))) or None
+        return super().default_session_id()
+
+    def session(self, header: dict, session_id: str | None = None, created: str | None = None) -> dict:
+        sid = session_id or self.default_session_id()
+        if created is None and sid and sid.isdigit():
+            created = iso_from_epoch(int(sid))  # Cline task ids are epoch milliseconds
+        return super().session(header, sid, created)
+
+    def session_metadata(self, header: dict) -> dict:
+        metadata: dict = {}
+        if self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES:
+            metadata["client"] = "cline"
+        metadata.update(super().session_metadata(header))
+        return metadata
+
+    def header_events(self, header: dict) -> Iterator[dict]:
+        system = header.get("system")
+        if isinstance(system, str) and system:
+            yield message_event("system", system, meta={"kind": "text"})
+        elif isinstance(system, list):
+            for block in system:
+                if isinstance(block, dict) and block.get("type", "text") == "text":
+                    extra = compact_extras(block, ("type", "text"))
+                    yield message_event("system", text_of(block.get("text")), meta=_meta("text", extra=extra))
+                elif isinstance(block, str):
+                    yield message_event("system", block, meta={"kind": "text"})
+
+    def item_events(self, item: Any, index: int) -> Iterator[dict]:
+        if not isinstance(item, dict):
+            self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
+            return
+        role = item.get("role")
+        if role is None and item.get("type") == "reasoning":
+            # Roo Code stores encrypted reasoning as a role-less list item.
+            yield from self._reasoning(item)
+            return
+        if role not in ("user", "assistant", "system"):
+            self.ctx.bad_record(
+                f"expected role user, assistant or system, found {role!r}",
+                path=f"messages[{index}].role",
+                hint="use --skip-bad to skip such messages, or --from to read another format",
+            )
+            return
+        common = self._message_fields(item)
+        content = item.get("content")
+        first = True
+        if isinstance(content, str):
+            events: Iterator[dict] = iter([message_event(role, content, meta={"kind": "text"})] if content or role != "assistant" else [])
+        elif isinstance(content, list):
+            events = self._blocks(role, content, index)
+        else:
+            events = iter(())
+            if content is not None:
+                self.ctx.bad_record(f"expected content as a string or a list, found {type(content).__name__}", path=f"messages[{index}].content")
+        for event in events:
+            if common.get("timestamp"):
+                event.setdefault("timestamp", common["timestamp"])
+                event = _reorder(event)
+            meta = event.setdefault("meta", {})
+            if self.model and (event["role"] == "assistant" or meta.get("kind") == "tool_use"):
+                meta.setdefault("model", self.model)
+            if common.get("model"):
+                meta["model"] = common["model"]
+            if first and common.get("extra"):
+                meta["message"] = common["extra"]
+            first = False
+            yield event
+
+    def _message_fields(self, item: dict) -> dict:
+        fields: dict = {}
+        stamp = iso_from_epoch(item.get("ts"))
+        if stamp:
+            fields["timestamp"] = stamp
+        info = item.get("modelInfo")
+        if isinstance(info, dict) and isinstance(info.get("modelId"), str):
+            fields["model"] = info["modelId"]
+        extra = compact_extras(item, _MESSAGE_KEYS)
+        if extra:
+            fields["extra"] = extra
+        return fields
+
+    def _blocks(self, role: str, content: list, index: int) -> Iterator[dict]:
+        for number, block in enumerate(content):
+            if isinstance(block, str):
+                yield message_event(role, block, meta={"kind": "text"})
+                continue
+            if not isinstance(block, dict):
+                self.ctx.bad_record(f"expected a content block object, found {type(block).__name__}", path=f"messages[{index}].content[{number}]")
+                continue
+            yield from self._block(role, block)
+
+    def _block(self, role: str, block: dict) -> Iterator[dict]:
+        btype = block.get("type")
+        if btype == "text":
+            yield message_event(role, text_of(block.get("text")), meta=_meta("text", extra=compact_extras(block, ("type", "text"))))
+        elif btype in ("image", "document"):
+            text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
+            extra = compact_extras(block, ("type", "source", "title"))
+            yield message_event(role, text, meta=_meta("text", extra=extra, attachment=btype))
+        elif btype == "thinking":
+            meta = _meta("thinking", extra=compact_extras(block, ("type", "thinking", "signature")))
+            if isinstance(block.get("signature"), str):
+                meta["signature"] = block["signature"]
+            yield message_event("assistant", text_of(block.get("thinking")), meta=meta)
+        elif btype == "redacted_thinking":
+            yield message_event("assistant", "", meta={"kind": "thinking", "redactedThinking": block.get("data")})
+        elif btype in ("tool_use", "server_tool_use"):
+            yield self._tool_use(block, server=btype == "server_tool_use")
+        elif btype == "tool_result":
+            text = _blocks_text(block.get("content"))
+            if self.placeholder_result(text, "placeholder tool_result"):
+                return
+            extra = compact_extras(block, ("type", "tool_use_id", "content", "is_error"))
+            is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
+            yield message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
+        elif isinstance(btype, str) and _SERVER_RESULTS.match(btype):
+            content = block.get("content")
+            readable = isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in ("text", "image", "document") for b in content)
+            text = _blocks_text(content) if readable else dumps_text(content)
+            yield message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), meta=_meta("tool_result", extra={"blockType": btype}))
+        elif btype == "reasoning":
+            yield from self._reasoning(block)
+        elif btype == "thoughtSignature":
+            yield message_event("assistant", "", meta={"kind": "thinking", "thoughtSignature": block.get("thoughtSignature")})
+        else:
+            yield message_event(role, placeholder(str(btype)), meta={"kind": "text", "block": block})
+
+    def _tool_use(self, block: dict, server: bool) -> dict:
+        tool_input = block.get("input")
+        if tool_input is not None and not isinstance(tool_input, dict):
+            tool_input = {"value": tool_input}
+        extra = compact_extras(block, ("type", "id", "name", "input"))
+        meta = _meta("tool_use", extra=extra)
+        if server:
+            meta["serverTool"] = True
+        return message_event(
+            "tool",
+            render_tool_input(tool_input or {}),
+            toolName=nonempty_str(block.get("name")) or "",
+            toolCallId=nonempty_str(block.get("id")),
+            toolInput=tool_input if tool_input is not None else {},
+            meta=meta,
+        )
+
+    def _reasoning(self, item: dict) -> Iterator[dict]:
+        text = item.get("text") if isinstance(item.get("text"), str) else text_of(item.get("summary"))
+        meta = {"kind": "thinking"}
+        if item.get("encrypted_content") is not None:
+            meta["encryptedContent"] = item["encrypted_content"]
+        extra = compact_extras(item, ("type", "text", "summary", "encrypted_content"))
+        if extra:
+            meta["extra"] = extra
+        yield message_event("assistant", text or "", meta=meta)
+
+
+def _meta(kind: str, extra: dict | None = None, attachment: str | None = None) -> dict:
+    meta: dict = {"kind": kind}
+    if attachment:
+        meta["attachment"] = attachment
+    if extra:
+        meta["extra"] = extra
+    return meta
+
+
+_ORDER = ("type", "role", "text", "timestamp")
+
+
+def _reorder(event: dict) -> dict:
+    """Keep the canonical key order after adding a timestamp."""
+    ordered = {k: event[k] for k in _ORDER if k in event}
+    ordered.update((k, v) for k, v in event.items() if k not in ordered)
+    return ordered
+
+
+def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    return AnthropicReader(ctx).read(stream)
+
+
+IMPORTER = Importer(
+    name=ANTHROPIC,
+    description="Anthropic Messages API message list or request body; Cline/Roo api_conversation_history.json",
+    read=read,
+    sniff=sniff,
+    patterns=("api_conversation_history.json", "claude_messages.json", "*.json"),
+)

@@ -1,0 +1,148 @@
+"""``anthropic-messages``: one Messages API request document.
+
+Writes ``{"system"?: ..., "messages": [...], "model"?: ...}``: the
+conversation as the Messages API accepts it as history (add ``max_tokens``
+and send it).  User and assistant turns alternate (consecutive same-role
+messages are merged); tool results are ``tool_result`` blocks at the start of
+the next user turn; system messages before the conversation become the
+top-level ``system``, later ones ``role: "system"`` messages.  Thinking is
+kept only with its signature (the API rejects unsigned thinking).
+See docs/formats/anthropic-messages.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import BinaryIO, Iterable
+
+from sessionport.context import WriteContext
+from sessionport.registry import Exporter
+from sessionport.formats.providers.document import TurnWriter
+from sessionport.formats.providers.turns import Turn, call_name, meta_of, result_output, user_text
+
+_BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def _normalize_id(raw: str) -> str:
+    """tool_use ids must match ``^[a-zA-Z0-9_-]+$``."""
+    return _BAD_ID_CHARS.sub("_", raw)
+
+
+def _text_block(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+class _Writer(TurnWriter):
+    def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
+        super().__init__(out, ctx, "messages")
+        self.system: list[str] = []
+        self.last: dict | None = None
+        self.unsigned_thinking = 0
+        self.dropped_empty = 0
+
+    # -- turns -> messages ---------------------------------------------------
+    def turn(self, turn: Turn) -> None:
+        if turn.role == "system":
+            texts = [p.event["text"] for p in turn.parts if p.event and (p.event.get("text") or "").strip()]
+            if turn.leading:
+                self.system.extend(texts)
+            elif texts:
+                self.message("system", [_text_block(t) for t in texts])
+            return
+        blocks = self.assistant_blocks(turn) if turn.role == "assistant" else self.user_blocks(turn)
+        if blocks:
+            self.message(turn.role, blocks)
+
+    def assistant_blocks(self, turn: Turn) -> list[dict]:
+        blocks = []
+        for part in turn.parts:
+            event = part.event or {}
+            meta = meta_of(part)
+            if part.kind == "tool_use":
+                tool_input = event.get("toolInput")
+                if not isinstance(tool_input, dict):
+                    tool_input = {} if tool_input is None else {"value": tool_input}
+                blocks.append({"type": "tool_use", "id": part.call_id, "name": call_name(part), "input": tool_input})
+            elif part.kind == "thinking":
+                if isinstance(meta.get("signature"), str):
+                    blocks.append({"type": "thinking", "thinking": event.get("text", ""), "signature": meta["signature"]})
+                elif isinstance(meta.get("redactedThinking"), str):
+                    blocks.append({"type": "redacted_thinking", "data": meta["redactedThinking"]})
+                else:
+                    self.unsigned_thinking += 1
+            elif (event.get("text") or "").strip():
+                blocks.append(_text_block(event["text"]))
+            else:
+                self.dropped_empty += 1
+        return blocks
+
+    def user_blocks(self, turn: Turn) -> list[dict]:
+        blocks = []
+        for part in turn.parts:
+            output = result_output(part)
+            if output is not None:
+                block = {"type": "tool_result", "tool_use_id": part.call_id}
+                if output:
+                    block["content"] = output
+                if (part.event or {}).get("isError") is True:
+                    block["is_error"] = True
+                blocks.append(block)
+                continue
+            text = user_text(part)
+            if text.strip():
+                blocks.append(_text_block(text))
+            else:
+                self.dropped_empty += 1
+        return blocks
+
+    # -- messages -> document, merging same-role neighbours ---------------------
+    def message(self, role: str, blocks: list[dict]) -> None:
+        if self.last is not None and self.last["role"] == role:
+            merged = self.last["content"] + blocks
+            # tool_result blocks must open a user turn
+            merged.sort(key=lambda block: block.get("type") != "tool_result")
+            self.last["content"] = merged
+            return
+        self.flush()
+        self.last = {"role": role, "content": blocks}
+
+    def flush(self) -> None:
+        if self.last is None:
+            return
+        self.open()
+        self.doc.item(self.last)
+        self.last = None
+
+    def open(self) -> None:
+        if self.doc.opened:
+            return
+        head: dict = {"model": self.model}
+        system = [t for t in self.system if t]
+        if len(system) == 1:
+            head["system"] = system[0]
+        elif system:
+            head["system"] = [_text_block(t) for t in system]
+        self.doc.open(head)
+
+    def close(self) -> None:
+        self.flush()
+        self.open()
+        self.close_document()
+        if self.dropped_empty:
+            self.ctx.warn(f"{self.dropped_empty} empty or blank text(s) left out: the Messages API rejects blank text blocks")
+        if self.unsigned_thinking:
+            self.ctx.warn(
+                f"{self.unsigned_thinking} thinking block(s) without a signature dropped: the Messages API rejects unsigned thinking"
+            )
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    _Writer(out, ctx).write(events, normalize_id=_normalize_id, id_prefix="toolu_sp")
+
+
+EXPORTER = Exporter(
+    name="anthropic-messages",
+    description="Anthropic Messages API request: {system?, messages, model?} with tool_result blocks in user turns",
+    write=write,
+    extension=".json",
+)

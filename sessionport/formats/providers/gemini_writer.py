@@ -1,0 +1,283 @@
+"""``gemini``: a generateContent request body the Gemini API accepts as history.
+
+``{"contents": [...], "systemInstruction": {"parts": [...]}}``, written
+incrementally, one Content per line:
+
+- user text goes in ``user`` turns, assistant text and thinking (as
+  ``{"text", "thought": true}`` parts) in ``model`` turns; consecutive
+  messages of one role share one turn;
+- a tool call is a ``functionCall`` part of a ``model`` turn, and its result
+  a ``functionResponse`` part of the ``user`` turn right after it, as the API
+  demands.  A message that arrives while calls still wait for their results
+  is held back (at most ``MAX_DEFERRED`` messages) until they come; a call
+  whose result never comes gets an ``{"error": ...}`` response, and a result
+  without an open call becomes user text, both counted in a warning;
+- ``functionResponse.response`` must be an object: plain output is wrapped as
+  ``{"output": text}`` (``{"error": text}`` when the result is an error);
+- system messages, wherever they occur, go to ``systemInstruction``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from typing import Any, BinaryIO, Iterable
+
+import orjson
+
+from sessionport.context import WriteContext
+from sessionport.model import kind_of
+from sessionport.registry import Exporter
+from sessionport.gemini_parts import DUMMY_SIGNATURES, MISSING_RESULT
+
+# Look-ahead bound while calls wait for results (subagent transcripts
+# inlined between a call and its result can be long).
+MAX_DEFERRED = 10000
+MAX_DEFERRED_BYTES = 64 << 20
+MAX_NAMES = 65536
+
+
+class _Contents:
+    """Writes the ``contents`` array one finished turn at a time."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.role: str | None = None
+        self.parts: list[dict] = []
+        self.written = 0
+        out.write(b'{"contents":[')
+
+    def add(self, role: str, part: dict) -> None:
+        if role != self.role:
+            self.flush()
+            self.role = role
+        self.parts.append(part)
+
+    def flush(self) -> None:
+        if self.role == "model":
+            _sign_calls(self.parts)
+        if self.parts:
+            self.out.write((b"\n" if self.written == 0 else b",\n") + orjson.dumps({"role": self.role, "parts": self.parts}))
+            self.written += 1
+        self.parts = []
+        self.role = None
+
+    def close(self, system: list[dict]) -> None:
+        self.flush()
+        self.out.write(b"\n]" if self.written else b"]")
+        if system:
+            self.out.write(b',"systemInstruction":' + orjson.dumps({"parts": system}))
+        self.out.write(b"}\n")
+
+
+def _sign_calls(parts: list[dict]) -> None:
+    """Gemini 3 refuses a model turn whose function calls carry no thought
+    signature.  History from another model has none: the first call gets
+    the stand-in Google documents for that case."""
+    calls = [p for p in parts if "functionCall" in p]
+    if calls and not any("thoughtSignature" in p for p in calls):
+        calls[0]["thoughtSignature"] = DUMMY_SIGNATURES[0]
+
+
+class _Session:
+    def __init__(self, out: BinaryIO, counts: Counter) -> None:
+        self.contents = _Contents(out)
+        self.system: list[dict] = []
+        self.counts = counts
+        self.open_calls: list[str] = []  # written calls still waiting for their response
+        self.responding = False  # the user turn after the calls has started
+        self.deferred: list[dict] = []
+        self.replaying = False
+        self.deferred_bytes = 0
+        self.names: OrderedDict[str, str] = OrderedDict()
+        self.synthetic_ids = 0
+
+    # -- the stream ---------------------------------------------------------
+    def message(self, event: dict) -> None:
+        if self.open_calls and not self._fits_open_turn(event):
+            self.deferred.append(event)
+            self.deferred_bytes += len(event.get("text") or "")
+            if len(self.deferred) > MAX_DEFERRED or self.deferred_bytes > MAX_DEFERRED_BYTES:
+                self._answer_missing()
+            return
+        self._write(event)
+        if not self.open_calls and self.deferred and not self.replaying:
+            self._replay()
+
+    def finish(self) -> None:
+        self._answer_missing()
+        self.contents.close(self.system)
+
+    def _fits_open_turn(self, event: dict) -> bool:
+        kind = kind_of(event)
+        if kind == "tool_result":
+            return self._open_id(event) is not None
+        if self.responding or self.deferred:  # keep the order of what waits
+            return False
+        return kind == "tool_use" or (event.get("role") == "assistant" and kind in ("text", "thinking"))
+
+    def _replay(self) -> None:
+        if self.replaying:
+            return
+        self.replaying = True
+        try:
+            # Each pass writes what fits and holds back the rest, in order;
+            # a held-back result may answer a call opened during the pass.
+            while self.deferred and not self.open_calls:
+                waiting, self.deferred = self.deferred, []
+                self.deferred_bytes = 0
+                for event in waiting:
+                    self.message(event)
+        finally:
+            self.replaying = False
+
+    def _answer_missing(self) -> None:
+        for call_id in list(self.open_calls):
+            self.counts["call(s) without a result answered with an error"] += 1
+            self._response(call_id, self.names.get(call_id, "unknown"), {"error": MISSING_RESULT})
+        self.open_calls.clear()
+        self.responding = False
+        self._replay()
+
+    # -- one message -------------------------------------------------------
+    def _write(self, event: dict) -> None:
+        kind = kind_of(event)
+        role = event.get("role")
+        meta = event.get("meta") or {}
+        text = event.get("text") or ""
+        if not isinstance(text, str):
+            text = str(text)
+        if meta.get("notice"):
+            self.counts["UI notice(s) dropped"] += 1
+            return
+        if isinstance(meta.get("geminiPart"), dict):
+            self.contents.add("model" if role == "assistant" else "user", meta["geminiPart"])
+            return
+        if kind == "tool_use":
+            self._call(event, meta)
+        elif kind == "tool_result":
+            self._result(event, meta, text)
+        elif role == "system":
+            if text:
+                self.system.append({"text": text})
+            else:
+                self.counts["empty message(s) dropped"] += 1
+        elif kind == "thinking":
+            part: dict[str, Any] = {"text": text, "thought": True}
+            if not self._sign(part, meta) and not text:
+                self.counts["empty thinking block(s) dropped"] += 1
+                return
+            self.contents.add("model", part)
+        elif role == "assistant":
+            part = {"text": text}
+            if not self._sign(part, meta) and not text:
+                self.counts["empty message(s) dropped"] += 1
+                return
+            self.contents.add("model", part)
+        else:
+            if not text:
+                self.counts["empty message(s) dropped"] += 1
+                return
+            self.contents.add("user", {"text": text})
+
+    @staticmethod
+    def _sign(part: dict, meta: dict) -> bool:
+        signature = meta.get("thoughtSignature")
+        if isinstance(signature, str) and signature:
+            part["thoughtSignature"] = signature
+            return True
+        return False
+
+    def _call(self, event: dict, meta: dict) -> None:
+        if meta.get("geminiPart") == "executableCode":
+            code = event.get("toolInput") if isinstance(event.get("toolInput"), dict) else {}
+            self.contents.add("model", {"executableCode": {"language": code.get("language", "PYTHON"), "code": code.get("code", event.get("text") or "")}})
+            return
+        name = event.get("toolName")
+        name = name if isinstance(name, str) and name else "unknown"
+        call_id = event.get("toolCallId")
+        if not isinstance(call_id, str) or not call_id:
+            self.synthetic_ids += 1
+            call_id = f"call_{self.synthetic_ids}"
+        args = event.get("toolInput")
+        if args is None:
+            args = {}
+        elif not isinstance(args, dict):
+            args = {"input": args}
+        part: dict[str, Any] = {"functionCall": {"id": call_id, "name": name, "args": args}}
+        self._sign(part, meta)
+        self.contents.add("model", part)
+        self.open_calls.append(call_id)
+        self.names[call_id] = name
+        if len(self.names) > MAX_NAMES:
+            self.names.popitem(last=False)
+
+    def _open_id(self, event: dict) -> str | None:
+        call_id = event.get("toolCallId")
+        if call_id in self.open_calls:
+            return call_id
+        if not call_id and self.open_calls:
+            name = event.get("toolName")
+            for open_id in self.open_calls:
+                if self.names.get(open_id) == name:
+                    return open_id
+            return self.open_calls[0]
+        return None
+
+    def _result(self, event: dict, meta: dict, text: str) -> None:
+        if meta.get("geminiPart") == "codeExecutionResult":
+            outcome = meta.get("outcome") or ("OUTCOME_FAILED" if event.get("isError") else "OUTCOME_OK")
+            self.contents.add("model", {"codeExecutionResult": {"outcome": outcome, "output": text}})
+            return
+        call_id = self._open_id(event)
+        if call_id is None:
+            self.counts["result(s) without an open call written as user text"] += 1
+            call_id = event.get("toolCallId")
+            name = event.get("toolName") or (self.names.get(call_id) if isinstance(call_id, str) else None) or "a tool"
+            self.contents.add("user", {"text": f"[result of {name}]\n{text}"})
+            return
+        self._response(call_id, self.names.get(call_id) or event.get("toolName") or "unknown", _response_object(event, meta, text))
+
+    def _response(self, call_id: str, name: str, response: dict) -> None:
+        self.contents.add("user", {"functionResponse": {"id": call_id, "name": name, "response": response}})
+        self.open_calls.remove(call_id)
+        self.responding = bool(self.open_calls)
+
+
+def _response_object(event: dict, meta: dict, text: str) -> dict:
+    if meta.get("responseJson"):
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            return value
+    key = meta.get("responseKey")
+    if isinstance(key, str) and key:
+        return {key: text}
+    return {"error": text} if event.get("isError") else {"output": text}
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    counts: Counter = Counter()
+    session: _Session | None = None
+    for event in events:
+        kind = event.get("type")
+        if kind == "message":
+            if session is None:
+                session = _Session(out, counts)
+            session.message(event)
+        elif kind == "session" and session is None:
+            session = _Session(out, counts)
+    if session is None:
+        session = _Session(out, counts)
+    session.finish()
+    if counts:
+        ctx.warn("gemini: " + "; ".join(f"{n} {what}" for what, n in counts.items()))
+
+
+EXPORTER = Exporter(
+    name="gemini",
+    description="Gemini API generateContent body: contents (user/model turns) and systemInstruction",
+    write=write,
+    extension=".json",
+)

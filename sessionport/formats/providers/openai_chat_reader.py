@@ -1,0 +1,184 @@
+"""``openai-chat``: OpenAI Chat Completions message lists.
+
+``{"messages": [...]}`` (a request body, or a stored transcript), a bare list
+of messages, a ``chat.completion`` response, or recorded API traffic.  Each
+text part, tool call and tool message becomes one event; ``arguments`` are
+parsed (also when JSON-encoded twice).  Legacy ``function_call`` /
+``role: function`` pairs have no ids: they are left without ``toolCallId``
+and pair by order and name.  See docs/formats/openai-chat.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO, Iterator
+
+from sessionport.context import ReadContext
+from sessionport.model import message_event
+from sessionport.registry import Importer
+from sessionport.formats.providers.cassette import RecordedTraffic
+from sessionport.formats.providers.content import (
+    base64_size,
+    compact_extras,
+    nonempty_str,
+    openai_call_event,
+    openai_part,
+    placeholder,
+    text_of,
+    url_placeholder,
+)
+from sessionport.formats.providers.reader import ProviderReader
+from sessionport.formats.providers.sniff import CHAT, scores
+
+_KNOWN = ("role", "content", "tool_calls", "tool_call_id", "function_call", "refusal", "reasoning_content", "audio", "name")
+
+
+def sniff(head: bytes) -> int:
+    return scores(head)[CHAT]
+
+
+def _choice_messages(body: Any) -> list:
+    """The assistant message of a ``chat.completion`` response."""
+    if not isinstance(body, dict) or not isinstance(body.get("choices"), list):
+        return []
+    for choice in body["choices"]:
+        if isinstance(choice, dict) and isinstance(choice.get("message"), dict):
+            message = dict(choice["message"])
+            if isinstance(body.get("model"), str):
+                message.setdefault("_model", body["model"])
+            return [message]
+    return []
+
+
+def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
+    """(placeholder, attachment kind) of a media part; never the payload."""
+    if ptype == "image_url":
+        image = part.get("image_url")
+        url = image.get("url") if isinstance(image, dict) else image
+        return url_placeholder("image", url), "image"
+    if ptype == "input_audio":
+        audio = part.get("input_audio") if isinstance(part.get("input_audio"), dict) else {}
+        fmt = audio.get("format")
+        return placeholder("audio", f"audio/{fmt}" if isinstance(fmt, str) else None, base64_size(audio.get("data"))), "audio"
+    if ptype == "file":
+        file = part.get("file") if isinstance(part.get("file"), dict) else {}
+        label = file.get("filename") or file.get("file_id")
+        data = file.get("file_data")
+        if isinstance(data, str) and data.startswith("data:"):
+            return url_placeholder("file", data), "file"
+        return placeholder("file", size=base64_size(data), label=label), "file"
+    return None
+
+
+def _part_text(part: Any) -> tuple[str, dict]:
+    """(text, meta) of one content part; media parts become placeholders."""
+    return openai_part(part, ("text",), _media)
+
+
+class ChatReader(ProviderReader):
+    source = CHAT
+    keys = ("messages",)
+
+    def traffic(self) -> RecordedTraffic:
+        return RecordedTraffic(
+            matches_uri=lambda uri: "/chat/completions" in uri,
+            history_key="messages",
+            reply_items=_choice_messages,
+        )
+
+    def tail_events(self, document: dict, items_seen: int) -> Iterator[dict]:
+        if items_seen == 0:
+            for index, message in enumerate(_choice_messages(document)):
+                yield from self.item_events(message, index)
+
+    def item_events(self, item: Any, index: int) -> Iterator[dict]:
+        if not isinstance(item, dict):
+            self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
+            return
+        role = item.get("role")
+        extra = compact_extras(item, _KNOWN + ("_model",))
+        first = True
+        for event in self._events(role, item, index):
+            meta = event.setdefault("meta", {})
+            if isinstance(item.get("name"), str):
+                meta["name"] = item["name"]
+            if event["role"] in ("assistant", "tool") and meta.get("kind") != "tool_result":
+                model = item.get("_model") if isinstance(item.get("_model"), str) else self.model
+                if model:
+                    meta["model"] = model
+            if first and extra:
+                meta["extra"] = extra
+            first = False
+            yield event
+
+    def _events(self, role: Any, item: dict, index: int) -> Iterator[dict]:
+        content = item.get("content")
+        if role in ("system", "developer"):
+            meta = {"kind": "text"} if role == "system" else {"kind": "text", "sourceRole": "developer"}
+            for text, _ in self._parts(content):
+                yield message_event("system", text, meta=dict(meta))
+        elif role == "user":
+            for text, meta in self._parts(content):
+                yield message_event("user", text, meta=meta)
+        elif role == "assistant":
+            yield from self._assistant(item)
+        elif role == "tool":
+            text = text_of(content)
+            if self.placeholder_result(text, "placeholder tool result"):
+                return
+            yield message_event("tool", text, toolCallId=nonempty_str(item.get("tool_call_id")), meta={"kind": "tool_result"})
+        elif role == "function":
+            yield message_event("tool", text_of(content), toolName=item.get("name") if isinstance(item.get("name"), str) else None, meta={"kind": "tool_result", "legacyFunction": True})
+        else:
+            self.ctx.bad_record(
+                f"expected role system, developer, user, assistant, tool or function, found {role!r}",
+                path=f"messages[{index}].role",
+                hint="use --skip-bad to skip such messages, or --from to read another format",
+            )
+
+    def _parts(self, content: Any) -> Iterator[tuple[str, dict]]:
+        if content is None:
+            return
+        if isinstance(content, list):
+            for part in content:
+                yield _part_text(part)
+        else:
+            yield text_of(content), {"kind": "text"}
+
+    def _assistant(self, item: dict) -> Iterator[dict]:
+        reasoning = item.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning:
+            yield message_event("assistant", reasoning, meta={"kind": "thinking"})
+        for text, meta in self._parts(item.get("content")):
+            if text or meta.get("attachment"):
+                yield message_event("assistant", text, meta=meta)
+        if isinstance(item.get("refusal"), str) and item["refusal"]:
+            yield message_event("assistant", item["refusal"], meta={"kind": "text", "refusal": True})
+        if isinstance(item.get("audio"), dict):
+            yield message_event("assistant", placeholder("audio", label=item["audio"].get("id")), meta={"kind": "text", "attachment": "audio"})
+        calls = item.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            if isinstance(call, dict):
+                yield self._tool_call(call)
+        if isinstance(item.get("function_call"), dict):
+            yield self._tool_call({"type": "function", "function": item["function_call"]}, legacy=True)
+
+    def _tool_call(self, call: dict, legacy: bool = False) -> dict:
+        custom = call.get("type") == "custom" and isinstance(call.get("custom"), dict)
+        if custom:
+            body = call["custom"]
+        else:
+            body = call.get("function") if isinstance(call.get("function"), dict) else {}
+        return openai_call_event(body, call.get("id"), custom, {"legacyFunction": True} if legacy else None)
+
+
+def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    return ChatReader(ctx).read(stream)
+
+
+IMPORTER = Importer(
+    name=CHAT,
+    description="OpenAI Chat Completions messages: {messages: [...]}, a bare list, or recorded API traffic",
+    read=read,
+    sniff=sniff,
+    patterns=("*.json",),
+)

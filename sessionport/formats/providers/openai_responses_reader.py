@@ -1,0 +1,197 @@
+"""``openai-responses``: OpenAI Responses API item lists.
+
+``{"input": [...]}`` (a request body, with optional ``instructions``), a
+response object's ``output``, a bare item list, or recorded API traffic.
+Messages, ``function_call`` / ``function_call_output`` (paired by
+``call_id``), custom tool calls, hosted tool calls (``*_call`` /
+``*_call_output``) and ``reasoning`` items (summary as text; ``id`` and
+``encrypted_content`` kept verbatim in ``meta``) become events.
+See docs/formats/openai-responses.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO, Iterator
+
+from sessionport.context import ReadContext
+from sessionport.model import message_event
+from sessionport.registry import Importer
+from sessionport.formats.providers.cassette import RecordedTraffic
+from sessionport.formats.providers.content import (
+    compact_extras,
+    nonempty_str,
+    openai_call_event,
+    openai_part,
+    placeholder,
+    render_tool_input,
+    text_of,
+    url_placeholder,
+)
+from sessionport.formats.providers.reader import ProviderReader
+from sessionport.formats.providers.sniff import RESPONSES, scores
+
+_ROLES = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
+
+
+def sniff(head: bytes) -> int:
+    return scores(head)[RESPONSES]
+
+
+def _output_items(body: Any) -> list:
+    if isinstance(body, dict) and isinstance(body.get("output"), list):
+        return body["output"]
+    return []
+
+
+_TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")
+
+
+def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
+    """(placeholder, attachment kind) of a media part; never the payload."""
+    if ptype == "input_image":
+        if part.get("image_url"):
+            return url_placeholder("image", part["image_url"]), "image"
+        return placeholder("image", label=part.get("file_id")), "image"
+    if ptype == "input_file":
+        data = part.get("file_data")
+        if isinstance(data, str) and data.startswith("data:"):
+            return url_placeholder("file", data), "file"
+        label = part.get("filename") or part.get("file_url") or part.get("file_id")
+        return placeholder("file", label=label), "file"
+    return None
+
+
+def _part(part: Any) -> tuple[str, dict]:
+    return openai_part(part, _TEXT_PARTS, _media)
+
+
+def _joined(parts: Any) -> str:
+    if isinstance(parts, list):
+        return "\n\n".join(_part(p)[0] for p in parts)
+    return text_of(parts)
+
+
+class ResponsesReader(ProviderReader):
+    source = RESPONSES
+    keys = ("input", "output")
+
+    def traffic(self) -> RecordedTraffic:
+        return RecordedTraffic(
+            matches_uri=lambda uri: "/responses" in uri,
+            history_key="input",
+            reply_items=_output_items,
+        )
+
+    def header_events(self, header: dict) -> Iterator[dict]:
+        if isinstance(header.get("instructions"), str) and header["instructions"]:
+            yield message_event("system", header["instructions"], meta={"kind": "text", "sourceField": "instructions"})
+        if isinstance(header.get("input"), str):
+            yield message_event("user", header["input"], meta={"kind": "text"})
+
+    def item_events(self, item: Any, index: int) -> Iterator[dict]:
+        if not isinstance(item, dict):
+            self.ctx.bad_record(f"expected an item object, found {type(item).__name__}", path=f"input[{index}]")
+            return
+        itype = item.get("type")
+        if itype in (None, "message") and "role" in item:
+            yield from self._message(item, index)
+        elif itype in ("function_call", "custom_tool_call"):
+            yield self._call(item)
+        elif itype in ("function_call_output", "custom_tool_call_output"):
+            yield from self._output(item)
+        elif itype == "reasoning":
+            yield self._reasoning(item)
+        elif isinstance(itype, str) and itype.endswith("_call_output"):
+            yield from self._output(item)
+        elif isinstance(itype, str) and itype.endswith("_call"):
+            yield self._hosted_call(item)
+        else:
+            self.skipped[f"{itype} item"] += 1
+
+    def _message(self, item: dict, index: int) -> Iterator[dict]:
+        role = _ROLES.get(item["role"]) if isinstance(item.get("role"), str) else None
+        if role is None:
+            self.ctx.bad_record(
+                f"expected role user, assistant, system or developer, found {item.get('role')!r}",
+                path=f"input[{index}].role",
+                hint="use --skip-bad to skip such items",
+            )
+            return
+        content = item.get("content")
+        parts = content if isinstance(content, list) else [content] if content is not None else []
+        extra = compact_extras(item, ("type", "role", "content", "phase", "id", "status"))
+        for number, part in enumerate(parts):
+            text, meta = _part(part)
+            if item.get("role") == "developer":
+                meta["sourceRole"] = "developer"
+            if isinstance(item.get("phase"), str):
+                meta["phase"] = item["phase"]
+            if number == 0:
+                if isinstance(item.get("id"), str):
+                    meta["itemId"] = item["id"]
+                if extra:
+                    meta["extra"] = extra
+            if role == "assistant" and self.model:
+                meta["model"] = self.model
+            yield message_event(role, text, meta=meta)
+
+    def _call(self, item: dict) -> dict:
+        more: dict = {}
+        if isinstance(item.get("id"), str):
+            more["itemId"] = item["id"]
+        extra = compact_extras(item, ("type", "call_id", "name", "arguments", "input", "id", "status"))
+        if extra:
+            more["extra"] = extra
+        return openai_call_event(item, item.get("call_id"), item.get("type") == "custom_tool_call", more)
+
+    def _hosted_call(self, item: dict) -> dict:
+        itype = item["type"]
+        tool_input = compact_extras(item, ("type", "id", "call_id", "status")) or {}
+        return message_event(
+            "tool",
+            render_tool_input(tool_input.get("action", tool_input)),
+            toolName=itype[: -len("_call")],
+            toolCallId=nonempty_str(item.get("call_id")) or nonempty_str(item.get("id")),
+            toolInput=tool_input,
+            meta={"kind": "tool_use", "itemType": itype},
+        )
+
+    def _output(self, item: dict) -> Iterator[dict]:
+        text = _joined(item.get("output"))
+        if self.placeholder_result(text, "placeholder tool output"):
+            return
+        meta: dict = {"kind": "tool_result"}
+        if item.get("type") != "function_call_output":
+            meta["itemType"] = item.get("type")
+        if isinstance(item.get("id"), str):
+            meta["itemId"] = item["id"]
+        yield message_event("tool", text, toolCallId=nonempty_str(item.get("call_id")) or nonempty_str(item.get("id")), meta=meta)
+
+    def _reasoning(self, item: dict) -> dict:
+        summary = _joined(item.get("summary"))
+        content = _joined(item.get("content")) if item.get("content") else ""
+        meta: dict = {"kind": "thinking"}
+        if isinstance(item.get("id"), str) and item["id"]:
+            meta["itemId"] = item["id"]
+        if isinstance(item.get("encrypted_content"), str):
+            meta["encryptedContent"] = item["encrypted_content"]
+        if summary and content:
+            meta["reasoningText"] = content
+        if not summary and content:
+            meta["fromContent"] = True
+        if self.model:
+            meta["model"] = self.model
+        return message_event("assistant", summary or content, meta=meta)
+
+
+def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    return ResponsesReader(ctx).read(stream)
+
+
+IMPORTER = Importer(
+    name=RESPONSES,
+    description="OpenAI Responses API items: {input: [...]}, a response's output, a bare item list, or recorded API traffic",
+    read=read,
+    sniff=sniff,
+    patterns=("*.json",),
+)

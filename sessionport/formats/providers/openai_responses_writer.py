@@ -1,0 +1,125 @@
+"""``openai-responses``: one Responses API request document ``{"input": [...]}``.
+
+Assistant texts become assistant ``message`` items (``phase`` kept), tool
+calls ``function_call`` items (``custom_tool_call`` for custom tools) whose
+``function_call_output`` items follow before anything else, thinking becomes
+``reasoning`` items (summary from the text; the original ``rs_`` id and
+``encrypted_content`` when the source had them).  A leading system prompt
+that came from ``instructions`` goes back there; other system messages are
+``system``/``developer`` message items in place.
+See docs/formats/openai-responses.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import BinaryIO, Iterable
+
+from sessionport.context import WriteContext
+from sessionport.registry import Exporter
+from sessionport.formats.providers.document import TurnWriter
+from sessionport.formats.providers.turns import Part, Turn, arguments_of, call_name, meta_of, result_output, system_role, text_content, user_text
+
+
+class _Writer(TurnWriter):
+    def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
+        super().__init__(out, ctx, "input")
+        self.custom_calls: set[str] = set()
+        self.reasoning_ids = itertools.count(1)
+        self.synthesized_reasoning = 0
+
+    def open(self, instructions: str | None = None) -> None:
+        if not self.doc.opened:
+            self.doc.open({"model": self.model, "instructions": instructions})
+
+    def turn(self, turn: Turn) -> None:
+        if turn.role == "system":
+            self.system(turn)
+            return
+        self.open()
+        if turn.role == "assistant":
+            for part in turn.parts:
+                self.assistant_part(part)
+        else:
+            self.user(turn)
+
+    def system(self, turn: Turn) -> None:
+        parts = [p for p in turn.parts if p.event and p.event.get("text")]
+        if turn.leading and not self.doc.opened:
+            instructions = [p.event["text"] for p in parts if meta_of(p).get("sourceField") == "instructions"]
+            self.open("\n\n".join(instructions) if instructions else None)
+            parts = [p for p in parts if meta_of(p).get("sourceField") != "instructions"]
+        self.open()
+        for part in parts:
+            self.doc.item({"type": "message", "role": system_role(part), "content": part.event["text"]})
+
+    def assistant_part(self, part: Part) -> None:
+        event = part.event or {}
+        meta = meta_of(part)
+        if part.kind == "tool_use":
+            if meta.get("customTool"):
+                self.custom_calls.add(part.call_id)
+                tool_input = event.get("toolInput") or {}
+                value = tool_input.get("input") if isinstance(tool_input, dict) else tool_input
+                self.doc.item({"type": "custom_tool_call", "call_id": part.call_id, "name": call_name(part), "input": value if isinstance(value, str) else arguments_of(event)})
+            else:
+                self.doc.item({"type": "function_call", "call_id": part.call_id, "name": call_name(part), "arguments": arguments_of(event)})
+        elif part.kind == "thinking":
+            self.doc.item(self.reasoning(event, meta))
+        elif event.get("text"):
+            item = {"type": "message", "role": "assistant", "content": event["text"]}
+            if meta.get("phase") in ("commentary", "final_answer"):
+                item["phase"] = meta["phase"]
+            self.doc.item(item)
+
+    def reasoning(self, event: dict, meta: dict) -> dict:
+        item_id = meta.get("itemId")
+        if not (isinstance(item_id, str) and item_id.startswith("rs_")):
+            item_id = f"rs_sp{next(self.reasoning_ids):04d}"
+            self.synthesized_reasoning += 1
+        text = event.get("text", "")
+        item: dict = {"type": "reasoning", "id": item_id, "summary": []}
+        if text and meta.get("fromContent"):
+            item["content"] = [{"type": "reasoning_text", "text": text}]
+        elif text:
+            item["summary"] = [{"type": "summary_text", "text": text}]
+            if isinstance(meta.get("reasoningText"), str):
+                item["content"] = [{"type": "reasoning_text", "text": meta["reasoningText"]}]
+        if isinstance(meta.get("encryptedContent"), str):
+            item["encrypted_content"] = meta["encryptedContent"]
+        return item
+
+    def user(self, turn: Turn) -> None:
+        texts = []
+        for part in turn.parts:
+            output = result_output(part)
+            if output is not None:
+                kind = "custom_tool_call_output" if part.call_id in self.custom_calls else "function_call_output"
+                self.doc.item({"type": kind, "call_id": part.call_id, "output": output})
+            else:
+                text = user_text(part)
+                if text:
+                    texts.append(text)
+        if texts:
+            self.doc.item({"type": "message", "role": "user", "content": text_content(texts, "input_text")})
+
+    def close(self) -> None:
+        self.open()
+        self.close_document()
+        if self.synthesized_reasoning:
+            self.ctx.warn(
+                f"{self.synthesized_reasoning} reasoning item(s) got a synthesized id (their thinking did not come from the "
+                "Responses API); the API may refuse to replay them"
+            )
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    _Writer(out, ctx).write(events, id_prefix="call_sp")
+
+
+EXPORTER = Exporter(
+    name="openai-responses",
+    description="OpenAI Responses API request: {input: [...]} with function_call / function_call_output and reasoning items",
+    write=write,
+    extension=".json",
+)

@@ -1,1 +1,0 @@
-"""One module per readable format; each defines ``IMPORTER``."""

@@ -1,0 +1,1 @@
+"""Running the stream: inputs resolved, read, passed through stages, written."""

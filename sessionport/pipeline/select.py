@@ -1,0 +1,96 @@
+"""Choosing whole sessions from a stream that holds several.
+
+A ChatGPT export holds thousands of sessions; most target formats hold one.
+:func:`select_sessions` keeps the sessions whose id starts with one of the
+given prefixes and whose title matches one of the given regular expressions,
+deciding at each session event and passing or dropping its messages and
+end event as they flow (nothing is buffered).
+
+>>> events = [{"type": "session", "sessionId": "abc", "title": "Tax"},
+...           {"type": "message", "role": "user", "text": "hi"},
+...           {"type": "session", "sessionId": "def", "title": "Trip"}]
+>>> [e.get("sessionId") for e in select_sessions(events, session_prefixes=["ab"])]
+['abc', None]
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator, Sequence
+
+from sessionport.errors import UsageError
+
+
+def compile_titles(patterns: Sequence[str]) -> list[re.Pattern]:
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            raise UsageError(f"--title {pattern!r} is not a valid regular expression: {exc}") from None
+    return compiled
+
+
+def session_matches(session: dict, prefixes: Sequence[str], titles: Sequence[re.Pattern]) -> bool:
+    """True when the session passes both selections (an empty one passes all).
+
+    Within one selection any entry may match; across the two, both must.
+    A session with no id never matches an id prefix, and one with no title
+    never matches a title pattern.
+    """
+    if prefixes:
+        session_id = session.get("sessionId")
+        if not isinstance(session_id, str) or not any(session_id.startswith(p) for p in prefixes):
+            return False
+    if titles:
+        title = session.get("title")
+        if not isinstance(title, str) or not any(t.search(title) for t in titles):
+            return False
+    return True
+
+
+def describe_selection(prefixes: Sequence[str], titles: Sequence[str]) -> str:
+    parts = [f"--session {p!r}" for p in prefixes] + [f"--title {t!r}" for t in titles]
+    return " ".join(parts)
+
+
+def select_sessions(
+    events: Iterable[dict],
+    session_prefixes: Sequence[str] = (),
+    title_patterns: Sequence[str] = (),
+    *,
+    require_match: bool = False,
+) -> Iterator[dict]:
+    """The events of the sessions that match.
+
+    ``session_prefixes``: session ids or their beginnings; ``title_patterns``:
+    regular expressions searched in the title (``(?i)`` for any case).  With
+    neither, the stream passes unchanged.  Messages that come before any
+    session event belong to no session and pass only when nothing is
+    selected.  With ``require_match``, a stream in which nothing matched
+    ends in a :class:`UsageError` naming the selection.  A bad pattern
+    raises :class:`UsageError` at once, before the stream is read.
+    """
+    prefixes = tuple(p for p in session_prefixes if p is not None)
+    titles = compile_titles(tuple(title_patterns))
+    if not prefixes and not titles:
+        return iter(events)
+    return _select(events, prefixes, titles, require_match, describe_selection(prefixes, tuple(title_patterns)))
+
+
+def _select(events, prefixes, titles, require_match: bool, described: str) -> Iterator[dict]:
+    keep = False
+    matched = 0
+    seen = 0
+    for event in events:
+        if event.get("type") == "session":
+            seen += 1
+            keep = session_matches(event, prefixes, titles)
+            matched += keep
+        if keep:
+            yield event
+    if require_match and not matched:
+        raise UsageError(
+            f"no session matches {described} (the input holds {seen} session(s)); "
+            "`sessionport inspect INPUT` lists their ids and titles"
+        )

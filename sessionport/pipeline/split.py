@@ -1,0 +1,157 @@
+"""One output file per session.
+
+:func:`split_sessions` streams: each session's events go straight through
+the exporter into that session's file (written atomically with
+:func:`sessionport.io.open_output`), and the next session starts only when
+the previous file is complete.  Only formats whose exporter itself needs a
+whole session buffer one session.
+
+File names come from :func:`session_file_name`: an ASCII slug of the title
+plus a slug of the session id, so equal titles never collide, no name can
+climb out of the directory or be a reserved device name, and every name
+stays well under file system limits.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from sessionport.api import write_events
+from sessionport.context import WriteContext
+from sessionport.errors import UsageError
+from sessionport.io import open_output
+from sessionport.model import session_event
+from sessionport.registry import get_registry
+
+TITLE_CHARS = 60
+ID_CHARS = 40
+# Device names Windows reserves whatever the extension.
+RESERVED = frozenset(
+    ["con", "prn", "aux", "nul", "clock$"]
+    + [f"com{i}" for i in range(10)]
+    + [f"lpt{i}" for i in range(10)]
+)
+
+
+def slug(text: Any, limit: int) -> str:
+    """Lower-case ASCII letters, digits and single hyphens, at most ``limit`` long."""
+    if not isinstance(text, str):
+        return ""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    cleaned = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
+    return cleaned[:limit].rstrip("-")
+
+
+def session_file_name(session: dict, extension: str, taken: set[str], number: int) -> str:
+    """A safe file name for ``session`` that is not in ``taken`` (compared
+    without case, as on case-insensitive file systems); adds it to ``taken``."""
+    parts = [p for p in (slug(session.get("title"), TITLE_CHARS), slug(session.get("sessionId"), ID_CHARS)) if p]
+    stem = "-".join(parts) or f"session-{number}"
+    if stem in RESERVED:
+        stem = f"{stem}-session"
+    if extension and not extension.startswith("."):
+        extension = "." + extension
+    candidate, suffix = stem, 1
+    while (candidate + extension).lower() in taken:
+        suffix += 1
+        candidate = f"{stem}-{suffix}"
+    name = candidate + extension
+    taken.add(name.lower())
+    return name
+
+
+class _Sessions:
+    """Hands out the events of one session at a time from a single stream."""
+
+    def __init__(self, events: Iterable[dict]) -> None:
+        self.events = iter(events)
+        self.pending: dict | None = None
+
+    def next_session(self) -> dict | None:
+        if self.pending is None:
+            try:
+                self.pending = next(self.events)
+            except StopIteration:
+                return None
+        first = self.pending
+        if first.get("type") != "session":
+            # Messages before any session event: a session nobody named.
+            first = session_event("unknown")
+        else:
+            self.pending = None
+        return first
+
+    def body(self) -> Iterator[dict]:
+        """The events after a session event, up to the next session event."""
+        while True:
+            if self.pending is None:
+                try:
+                    self.pending = next(self.events)
+                except StopIteration:
+                    return
+            if self.pending.get("type") == "session":
+                return
+            event, self.pending = self.pending, None
+            yield event
+
+
+@dataclass
+class SplitResult:
+    directory: str
+    files: list[str] = field(default_factory=list)
+
+
+def split_sessions(
+    events: Iterable[dict],
+    directory: str,
+    *,
+    format: str,
+    force: bool = False,
+    options: dict[str, Any] | None = None,
+    inputs: Iterable[str | None] = (),
+    on_file: Callable[[str, dict], None] | None = None,
+) -> SplitResult:
+    """Write each session of ``events`` to its own file in ``directory``.
+
+    The directory is created if needed.  An existing file is never
+    overwritten unless ``force``: the run stops with a :class:`UsageError`
+    at the first session whose file exists (files written before it stay).
+    ``on_file(path, session)`` is called after each file is complete.
+    """
+    exporter = get_registry().exporter(format)
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise UsageError(f"{directory}: is a file; split writes into a directory (-o DIR)")
+    os.makedirs(directory, exist_ok=True)
+    result = SplitResult(directory)
+    taken: set[str] = set()
+    stream = _Sessions(events)
+    inputs = list(inputs)
+    number = 0
+    while True:
+        session = stream.next_session()
+        if session is None:
+            break
+        number += 1
+        path = os.path.join(directory, session_file_name(session, exporter.extension, taken, number))
+        if not force and os.path.lexists(path):
+            raise UsageError(
+                f"{path}: already exists; remove it, choose another -o directory, or pass --force to overwrite"
+            )
+        body = stream.body()
+        with open_output(path, inputs) as out:
+            write_events(_chain(session, body), out, format=format, options=dict(options or {}), context=WriteContext(name=path))
+        for _ in body:  # an exporter that stopped early leaves the rest of its session
+            pass
+        result.files.append(path)
+        if on_file is not None:
+            on_file(path, session)
+    return result
+
+
+def _chain(first: dict, rest: Iterator[dict]) -> Iterator[dict]:
+    yield first
+    yield from rest

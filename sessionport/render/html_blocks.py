@@ -1,0 +1,225 @@
+"""HTML fragments of the viewer, one message at a time.
+
+Every piece of transcript text goes through :func:`esc` (``html.escape`` with
+``quote=True``) before it reaches the page, in element text and attribute
+values alike; element ids are generated here, never taken from the
+transcript.  Links are made only for ``http``/``https`` URLs.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sessionport.render.session import format_time
+from sessionport.render.text import replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
+from sessionport.render.tools import DIFF_LINE_RULES, diff_line_class, first_line as _first_line, view_tool_call
+
+_LANG = re.compile(r"[^\w+#.-]")
+OPEN_DIFF_LINES = 40
+TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
+
+
+# Anything esc changes: markup characters, CR, ESC and the other controls.
+_PLAIN = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f\x7f]").search
+
+
+def esc(value: object) -> str:
+    """Text (or any value) as HTML text or a quoted attribute value: what
+    ``html.escape(text, quote=True)`` gives, inlined (this runs for every
+    line of a diff and most pieces of a page)."""
+    text = value if value.__class__ is str else str(value)
+    if _PLAIN(text) is None:  # most ids, labels and short texts: one scan, nothing to do
+        return text
+    if "\x1b" in text:
+        text = strip_terminal_codes(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = replace_controls(text)
+    # Each replace is guarded by a substring test: the test stops at the
+    # first hit, where a replace of an absent character still counts
+    # through the whole text (tool outputs run to megabytes).
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    if '"' in text:
+        text = text.replace('"', "&quot;")
+    if "'" in text:
+        text = text.replace("'", "&#x27;")
+    return text
+
+
+def link(url: str) -> str:
+    return f'<a href="{esc(url)}" rel="nofollow noopener noreferrer" target="_blank">{esc(url)}</a>'
+
+
+def _inline(prose: str) -> str:
+    out = []
+    for is_code, piece in split_code_spans(prose):
+        if is_code:
+            out.append(f"<code>{esc(piece)}</code>")
+            continue
+        for is_url, part in split_urls(piece):
+            out.append(link(part) if is_url else esc(part))
+    return "".join(out)
+
+
+def rich_text(text: str) -> str:
+    """A message's text: prose with inline code and links, fenced code as
+    code blocks."""
+    if not text.strip():
+        return '<p class="empty">(empty message)</p>'
+    if "`" not in text and "~~~" not in text and "://" not in text:
+        # no fence, code span or URL (most prose): one escaped paragraph,
+        # what _marked_up gives, without its generators
+        return f'<div class="prose">{esc(text.strip(chr(10)))}</div>'
+    return _marked_up(text)
+
+
+def _marked_up(text: str) -> str:
+    parts = []
+    for segment in split_fences(text):
+        if segment.code:
+            lang = _LANG.sub("", segment.info.split()[0]) if segment.info else ""
+            label = f'<span class="lang">{esc(lang)}</span>' if lang else ""
+            parts.append(f"<pre>{label}<code>{esc(segment.text)}</code></pre>")
+        else:
+            prose = segment.text.strip("\n")
+            if prose:
+                parts.append(f'<div class="prose">{_inline(prose)}</div>')
+    return "".join(parts)
+
+
+def plain_block(text: str, css: str = "out") -> str:
+    return f'<pre class="{css}">{esc(text)}</pre>'
+
+
+def _diff_block(body: str) -> str:
+    if "\r" not in body and "\x1b" not in body:
+        # escaping adds or removes no line end, and keeps the characters
+        # that give a line its class: classes can be read off the escaped text
+        return '<pre class="diff">' + _diff_runs(esc(body)) + "</pre>"
+    if "\r" in body:
+        # esc turns a CR into a line end: escape line by line
+        raw_lines = body.split("\n")
+        escaped = [esc(line) for line in raw_lines]
+    else:
+        # stripping terminal codes may change how a line starts: classes
+        # come from the raw lines
+        raw_lines, escaped = body.split("\n"), esc(body).split("\n")
+    out = []
+    for raw, line in zip(raw_lines, escaped):
+        css = diff_line_class(raw)
+        out.append(f'<span class="{css}">{line}</span>' if css else line)
+    return '<pre class="diff">' + "\n".join(out) + "</pre>"
+
+
+# Consecutive added (or removed) lines, the bulk of a new file or a patch,
+# are wrapped together: the run's end is found by one regex scan (a line end
+# not followed by another such line) and its lines are wrapped by one
+# replace, instead of a Python step per line.  Per first character: the
+# prefix that makes a line a file header instead, the run's end, the opening
+# tag and what goes between two lines of the run.
+def _run_rule(char: str) -> tuple:
+    header, _, css = DIFF_LINE_RULES[char]
+    run_end = re.compile(rf"\n(?!{re.escape(char)}(?!{re.escape(header[1:])}))").search
+    return header, run_end, f'<span class="{css}">', f'</span>\n<span class="{css}">'
+
+
+_DIFF_RUNS = {char: _run_rule(char) for char in "+-"}
+
+
+def _diff_runs(text: str) -> str:
+    """The lines of an escaped diff, each wrapped in a span of its class."""
+    runs = _DIFF_RUNS
+    out = []
+    pos = 0
+    while True:
+        run = runs.get(text[pos : pos + 1])
+        if run is not None and not text.startswith(run[0], pos):
+            found = run[1](text, pos)
+            stop = found.start() if found else len(text)
+            out.append(run[2] + text[pos:stop].replace("\n", run[3]) + "</span>")
+            if found is None:
+                break
+            pos = stop + 1
+            continue
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        css = diff_line_class(line)
+        out.append(f'<span class="{css}">{line}</span>' if css else line)
+        if end < 0:
+            break
+        pos = end + 1
+    return "\n".join(out)
+
+
+def anchor(dom_id: str, source_id: object = None, css: str = "anchor") -> str:
+    title = esc(f"message id {source_id}") if source_id is not None else "link to this message"
+    return f'<a class="{css}" href="#{dom_id}" title="{title}">#</a>'
+
+
+def side_anchor(dom_id: str, source_id: object) -> str:
+    """:func:`anchor` for a message without a heading."""
+    return anchor(dom_id, source_id, "anchor side")
+
+
+def message_head(label: str, timestamp: object, dom_id: str, source_id: object) -> str:
+    when = ""
+    if timestamp is not None:
+        when = f'<time datetime="{esc(timestamp)}">{esc(format_time(timestamp))}</time>'
+    return f'<div class="msg-head"><span class="who">{esc(label)}</span>{when}{anchor(dom_id, source_id)}</div>'
+
+
+def tool_call(message: dict, text: str) -> str:
+    view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
+    name = message.get("toolName") or "tool"
+    brief = esc(view.summary)
+    if view.kind == "shell":
+        body = f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>'
+    elif view.kind == "diff":
+        body = _diff_block(view.body)
+    elif view.body.strip():
+        body = plain_block(view.body, TOOL_CLASS[view.kind])
+    else:
+        body = '<p class="empty">(no input)</p>'
+    call_id = message.get("toolCallId")
+    id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
+    # A short edit is what a reader most wants to see: show it open.
+    is_open = " open" if view.expand and view.body.count("\n") < OPEN_DIFF_LINES else ""
+    return f'<details{is_open}><summary><span class="badge">{esc(name)}</span><span class="brief">{brief}</span></summary>{body}{id_note}</details>'
+
+
+def tool_result(message: dict, text: str, max_output: int | None) -> str:
+    error = bool(message.get("isError"))
+    label = "error" if error else "output"
+    lines = count_lines(text)
+    first = _first_line(text)[:160] or "(no output)"
+    body, cut = trim_lines(text, max_output)
+    block = plain_block(body) if text else '<p class="empty">(no output)</p>'
+    if cut:
+        block += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
+    size = f'<span class="lines">{lines:,} line{"s" if lines != 1 else ""}</span>' if lines > 1 else ""
+    return f'<details><summary><span class="badge">{label}</span><span class="brief">{esc(first)}</span>{size}</summary>{block}</details>'
+
+
+def collapsed(label: str, inner: str, extra: str = "") -> str:
+    """A closed ``<details>`` whose label is transcript-free or escaped."""
+    return f'<details><summary>{esc(label)}{extra}</summary>{inner}</details>'
+
+
+def gist(text: str, limit: int = 140) -> str:
+    """The first line of a text, for a collapsed block's label (escaped)."""
+    end = text.find("\n")
+    line = (text if end < 0 else text[:end]).strip(" *#_")
+    if not line and end >= 0:  # a first line of only markup: look further (rare)
+        line = next((l.strip(" *#_") for l in text.split("\n") if l.strip(" *#_")), "")
+    if len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return f'<span class="gist">{esc(line)}</span>' if line else ""
+
+
+def facts_list(pairs: list[tuple[str, str]]) -> str:
+    return '<dl class="facts">' + "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in pairs) + "</dl>"

@@ -1,0 +1,216 @@
+"""``markdown``: a transcript to read, commit next to code or keep in a vault.
+
+Streaming: one message is held at a time.  A table of contents must come
+before the sessions it lists, but the titles are only all known at the end
+of the stream, so the body is written to a spooled temporary file (memory up
+to 8 MiB, then disk) while a one-line entry per session is kept; at the end
+the front matter and, for several sessions, the table of contents are
+written, followed by the body copied from the spool.  Memory stays flat
+whatever the input size; output appears when the input is read.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from typing import BinaryIO, Callable, Iterable
+
+from sessionport.context import WriteContext
+from sessionport.registry import Exporter
+from sessionport.render.options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
+from sessionport.render.session import (
+    SessionTracker,
+    extra_metadata,
+    format_time,
+    header_facts,
+    feed,
+    parse_time,
+    session_title,
+    shown_parts,
+    turn_label_of,
+)
+from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
+from sessionport.render.tools import view_tool_call
+from sessionport.render.markdown_blocks import code_span, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
+
+SPOOL_MEMORY = 8 << 20
+TOOL_LANG = {"shell": "sh", "diff": "diff", "json": "json", "text": "text"}
+
+
+class _TocEntry:
+    __slots__ = ("anchor", "title", "source", "line", "session_id", "date")
+
+    def __init__(self, anchor: str, title: str, session: dict) -> None:
+        self.anchor, self.title = anchor, title
+        self.source = str(session.get("source") or "")
+        self.session_id = session.get("sessionId")
+        self.date = session.get("createdAt")
+        self.line = ""
+
+
+class MarkdownWriter:
+    def __init__(self, emit: Callable[[str], None], options: RenderOptions) -> None:
+        self.emit = emit
+        self.options = options
+        self.toc: list[_TocEntry] = []
+        self.tracker: SessionTracker | None = None
+        self.turn: str | None = None
+        self.show_all = options.tools and options.thinking and options.injected
+
+    # sessions -------------------------------------------------------------
+
+    def start(self, session: dict) -> None:
+        self.finish()
+        number = len(self.toc) + 1
+        anchor = f"session-{number}"
+        title = session_title(session, number)
+        self.toc.append(_TocEntry(anchor, title, session))
+        self.tracker = SessionTracker()
+        self.turn = None
+        lines = [f'<a id="{anchor}"></a>', "", f"# {inline(title)}", ""]
+        lines += [f"- **{label}:** {code_span(value) if label in ('Session', 'Directory', 'Source', 'Model') else inline(value)}" for label, value in header_facts(session)]
+        self.emit("\n".join(lines) + "\n")
+        extra = extra_metadata(session)
+        if extra:
+            body = "\n".join(f"- {inline(key)}: {code_span(value)}" for key, value in extra)
+            self.emit("\n" + details("Metadata", body))
+        self.emit("\n")
+
+    def finish(self) -> None:
+        if self.tracker is None:
+            return
+        tracker, entry = self.tracker, self.toc[-1]
+        parts = tracker.summary_parts()
+        if entry.date is None and tracker.first is not None:
+            entry.date = tracker.first.isoformat()
+        entry.line = " · ".join(parts)
+        self.emit("\n---\n\n*End of session: " + inline(" · ".join(parts)) + "*\n")
+        for note in tracker.notes():
+            self.emit(f"\n> {inline(note)}\n")
+        self.emit("\n")
+        self.tracker = None
+
+    def end_event(self, event: dict) -> None:
+        if self.tracker is not None:
+            self.tracker.end = event
+
+    # messages -------------------------------------------------------------
+
+    def message(self, message: dict) -> None:
+        parts = shown_parts(self, message)
+        if parts is None:
+            return
+        meta, kind, text = parts
+        sidechain = False
+        if meta:
+            if meta.get("injected"):
+                self.turn = None
+                lines = count_lines(text)
+                label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
+                self.emit(details(label, fenced(text, "text")) + "\n")
+                return
+            sidechain = bool(meta.get("sidechain"))
+        label = turn_label_of(message.get("role"), kind, sidechain)
+        if label != self.turn:
+            self.turn = label
+            stamp = message.get("timestamp")
+            when = format_time(stamp) if stamp is not None else ""
+            self.emit(f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n")
+        if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
+            self.emit(self._tool_call(message, text))
+        elif kind == "tool_result":
+            self.emit(self._tool_result(message, text))
+        elif kind == "thinking":
+            self.emit(details("Thinking", message_markdown(text)) + "\n")
+        elif kind in ("summary", "compaction"):
+            self.emit(details(summary_text(kind.capitalize()), message_markdown(text)) + "\n")
+        elif message.get("role") == "system":
+            self.emit(details("System message", fenced(text, "text")) + "\n")
+        else:
+            self.emit((message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n")
+
+    def _tool_call(self, message: dict, text: str) -> str:
+        view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
+        head = f"**Tool call:** {code_span(str(message.get('toolName') or 'tool'))}"
+        if message.get("toolCallId") is not None:
+            head += f" · {code_span(str(message['toolCallId']))}"
+        if view.kind == "text" and not view.body.strip():
+            return head + "\n\n"
+        return fenced(view.body, TOOL_LANG[view.kind], f"{head}\n\n", "\n")
+
+    def _tool_result(self, message: dict, text: str) -> str:
+        label = "Result (error)" if message.get("isError") else "Result"
+        head = f"**{label}:**"
+        if message.get("toolCallId") is not None:
+            head += f" {code_span(str(message['toolCallId']))}"
+        if not text:
+            return f"{head} *(no output)*\n\n"
+        body, cut = trim_lines(text, self.options.max_output)
+        if not cut:
+            return fenced(body, "text", f"{head}\n\n", "\n")
+        return fenced(body, "text", f"{head}\n\n", f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n")
+
+    # the parts written last, in front ----------------------------------------
+
+    def preamble(self) -> str:
+        parts = []
+        if self.options.front_matter:
+            parts.append(self._front_matter())
+        if len(self.toc) > 1:
+            lines = [f"# {len(self.toc)} sessions", "", "## Contents", ""]
+            for i, entry in enumerate(self.toc, 1):
+                extra = " · ".join(x for x in (entry.source, entry.line) if x)
+                lines.append(f"{i}. [{inline(entry.title)}](#{entry.anchor})" + (f" — {inline(extra)}" if extra else ""))
+            parts.append("\n".join(lines) + "\n\n")
+        return "".join(parts)
+
+    def _front_matter(self) -> str:
+        if len(self.toc) == 1:
+            entry = self.toc[0]
+            return front_matter(
+                [
+                    ("title", entry.title),
+                    ("date", iso_date(entry.date)),
+                    ("source", entry.source),
+                    ("id", entry.session_id if isinstance(entry.session_id, str) else None),
+                    ("tags", ["sessionport", tag(entry.source)] if entry.source else ["sessionport"]),
+                ]
+            )
+        sources = sorted({e.source for e in self.toc if e.source})
+        dates = sorted((parse_time(e.date), iso_date(e.date)) for e in self.toc if parse_time(e.date) is not None)
+        return front_matter(
+            [
+                ("title", f"{len(self.toc)} sessions"),
+                ("date", dates[0][1] if dates else None),
+                ("source", ", ".join(sources)),
+                ("sessions", len(self.toc)),
+                ("tags", ["sessionport", *(tag(s) for s in sources)]),
+            ]
+        )
+
+
+BODY_CHUNK = 1 << 18
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    options = RenderOptions.from_options(ctx.options)
+    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
+        body = ChunkedWriter(spool, BODY_CHUNK)
+        writer = MarkdownWriter(body.emit, options)
+        feed(events, writer)
+        writer.finish()
+        body.flush()
+        out.write(writer.preamble().encode("utf-8", "replace"))
+        spool.seek(0)
+        shutil.copyfileobj(spool, out, 1 << 20)
+
+
+EXPORTER = Exporter(
+    name="markdown",
+    description="Markdown to read, commit or keep in a notes vault (several sessions: one document with a table of contents)",
+    write=write,
+    extension=".md",
+    multi_session=True,
+    options=(*COMMON_OPTIONS, FRONT_MATTER),
+)

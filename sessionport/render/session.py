@@ -1,0 +1,326 @@
+"""Session facts for the readable exporters, gathered while the stream runs.
+
+A session's header is written when its ``session`` event arrives, so it can
+only say what that event says; the time span, the models used and the
+token totals are only known at its end.  :class:`SessionTracker` collects
+them message by message (a few scalars, never the messages) for the closing
+summary line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from sessionport.model import session_event
+
+ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+MAX_MODELS = 5
+HEADER_METADATA_VALUE = 200
+
+
+def parse_time(value: Any) -> datetime | None:
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            seconds = value / 1000 if value > 1e11 else value
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        if isinstance(value, str) and value:
+            text = value.strip()
+            if text.endswith(("Z", "z")):
+                text = text[:-1] + "+00:00"
+            # Python < 3.11 accepts at most 6 fractional digits.
+            if "." in text:
+                head, _, rest = text.partition(".")
+                digits = len(rest) - len(rest.lstrip("0123456789"))
+                if digits > 6:
+                    text = head + "." + rest[:6] + rest[digits:]
+            moment = datetime.fromisoformat(text)
+            return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+def _utc_seconds(stamp: str) -> str | None:
+    """``YYYY-MM-DD HH:MM:SS`` of a stamp written ``YYYY-MM-DDTHH:MM:SS[.fff]Z``
+    (3, 6 or more fraction digits: what every Python version parses) that
+    names a real moment, else None.  Every turn heading shows one: cut out
+    of the text it costs a fifth of a parse and format."""
+    size = len(stamp)
+    if not (size == 20 or ((size == 24 or size >= 27) and stamp[19] == ".")) or stamp[-1] != "Z" or "1" > stamp[0]:
+        return None
+    if stamp[4] != "-" or stamp[7] != "-" or stamp[10] != "T" or stamp[13] != ":" or stamp[16] != ":":
+        return None
+    digits = stamp[:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16] + stamp[17:19] + stamp[20:-1]
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    try:
+        datetime.fromisoformat(stamp[:19])  # the ranges: month, day of month, hour...
+    except ValueError:
+        return None
+    return f"{stamp[:10]} {stamp[11:19]}"
+
+
+def format_time(value: Any) -> str:
+    """``2025-06-01 09:00:04 UTC``, or the value as given when unparseable."""
+    if value.__class__ is str:
+        plain = _utc_seconds(value)
+        if plain is not None:
+            return plain + " UTC"
+    moment = parse_time(value)
+    if moment is None:
+        return "" if value is None else str(value)
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def format_duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minutes} min"
+    return f"{hours // 24} d {hours % 24} h"
+
+
+def session_title(session: dict, number: int) -> str:
+    title = session.get("title")
+    if isinstance(title, str) and title.strip():
+        return " ".join(title.split())
+    session_id = session.get("sessionId")
+    if isinstance(session_id, str) and session_id:
+        return f"Session {session_id}"
+    return f"Session {number}"
+
+
+def message_parts(message: dict) -> tuple[dict | None, str, str]:
+    """``(meta, kind, text)`` of a message, tolerant of malformed fields.
+
+    Read once per message by both readable exporters: this runs for every
+    message of the stream.
+    """
+    meta = message.get("meta")
+    if meta.__class__ is not dict:
+        meta = None
+    kind = meta.get("kind", "text") if meta else "text"
+    if kind.__class__ is not str:
+        kind = "text"
+    text = message.get("text")
+    return meta, kind, text if text.__class__ is str else ""
+
+
+def shown_parts(writer, message: dict) -> tuple[dict | None, str, str] | None:
+    """:func:`message_parts` of a message ``writer`` shows, once the message
+    is counted in its session's tracker (a message before any session starts
+    an unknown one); None for a message the render options hide."""
+    tracker = writer.tracker
+    if tracker is None:
+        writer.start(session_event("unknown"))
+        tracker = writer.tracker
+    meta, kind, text = message_parts(message)
+    shown = writer.show_all or writer.options.shows(message)
+    tracker.see(message, shown, meta)
+    return (meta, kind, text) if shown else None
+
+
+def feed(events, writer) -> None:
+    """Hand each event to ``writer.start``, ``.message`` or ``.end_event``
+    (the readable exporters' writers); bound methods looked up once, since
+    this loop runs for every event."""
+    message, start, end_event = writer.message, writer.start, writer.end_event
+    for event in events:
+        kind = event.get("type")
+        if kind == "message":
+            message(event)
+        elif kind == "session":
+            start(event)
+        elif kind == "end":
+            end_event(event)
+
+
+_TURN_LABELS: dict = {}  # (role, kind, sidechain) -> label, for the common roles
+_ASSISTANT_KINDS = frozenset({"tool_use", "tool_result", "thinking"})
+
+
+def turn_label_of(role: Any, kind: str, sidechain: bool) -> str:
+    """The heading of the turn a message belongs to, from the parts the
+    exporters have already read from it (``role``, its ``message_kind`` and
+    whether ``meta.sidechain`` is set); a change of label starts a new turn.
+    Tool calls, results and thinking belong to the assistant's turn; a
+    subagent's (sidechain) messages get turns of their own.  The usual labels
+    are cached: this runs once per message."""
+    if role.__class__ is str:
+        label = _TURN_LABELS.get((role, kind, sidechain))
+        if label is not None:
+            return label
+    key_role = "assistant" if role == "tool" or kind in _ASSISTANT_KINDS else role
+    if isinstance(key_role, str) or key_role is None:
+        label = ROLE_LABELS.get(key_role, str(key_role or "Message").capitalize())  # type: ignore[arg-type]
+    else:
+        label = "Message"
+    label = f"{label} · subagent" if sidechain else label
+    # kinds come from the input: a bounded cache, whatever they are
+    if role.__class__ is str and role in ROLE_LABELS and len(_TURN_LABELS) < 256:
+        _TURN_LABELS[(role, kind, sidechain)] = label
+    return label
+
+
+def header_facts(session: dict) -> list[tuple[str, str]]:
+    """(label, value) pairs known when the session starts."""
+    facts: list[tuple[str, str]] = []
+    for label, key in (("Source", "source"), ("Session", "sessionId"), ("Directory", "cwd")):
+        value = session.get(key)
+        if value not in (None, ""):
+            facts.append((label, str(value)))
+    if session.get("createdAt") is not None:
+        facts.append(("Started", format_time(session["createdAt"])))
+    metadata = session.get("metadata")
+    if isinstance(metadata, dict):
+        model = metadata.get("model")
+        if isinstance(model, str) and model:
+            facts.append(("Model", model))
+    return facts
+
+
+def extra_metadata(session: dict) -> list[tuple[str, str]]:
+    """Other scalar metadata of the session, values cut to a readable length."""
+    metadata = session.get("metadata")
+    if not isinstance(metadata, dict):
+        return []
+    pairs = []
+    for key, value in metadata.items():
+        if key == "model" or isinstance(value, (dict, list)) or value is None:
+            continue
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if len(text) > HEADER_METADATA_VALUE:
+            text = text[: HEADER_METADATA_VALUE - 1] + "…"
+        pairs.append((str(key), text))
+    return pairs
+
+
+def _plain_utc(stamp: str) -> bool:
+    """``YYYY-MM-DDTHH:MM:SS[.fff...]Z``: among stamps of this shape and one
+    length, string order is time order, so they can be compared unparsed."""
+    return len(stamp) >= 20 and stamp[-1] == "Z" and stamp[10] == "T" and stamp[4] == "-" and stamp[13] == ":" and stamp[:4].isdigit()
+
+
+@dataclass
+class SessionTracker:
+    """What the closing summary of a session says.
+
+    Timestamps are compared as strings while they keep one plain UTC shape
+    (the usual case: one writer, one format) and parsed only for the
+    extremes at the end, since parsing one per message cost more than the
+    rest of the bookkeeping together."""
+
+    messages: int = 0
+    shown: int = 0
+    models: list[str] = field(default_factory=list)
+    end: dict | None = None
+    parsed_first: datetime | None = None
+    parsed_last: datetime | None = None
+    raw_first: str | None = None
+    raw_last: str | None = None
+
+    def see(self, message: dict, shown: bool, meta: dict | None) -> None:
+        """Count ``message``; ``meta`` is its ``meta`` if that is a dict,
+        else None (the exporters have read it already)."""
+        self.messages += 1
+        self.shown += shown
+        stamp = message.get("timestamp")
+        if stamp is not None:
+            raw_last = self.raw_last
+            if stamp.__class__ is str and (len(stamp) == len(raw_last) if raw_last is not None else _plain_utc(stamp)) and stamp[-1] == "Z" and stamp[10] == "T":
+                if raw_last is None:
+                    self.raw_first = self.raw_last = stamp
+                elif stamp > raw_last:
+                    self.raw_last = stamp
+                elif stamp < self.raw_first:  # type: ignore[operator]
+                    self.raw_first = stamp
+            else:
+                self._moment(parse_time(stamp))
+        if meta:
+            model = meta.get("model")
+            if model and isinstance(model, str) and model not in self.models and len(self.models) < MAX_MODELS:
+                self.models.append(model)
+
+    def _moment(self, moment: datetime | None) -> None:
+        if moment is not None:
+            if self.parsed_first is None or moment < self.parsed_first:
+                self.parsed_first = moment
+            if self.parsed_last is None or moment > self.parsed_last:
+                self.parsed_last = moment
+
+    def _settle(self) -> None:
+        """Fold the string-compared extremes into the parsed ones."""
+        if self.raw_first is not None:
+            first, last = self.raw_first, self.raw_last
+            self.raw_first = self.raw_last = None
+            self._moment(parse_time(first))
+            self._moment(parse_time(last))
+
+    @property
+    def first(self) -> datetime | None:
+        self._settle()
+        return self.parsed_first
+
+    @property
+    def last(self) -> datetime | None:
+        self._settle()
+        return self.parsed_last
+
+    def span(self) -> str:
+        if self.first is None or self.last is None:
+            return ""
+        start, stop = format_time(self.first.isoformat()), format_time(self.last.isoformat())
+        if start[:10] == stop[:10]:
+            stop = stop[11:]
+        return f"{start} → {stop} ({format_duration((self.last - self.first).total_seconds())})"
+
+    def summary_parts(self) -> list[str]:
+        parts = [f"{self.messages} message{'s' if self.messages != 1 else ''}"]
+        if self.shown != self.messages:
+            parts[0] += f" ({self.shown} shown)"
+        span = self.span()
+        if span:
+            parts.append(span)
+        if self.models:
+            parts.append("model " + ", ".join(self.models))
+        usage = (self.end or {}).get("usage")
+        if isinstance(usage, dict):
+            tokens = _usage_text(usage)
+            if tokens:
+                parts.append(tokens)
+        skipped = (self.end or {}).get("skipped")
+        if isinstance(skipped, dict) and skipped:
+            total = sum(v for v in skipped.values() if isinstance(v, int))
+            parts.append(f"{total} record{'s' if total != 1 else ''} skipped by the importer")
+        return parts
+
+    def notes(self) -> list[str]:
+        notes = (self.end or {}).get("notes")
+        return [str(n) for n in notes] if isinstance(notes, list) else []
+
+
+def _usage_text(usage: dict[str, Any]) -> str:
+    def number(key: str) -> int | None:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    bits = []
+    if number("input_tokens") is not None:
+        cached = number("cached_input_tokens")
+        bits.append(f"{number('input_tokens'):,} in" + (f" ({cached:,} cached)" if cached else ""))
+    if number("output_tokens") is not None:
+        reasoning = number("reasoning_output_tokens")
+        bits.append(f"{number('output_tokens'):,} out" + (f" ({reasoning:,} reasoning)" if reasoning else ""))
+    if not bits and number("total_tokens") is not None:
+        bits.append(f"{number('total_tokens'):,} total")
+    return "tokens: " + ", ".join(bits) if bits else ""

@@ -1,0 +1,2 @@
+"""What commands report about inputs rather than convert: ``inspect``'s summary,
+schema validation and the progress bar."""

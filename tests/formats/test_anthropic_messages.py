@@ -1,0 +1,195 @@
+"""anthropic-messages: Anthropic message lists, request bodies and Cline histories."""
+
+from __future__ import annotations
+
+import io
+
+import orjson
+import pytest
+
+import sessionport
+from sessionport.context import ReadContext, WriteContext
+from sessionport.errors import DataError
+from sessionport.formats.providers import anthropic_reader as anthropic_messages
+from sessionport.formats.providers.content import MISSING_RESULT_TEXT
+
+from conftest import FIXTURES, run_cli
+
+CLINE = FIXTURES / "anthropic-messages" / "api_conversation_history.json"
+REQUEST = FIXTURES / "anthropic-messages" / "request.json"
+
+
+def read_bytes(data: bytes, **ctx_fields) -> list[dict]:
+    warnings: list[str] = []
+    ctx = ReadContext(name="<test>", on_warning=warnings.append, **ctx_fields)
+    events = list(anthropic_messages.read(io.BufferedReader(io.BytesIO(data)), ctx))
+    return events
+
+
+def messages(events):
+    return [e for e in events if e["type"] == "message"]
+
+
+def kind(event):
+    return (event.get("meta") or {}).get("kind")
+
+
+def test_cline_history_keeps_extras_in_meta_and_converts_ts():
+    events = list(sessionport.read(str(CLINE)))
+    session = events[0]
+    assert session["source"] == "anthropic-messages"
+    assert session["metadata"]["client"] == "cline"
+    first = messages(events)[0]
+    assert first["timestamp"] == "2026-01-22T03:48:00.585Z"
+    assert first["text"].startswith("<task>")
+    answer = messages(events)[2]
+    assert answer["role"] == "assistant"
+    assert answer["meta"]["model"] == "claude-sonnet-4-5"
+    assert answer["meta"]["message"]["metrics"] == {"tokens": {"prompt": 1830, "completion": 64, "cached": 0}, "cost": 0.0064}
+    assert answer["meta"]["extra"] == {"call_id": ""}
+    call = messages(events)[3]
+    assert call["toolName"] == "read_file" and call["toolInput"] == {"path": "src/cli.py"}
+    assert call["meta"]["extra"]["reasoning_details"][0]["signature"] == "sig-r1"
+    assert events[-1] == {"type": "end", "counts": {"messages": 10}}
+
+
+def test_cline_tool_use_answered_by_text_stays_unpaired():
+    events = messages(sessionport.read(str(CLINE)))
+    results = {e["toolCallId"] for e in events if kind(e) == "tool_result"}
+    assert "toolu_01ReadCli" not in results
+    assert "toolu_02EditCli" in results
+    plain = [e["text"] for e in events if e["role"] == "user"]
+    assert any(t.startswith("[read_file for 'src/cli.py'] Result:") for t in plain)
+
+
+def test_cline_history_exports_a_placeholder_result_that_reads_back_as_unpaired():
+    warnings: list[str] = []
+    out = io.BytesIO()
+    sessionport.write_events(sessionport.read(str(CLINE)), out, format="anthropic-messages", context=WriteContext(on_warning=warnings.append))
+    document = orjson.loads(out.getvalue())
+    answer = document["messages"][2]["content"]
+    assert answer[0] == {"type": "tool_result", "tool_use_id": "toolu_01ReadCli", "content": MISSING_RESULT_TEXT}
+    assert any("no recorded result" in w for w in warnings)
+    back = sessionport.loads(out.getvalue())
+    assert not any(kind(e) == "tool_result" and e["toolCallId"] == "toolu_01ReadCli" for e in messages(back))
+    assert back[-1]["skipped"] == {"placeholder tool_result": 1}
+
+
+def test_request_body_system_thinking_images_and_errors():
+    events = list(sessionport.read(str(REQUEST)))
+    assert events[0]["metadata"] == {"model": "claude-sonnet-4-5"}
+    body = messages(events)
+    assert body[0]["role"] == "system" and body[0]["text"] == "You are a careful coding assistant."
+    assert body[2]["text"] == "[image: image/png, 70 B]"
+    assert "iVBOR" not in orjson.dumps(events).decode()
+    thinking = [e for e in body if kind(e) == "thinking"]
+    assert thinking[0]["meta"]["signature"] == "EuYBCkQYAiJAc2lnbmF0dXJlLWZpeHR1cmU="
+    assert thinking[1]["meta"]["redactedThinking"].startswith("EmwKAhgB")
+    results = [e for e in body if kind(e) == "tool_result"]
+    assert [(r["toolCallId"], r.get("isError")) for r in results] == [("toolu_01Build", True), ("toolu_02Lock", None)]
+    assert results[1]["text"] == '{"lockfileVersion": 3}'
+
+
+def test_request_body_round_trips_signed_and_redacted_thinking():
+    data = sessionport.dumps(list(sessionport.read(str(REQUEST))), format="anthropic-messages")
+    document = orjson.loads(data)
+    original = orjson.loads(REQUEST.read_bytes())
+    assert document["system"] == "You are a careful coding assistant."
+    # Assistant turns come back block for block, signatures included; a
+    # tool_result's list of text blocks comes back as its text.
+    assert document["messages"][1] == original["messages"][1]
+    assert document["messages"][3] == original["messages"][3]
+    assert document["messages"][2]["content"][1] == {"type": "tool_result", "tool_use_id": "toolu_02Lock", "content": '{"lockfileVersion": 3}'}
+
+
+def test_roo_reasoning_items_and_unknown_blocks_are_kept():
+    data = orjson.dumps([
+        {"role": "user", "content": "hi"},
+        {"type": "reasoning", "encrypted_content": "gAAAA-opaque", "summary": [{"type": "summary_text", "text": "Plan."}]},
+        {"role": "assistant", "content": [{"type": "thoughtSignature", "thoughtSignature": "c2ln"}, {"type": "mystery", "x": 1}, {"type": "text", "text": "Hello."}]},
+    ])
+    body = messages(read_bytes(data))
+    assert body[1]["meta"] == {"kind": "thinking", "encryptedContent": "gAAAA-opaque"} and body[1]["text"] == "Plan."
+    assert body[2]["meta"]["thoughtSignature"] == "c2ln"
+    assert body[3]["text"] == "[mystery]" and body[3]["meta"]["block"] == {"type": "mystery", "x": 1}
+    assert body[4]["text"] == "Hello."
+
+
+def test_system_after_messages_and_role_system_messages_are_read():
+    data = b'{"messages":[{"role":"user","content":"a"},{"role":"system","content":"mid"}],"model":"claude-x","system":"late"}'
+    body = messages(read_bytes(data))
+    assert [(e["role"], e["text"]) for e in body] == [("user", "a"), ("system", "mid"), ("system", "late")]
+
+
+def test_unknown_role_is_a_data_error_naming_the_place_unless_skipped():
+    data = b'[{"role":"user","content":"a"},{"role":"robot","content":"b"},{"role":"assistant","content":"c"}]'
+    with pytest.raises(DataError) as info:
+        read_bytes(data)
+    assert "messages[1].role" in str(info.value) and "'robot'" in str(info.value)
+    events = read_bytes(data, skip_bad=True)
+    assert [e["text"] for e in messages(events)] == ["a", "c"]
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.6, 0.9])
+def test_truncated_history_yields_what_was_read_and_warns(cut):
+    data = CLINE.read_bytes()
+    data = data[: int(len(data) * cut)]
+    warnings: list[str] = []
+    ctx = ReadContext(name="<cut>", on_warning=warnings.append)
+    events = list(anthropic_messages.read(io.BufferedReader(io.BytesIO(data)), ctx))
+    assert warnings and "ends early" in warnings[0]
+    assert all(e["type"] in ("session", "message", "end") for e in events)
+    with pytest.raises(DataError):
+        list(anthropic_messages.read(io.BufferedReader(io.BytesIO(data)), ReadContext(name="<cut>", strict=True, on_warning=lambda m: None)))
+
+
+def test_nul_padding_and_invalid_utf8_do_not_escape_as_other_errors():
+    data = CLINE.read_bytes().replace(b"Add a --verbose", b"Add a \xff--verbose")
+    events = read_bytes(data)
+    assert "\ufffd--verbose" in messages(events)[0]["text"]
+    padded = CLINE.read_bytes() + b"\x00" * 1024
+    try:
+        read_bytes(padded)
+    except DataError as exc:
+        assert "<test>" in str(exc)
+
+
+def test_detection_tells_the_provider_shapes_apart():
+    s = anthropic_messages.sniff
+    assert s(CLINE.read_bytes()) > 50
+    assert s(REQUEST.read_bytes()) > 50
+    assert s(b'{"contents":[{"role":"model","parts":[{"text":"x"}]}]}') == 0  # gemini
+    assert s(b'[{"id":"c","mapping":{"a":{"message":null}}}]') == 0  # chatgpt export
+    assert s(b'{"schema":"sessionport/v1","source":"x","messages":[]}') == 0  # portable
+    assert s(b'{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u","parentUuid":null}\n{"type":"assistant"}\n') == 0
+    assert s(b'\x00\xff garbage') == 0
+    assert s(b"") == 0
+
+
+def test_cli_converts_the_cline_history_with_detection():
+    result = run_cli("convert", str(CLINE), "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    lines = [orjson.loads(line) for line in result.stdout.splitlines()]
+    assert lines[0]["source"] == "anthropic-messages"
+    assert sum(1 for e in lines if e["type"] == "message") == 10
+
+
+def test_export_merges_same_role_turns_and_keeps_tool_results_first():
+    events = [
+        {"type": "session", "schema": "sessionport/v1", "source": "x", "metadata": {}},
+        {"type": "message", "role": "user", "text": "one"},
+        {"type": "message", "role": "user", "text": "two"},
+        {"type": "message", "role": "assistant", "text": "calling"},
+        {"type": "message", "role": "tool", "text": "", "toolName": "ls", "toolCallId": "t1", "toolInput": {}, "meta": {"kind": "tool_use"}},
+        {"type": "message", "role": "user", "text": "wait"},
+        {"type": "message", "role": "tool", "text": "a b", "toolCallId": "t1", "meta": {"kind": "tool_result"}},
+        {"type": "message", "role": "assistant", "text": "   "},
+        {"type": "message", "role": "assistant", "text": "done"},
+    ]
+    document = orjson.loads(sessionport.dumps(events, format="anthropic-messages"))
+    assert document["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "calling"}, {"type": "tool_use", "id": "t1", "name": "ls", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a b"}, {"type": "text", "text": "wait"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+    ]
