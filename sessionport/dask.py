@@ -23,15 +23,15 @@ from typing import Any, Iterable, Sequence
 
 import dask.bag as db
 
-from sessionport import api
-from sessionport.pipeline import batch
+from sessionport.pipeline import batch, inputs, stream
+from sessionport.pipeline.run import directory_jobs
 
 __all__ = ["convert", "read_sessions", "messages", "map_stages", "sources"]
 
 
-def sources(paths: str | Sequence[str], globs: Sequence[str] = ()) -> list[batch.Source]:
-    """Paths, directories, URL patterns or ``@`` references, expanded as the CLI does."""
-    return batch.expand([paths] if isinstance(paths, str) else list(paths), globs)
+def sources(paths: str | Sequence[str], globs: Sequence[str] = ()) -> list[inputs.Source]:
+    """Paths, directories, URL patterns or ``@`` references, resolved as the CLI does."""
+    return list(inputs.resolve([paths] if isinstance(paths, str) else list(paths), globs).sources)
 
 
 def convert(
@@ -47,7 +47,8 @@ def convert(
     skip_bad: bool = False,
     globs: Sequence[str] = (),
 ) -> db.Bag:
-    """A lazy bag of outcomes, one per input: ``{"source", "target", "ok", "error"}``.
+    """A lazy bag of outcomes, one per input: ``{"source", "target", "ok", "error", "empty"}``
+    (an input without messages writes nothing: ``empty`` is true, ``target`` None).
 
     Each input becomes one output under ``directory``, mirroring the
     inputs' layout, exactly as ``sessionport convert INPUTS -o DIRECTORY``
@@ -55,18 +56,18 @@ def convert(
     ``batch.stage_factory(get_registry().stage("redact").build)``.
     """
     template = batch.Job("", None, format, from_, strict, skip_bad, dict(read_options or {}), dict(write_options or {}), tuple(stages))
-    jobs = batch.directory_jobs(sources(paths, globs), directory, template)
+    jobs = directory_jobs(sources(paths, globs), directory, template)
     return db.from_sequence(jobs, npartitions=max(1, len(jobs))).map(_run)
 
 
 def _run(job: batch.Job) -> dict:
     outcome = batch.run_job(job)
-    return {"source": outcome.source, "target": outcome.target, "ok": outcome.ok, "error": outcome.error}
+    return {"source": outcome.source, "target": outcome.target, "ok": outcome.ok, "error": outcome.error, "empty": outcome.empty}
 
 
-def _sessions_of(source: batch.Source, format: str | None, options: dict, strict: bool, skip_bad: bool) -> list[dict]:
+def _sessions_of(source: inputs.Source, format: str | None, options: dict, strict: bool, skip_bad: bool) -> list[dict]:
     records: list[dict] = []
-    for event in api.read(source.spec, format=format, options=dict(options), strict=strict, skip_bad=skip_bad):
+    for event in stream.read(source.spec, format=format, options=dict(options), strict=strict, skip_bad=skip_bad):
         kind = event.get("type")
         if kind == "session" or not records:
             records.append({"path": source.spec, "session": event if kind == "session" else None, "messages": [], "end": None})

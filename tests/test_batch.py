@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from conftest import FIXTURES, run_cli
-from sessionport.pipeline import batch
+from sessionport.pipeline import inputs, targets
 
 SAMPLE = FIXTURES / "portable-jsonl" / "session.jsonl"
 
@@ -84,16 +84,16 @@ def test_filter_takes_a_directory_too(tree, tmp_path):
 def test_several_inputs_refuse_a_file_as_output(tree, tmp_path):
     target = tmp_path / "file.json"
     target.write_text("keep")
-    result = run_cli("convert", tree, "--to", "portable", "-o", target)
+    result = run_cli("convert", tree, "--to", "markdown", "-o", target)
     assert result.returncode == 2
     assert target.read_text() == "keep"
 
 
 def test_target_names_do_not_collide(tmp_path):
-    taken: set[str] = set()
-    first = batch.target_path("out", "a/x.jsonl", ".md", taken)
-    second = batch.target_path("out", "a/x.json", ".md", taken)
-    compressed = batch.target_path("out", "a/y.jsonl.zst", ".md", taken)
+    guard = targets.OutputGuard()
+    first = guard.claim("out", "a/x.jsonl", ".md")
+    second = guard.claim("out", "a/x.json", ".md")
+    compressed = guard.claim("out", "a/y.jsonl.zst", ".md")
     assert first == os.path.join("out", "a/x.md")
     assert second == os.path.join("out", "a/x.json.md")
     assert compressed == os.path.join("out", "a/y.md")
@@ -105,5 +105,5 @@ def test_claude_code_subagent_files_are_read_with_their_parent(tmp_path):
     (project / "abc.jsonl").write_text("{}")
     (project / "abc" / "subagents" / "agent-1.jsonl").write_text("{}")
     (project / "agent-2.jsonl").write_text("{}")
-    found = [s.relative for s in batch.expand([str(project)])]
+    found = [s.relative for s in inputs.resolve([str(project)]).sources]
     assert found == ["abc.jsonl"]

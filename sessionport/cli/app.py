@@ -10,6 +10,7 @@ import click
 
 from sessionport import __version__
 from sessionport.errors import SessionportError
+from sessionport.pipeline.signals import Terminated, raise_on_termination
 
 EXIT_INTERRUPTED = 130
 
@@ -76,6 +77,9 @@ class SessionportGroup(LazyCommandsGroup):
         except KeyboardInterrupt:
             _say("interrupted")
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except Terminated as exc:
+            _say(f"terminated ({exc.name})")
+            raise click.exceptions.Exit(exc.exit_code) from None
         except OSError as exc:
             if exc.errno == 32:  # EPIPE raised as a plain OSError
                 _silence_stdout()
@@ -112,8 +116,14 @@ def cli() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # SIGTERM and SIGHUP unwind like Ctrl-C, so partial outputs, scratch
+    # files and worker processes are cleaned up on the way out.
+    raise_on_termination()
     try:
         cli.main(args=argv, prog_name="sessionport")
     except KeyboardInterrupt:  # outside any command (e.g. while starting up)
         _say("interrupted")
         sys.exit(EXIT_INTERRUPTED)
+    except Terminated as exc:
+        _say(f"terminated ({exc.name})")
+        sys.exit(exc.exit_code)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-import os
 
 import click
 
+from sessionport.pipeline.inputs import is_batch
 from sessionport.pipeline.select import select_sessions
 from sessionport.cli.app import cli
 from sessionport.cli.options import FormatChoice, batch_options, read_options, run, split_format_options, write_options
@@ -38,7 +38,7 @@ def _selection_stage(sessions, titles, require_match=True):
 def one_stream(inputs) -> bool:
     """True unless the inputs make a batch, where each input is selected on
     its own and one without a matching session is not an error."""
-    return len(inputs) <= 1 and not any(spec and (os.path.isdir(spec) or spec.startswith("@")) for spec in inputs)
+    return not is_batch(list(inputs))
 
 
 def selection_stages(sessions, titles, *, require_match: bool = True) -> list:

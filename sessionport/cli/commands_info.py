@@ -6,13 +6,12 @@ import click
 import ijson
 import orjson
 
-from sessionport import api
-from sessionport.pipeline.batch import expand
-from sessionport.context import ReadContext
+from sessionport.pipeline.inputs import resolve
+from sessionport.pipeline.run import Reading, Result, each_input
 from sessionport.registry import get_registry
 from sessionport.reports.summary import summarize, totals
 from sessionport.cli.app import cli
-from sessionport.cli.options import read_options, split_format_options
+from sessionport.cli.options import closing_line, read_options, split_format_options
 
 
 @cli.command()
@@ -86,13 +85,19 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
     skipped records, per session and in total.
     """
     read_opts, _, _ = split_format_options(kwargs)
-    sessions = []
+    resolved = resolve(inputs)
+    result = Result(len(resolved), batch=resolved.batch)
     warnings: list[str] = []
-    for source in expand(inputs):
-        spec = source.spec
-        ctx = ReadContext(on_warning=lambda message: None) if quiet else ReadContext()
-        sessions.extend(summarize(api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=read_opts, context=ctx)))
-        warnings.extend(ctx.warnings)
+
+    def report(outcome):
+        # The warnings are part of the report; in a batch an error is shown
+        # as it happens and the other inputs go on.
+        result.outcomes.append(outcome)
+        warnings.extend(outcome.warnings)
+        if not outcome.ok:
+            click.echo(f"sessionport: error: {outcome.error}", err=True)
+
+    sessions = [s for found in each_input(resolved, Reading(from_, strict, skip_bad, dict(read_opts), quiet), summarize, report) for s in found]
     per_session = [s.as_dict() for s in sessions]
     total = totals(sessions)
     if as_json:
@@ -100,9 +105,11 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         if warnings:
             document["warnings"] = warnings
         click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        _end(result)
         return
     if not per_session:
         click.echo("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation"))
+        _end(result)
         return
     for index, summary in enumerate(per_session):
         if index:
@@ -115,3 +122,11 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         usage = total["usage"]
         if any(usage.values()):
             click.echo(f"{'usage:':<12}" + "  ".join(f"{k}={v}" for k, v in usage.items()))
+    _end(result)
+
+
+def _end(result: Result) -> None:
+    # Like every command over several inputs: the failures were shown as
+    # they came, their count closes the run, and the exit code is 1.
+    if result.failed:
+        closing_line(result, quiet=True, verb="inspected")

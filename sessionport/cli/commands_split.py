@@ -7,7 +7,9 @@ import click
 from sessionport.pipeline.split import split_sessions
 from sessionport.cli.app import cli
 from sessionport.cli.commands_convert import selection_options, selection_stages
-from sessionport.cli.options import FormatChoice, exporter_options, read_all, read_options, split_format_options
+from sessionport.cli.options import FormatChoice, exporter_options, read_options, reading, split_format_options
+from sessionport.pipeline.inputs import resolve
+from sessionport.pipeline.run import read_all
 
 
 @cli.command()
@@ -30,7 +32,7 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
       sessionport split conversations.json --to portable -o out/ --title '(?i)tax'
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    events = read_all(inputs, from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts, quiet=quiet)
+    events = read_all(resolve(inputs), reading(from_, strict, skip_bad, read_opts, quiet))
     for factory in selection_stages(sessions, titles):
         events = factory()(events)
 

@@ -1,20 +1,20 @@
-"""Options shared by the commands, and the run loop they all end in."""
+"""Options shared by the commands, and how a run's outcomes are shown.
+
+The run loop itself is :func:`sessionport.pipeline.run.run`; this module
+turns options into its arguments and its outcomes into lines on stderr.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import click
 
-from sessionport import api
-from sessionport.pipeline import batch
-from sessionport.reports import progress
-from sessionport.context import ReadContext
-from sessionport.errors import UsageError
+from sessionport.pipeline import run as pipeline
+from sessionport.pipeline.batch import Outcome, StageFactory
+from sessionport.pipeline.inputs import Inputs, resolve
+from sessionport.pipeline.run import WIRE_FORMAT, Reading, Result, Sink
 from sessionport.registry import get_registry
-
-WIRE_FORMAT = "portable-jsonl"
 
 
 def _names(kind: str) -> list[str]:
@@ -102,34 +102,41 @@ def split_format_options(kwargs: dict[str, Any]) -> tuple[dict, dict, dict]:
     return reading, writing, kwargs
 
 
-def read_all(
-    inputs: Sequence[str | None],
-    *,
-    from_: str | None,
-    strict: bool,
-    skip_bad: bool,
-    options: dict[str, Any],
-    quiet: bool = False,
-) -> Iterator[dict]:
-    """The events of every input in turn (stdin when there is none), with a
-    progress bar when stderr is a terminal."""
-    show = progress.wanted(quiet)
-    for source in batch.expand(inputs):
-        spec = source.spec
-        ctx = ReadContext(on_warning=_silent) if quiet else ReadContext()
-        events = api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=dict(options), context=ctx)
-        yield from progress.track(events, ctx) if show else events
-
-
-def _silent(message: str) -> None:
-    pass
-
-
 def batch_options(f):
     """--jobs and --glob, for commands that take many inputs."""
     f = click.option("--glob", "globs", multiple=True, metavar="PATTERN", help="File names to pick up in directory inputs (repeatable; default: *.jsonl, *.json, *.jsonl.zst, ...).")(f)
     f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Convert this many files at once in worker processes (default: the number of cores).")(f)
     return f
+
+
+def reading(from_: str | None, strict: bool, skip_bad: bool, options: dict[str, Any] | None, quiet: bool) -> Reading:
+    """The read options of a command, with a progress bar when stderr is a terminal."""
+    from sessionport.reports import progress
+
+    return Reading(from_, strict, skip_bad, dict(options or {}), quiet, progress.wanted(quiet))
+
+
+def show_outcome(outcome: Outcome) -> None:
+    """An input's warnings and error, as a batch goes."""
+    for warning in outcome.warnings:
+        click.echo(f"sessionport: warning: {warning}", err=True)
+    if not outcome.ok:
+        click.echo(f"sessionport: error: {outcome.error}", err=True)
+
+
+def closing_line(result: Result, *, quiet: bool, verb: str = "converted") -> None:
+    """The count of a batch's inputs, and exit 1 when any failed."""
+    failed = len(result.failed)
+    if not quiet or failed:
+        done = len(result.outcomes) - failed - result.empty
+        line = f"sessionport: {done} of {result.total} input(s) {verb}"
+        if result.empty:
+            line += f", {result.empty} empty (nothing written)"
+        if failed:
+            line += f", {failed} failed"
+        click.echo(line, err=True)
+    if failed:
+        raise click.exceptions.Exit(1)
 
 
 def run(
@@ -142,53 +149,21 @@ def run(
     skip_bad: bool = False,
     read_opts: dict[str, Any] | None = None,
     write_opts: dict[str, Any] | None = None,
-    stages: Sequence[batch.StageFactory] = (),
+    stages: Sequence[StageFactory] = (),
     quiet: bool = False,
     jobs: int | None = None,
     globs: Sequence[str] = (),
 ) -> None:
-    """Read the inputs, run the stages, write the result.
-
-    One input streams straight through.  Several inputs (or a directory, or
-    an ``@`` reference) are a batch: with ``-o DIR`` one output per input,
-    mirroring the inputs' layout; without ``-o`` one combined stream on
-    stdout in input order.  A failing input is reported and the others go
-    on; the exit code is 1 when any failed.
-    """
-    sources = batch.expand(inputs, globs)
-    if not batch.is_batch(inputs, sources):
-        events: Iterable[dict] = read_all([sources[0].spec], from_=from_, strict=strict, skip_bad=skip_bad, options=read_opts or {}, quiet=quiet)
-        for factory in stages:
-            events = factory()(events)
-        api.write(events, output, format=to, options=write_opts or {}, inputs=list(inputs))
-        return
-    run_batch(sources, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts or {}, write_opts=write_opts or {}, stages=tuple(stages), quiet=quiet, jobs=jobs or batch.default_jobs())
-
-
-def run_batch(sources, *, from_, to, output, strict, skip_bad, read_opts, write_opts, stages, quiet, jobs) -> None:
-    if any(s.spec == "-" for s in sources):
-        raise UsageError("stdin cannot be one of several inputs; give paths")
-    failed: list[batch.Outcome] = []
-    done = 0
-
-    def report(outcome: batch.Outcome) -> None:
-        nonlocal done
-        done += 1
-        if not quiet:
-            for warning in outcome.warnings:
-                click.echo(f"sessionport: warning: {warning}", err=True)
-        if not outcome.ok:
-            failed.append(outcome)
-            click.echo(f"sessionport: error: {outcome.error}", err=True)
-
-    template = batch.Job("", None, to, from_, strict, skip_bad, read_opts, write_opts, stages)
-    if output and output != "-":
-        for outcome in batch.run_jobs(batch.directory_jobs(sources, output, template), jobs):
-            report(outcome)
-    else:
-        combined = [dataclasses.replace(template, source=s.spec) for s in sources]
-        api.write(batch.combined_stream(combined, jobs, report), None, format=to, options=write_opts)
-    if not quiet or failed:
-        click.echo(f"sessionport: {done - len(failed)} of {len(sources)} input(s) converted" + (f", {len(failed)} failed" if failed else ""), err=True)
-    if failed:
-        raise click.exceptions.Exit(1)
+    """A command's run: options to :func:`sessionport.pipeline.run.run`,
+    its outcomes to stderr and the exit code."""
+    result = pipeline.run(
+        inputs,
+        reading=reading(from_, strict, skip_bad, read_opts, quiet),
+        stages=stages,
+        sink=Sink(to, output, dict(write_opts or {})),
+        jobs=jobs,
+        globs=globs,
+        on_outcome=show_outcome,
+    )
+    if result.batch:
+        closing_line(result, quiet=quiet)

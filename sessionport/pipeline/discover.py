@@ -1,4 +1,5 @@
-"""Finding the sessions on this machine, and ``@ID-PREFIX`` references to them.
+"""Finding the sessions on this machine (``ls``; ``@ID-PREFIX`` references are
+resolved from it by :mod:`sessionport.pipeline.inputs`).
 
 Each tool keeps its sessions in its own place:
 
@@ -24,7 +25,7 @@ from datetime import datetime, timezone
 from typing import Iterator
 
 from sessionport.context import ReadContext
-from sessionport.errors import SessionportError, UsageError
+from sessionport.errors import SessionportError
 
 PROMPT_CHARS = 200
 # Events read at most to find the first prompt (a session that opens with
@@ -101,10 +102,10 @@ def _start_time(session: dict | None, path: str) -> str | None:
 
 
 def describe(source: str, path: str, relative: str) -> Found:
-    from sessionport import api
+    from sessionport.pipeline import stream
 
     ctx = ReadContext(on_warning=lambda message: None)
-    events = api.read(path, format=source, options={"no_subagents": True}, context=ctx)
+    events = stream.read(path, format=source, options={"no_subagents": True}, context=ctx)
     try:
         session, prompt = _first_prompt(events)
     except SessionportError:
@@ -137,14 +138,3 @@ def discover(home: str | None = None, sources: tuple[str, ...] = ()) -> Iterator
         for path in _files(source, root, patterns):
             relative = os.path.join(source, os.path.relpath(path, root))
             yield describe(source, path, relative)
-
-
-def resolve_reference(spec: str, home: str | None = None) -> list[tuple[str, str]]:
-    """``@all`` or ``@ID-PREFIX`` as (path, relative path) pairs."""
-    prefix = spec[1:]
-    if not prefix:
-        raise UsageError("@ needs a session id prefix, or @all")
-    matches = [f for f in discover(home) if prefix == "all" or (f.sessionId or "").startswith(prefix)]
-    if not matches:
-        raise UsageError(f"{spec}: no session on this machine has an id starting with {prefix!r}; `sessionport ls` lists them")
-    return [(f.path, f.relative) for f in matches]

@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-from sessionport.api import write_events
+from sessionport.pipeline.stream import write_events
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.io import open_output

@@ -1,0 +1,235 @@
+"""What the inputs of a run name, resolved to the files to read.
+
+One function, :func:`resolve`, turns what a user typed into
+:class:`Source` s in a deterministic order:
+
+- ``-`` or nothing: stdin;
+- a path to a file, or ``file://`` + path;
+- a directory: walked recursively, sorted, files matching the globs
+  (Claude Code subagent files are left out: their parent reads them);
+- a local pattern with ``*``, ``?`` or ``[`` that names no existing file;
+- a URL (``s3://``, ``gs://``, ``https://``, ``memory://`` ... through
+  fsspec), or a URL pattern (``s3://bucket/sessions/**/*.jsonl``), also
+  chained (``zip://**/*.jsonl::export.zip``: members of an archive);
+- ``@ID-PREFIX`` (one session found by ``sessionport ls``) or ``@all``.
+
+Each source carries the ``relative`` path its output takes under ``-o DIR``.
+Whether the run is a *batch* (several sources, or one input that may name
+many: a directory, a pattern, ``@all``) is decided here too, so that every
+caller treats the same inputs the same way.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob as local_glob
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+from sessionport.errors import UsageError
+from sessionport.io import is_stdin, is_url
+
+# What a directory walk picks up when no --glob is given.
+DEFAULT_GLOBS = ("*.jsonl", "*.json", "*.ndjson", "*.jsonl.zst", "*.jsonl.gz", "*.json.gz", "*.jsonl.bz2", "*.jsonl.xz", "*.zip")
+PATTERN_CHARS = "*?["
+# Characters of a first prompt shown when an @ID prefix is ambiguous.
+CANDIDATE_PROMPT = 60
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input: ``spec`` to open, ``relative`` to mirror under an output directory."""
+
+    spec: str
+    relative: str
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The sources of a run, and whether they make a batch."""
+
+    sources: tuple[Source, ...]
+    batch: bool
+
+    @property
+    def specs(self) -> list[str]:
+        return [s.spec for s in self.sources]
+
+    def __len__(self) -> int:
+        return len(self.sources)
+
+
+def resolve(specs: Sequence[str | None], globs: Sequence[str] = (), *, home: str | None = None) -> Inputs:
+    """Every input of a run as sources (stdin when there is none)."""
+    globs = tuple(globs) or DEFAULT_GLOBS
+    sources: list[Source] = []
+    names_many = False
+    given = list(specs) or [None]
+    for spec in given:
+        if is_stdin(spec):
+            sources.append(Source("-", "stdin"))
+            continue
+        assert spec is not None
+        if is_url(spec):
+            if _is_pattern(spec.split("::", 1)[0]):
+                sources.extend(_url_pattern(spec))
+                names_many = True
+            else:
+                sources.append(Source(spec, _url_name(spec)))
+        elif spec.startswith("@") and not os.path.exists(spec):
+            found, many = _reference(spec, home)
+            sources.extend(found)
+            names_many = names_many or many
+        elif os.path.isdir(spec):
+            walked = walk(spec, globs)
+            if not walked:
+                raise UsageError(f"{spec}: no files matching {', '.join(globs)} in this directory; use --glob")
+            sources.extend(walked)
+            names_many = True
+        elif _is_pattern(spec) and not os.path.exists(spec):
+            sources.extend(_local_pattern(spec))
+            names_many = True
+        else:
+            sources.append(Source(spec, os.path.basename(spec)))
+    return Inputs(tuple(sources), len(sources) > 1 or names_many)
+
+
+def is_batch(specs: Sequence[str | None]) -> bool:
+    """Whether these inputs make a batch, told without resolving them:
+    several inputs, or one that may name many (a directory, a pattern,
+    ``@all``).  ``@ID-PREFIX`` names one session."""
+    return len(specs) > 1 or any(spec is not None and names_many(spec) for spec in specs)
+
+
+def names_many(spec: str) -> bool:
+    if is_stdin(spec):
+        return False
+    if is_url(spec):
+        return _is_pattern(spec.split("::", 1)[0])
+    if spec.startswith("@") and not os.path.exists(spec):
+        return spec == "@all"
+    return os.path.isdir(spec) or (_is_pattern(spec) and not os.path.exists(spec))
+
+
+def _is_pattern(spec: str) -> bool:
+    return any(c in spec for c in PATTERN_CHARS)
+
+
+def _companion(path: str) -> bool:
+    """Files read as part of another file (Claude Code subagent transcripts
+    are included by their parent session), so a directory walk skips them."""
+    parts = path.replace(os.sep, "/").split("/")
+    name = parts[-1]
+    return name.startswith("agent-") and name.endswith(".jsonl") and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path))
+
+
+def _has_session_sibling(path: str) -> bool:
+    folder = os.path.dirname(path)
+    try:
+        return any(n.endswith(".jsonl") and not n.startswith("agent-") for n in os.listdir(folder))
+    except OSError:
+        return False
+
+
+def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
+    """The session files under ``directory``, sorted, hidden ones left out."""
+    found = []
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or not any(fnmatch.fnmatch(name, g) for g in globs):
+                continue
+            path = os.path.join(root, name)
+            if _companion(path):
+                continue
+            found.append(Source(path, os.path.relpath(path, directory)))
+    return found
+
+
+def _pattern_base(pattern: str) -> str:
+    """The folder part of a pattern before its first wildcard."""
+    head = pattern
+    for c in PATTERN_CHARS:
+        head = head.split(c, 1)[0]
+    return head.rsplit("/", 1)[0] if "/" in head else ""
+
+
+def _local_pattern(spec: str) -> list[Source]:
+    paths = sorted(p for p in local_glob.glob(spec, recursive=True) if os.path.isfile(p))
+    if not paths:
+        raise UsageError(f"{spec}: no files match this pattern")
+    base = _pattern_base(spec)
+    return [Source(p, os.path.relpath(p, base) if base else p) for p in paths]
+
+
+def _url_name(spec: str) -> str:
+    path = spec.split("::", 1)[0].split("://", 1)[1]
+    return os.path.basename(path.rstrip("/")) or "input"
+
+
+def _url_pattern(spec: str) -> list[Source]:
+    """A URL pattern (``s3://bucket/sessions/**/*.jsonl``) as sorted sources;
+    a chained pattern (``zip://*.jsonl::export.zip``) keeps its chain, so
+    each member is opened inside the same archive."""
+    try:
+        import fsspec
+    except ImportError:
+        raise UsageError(f"{spec}: reading URLs needs fsspec: pip install 'sessionport[remote]'") from None
+    pattern, _, chain = spec.partition("::")
+    protocol, _, pattern_path = pattern.partition("://")
+    try:
+        fs, _, paths = fsspec.get_fs_token_paths(spec)
+    except ValueError as exc:
+        hint = "; to match at any depth write '**/' as a whole folder (s3://bucket/**/*.jsonl)" if "**" in pattern_path else ""
+        raise UsageError(f"{spec}: not a pattern that can be matched: {exc}{hint}") from None
+    except ImportError as exc:
+        raise UsageError(f"{spec}: this kind of URL needs another package: {exc}") from None
+    except FileNotFoundError:
+        raise UsageError(f"{spec}: no such file") from None
+    base = _pattern_base(pattern_path).strip("/")
+    found = []
+    for path in sorted(p for p in paths if not fs.isdir(p)):
+        stripped = path.strip("/")
+        relative = os.path.relpath(stripped, base) if base else stripped
+        member = f"{protocol}://{stripped}::{chain}" if chain else fs.unstrip_protocol(path)
+        found.append(Source(member, relative))
+    if not found:
+        raise UsageError(f"{spec}: no files match this pattern")
+    return found
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else " " for c in text)
+
+
+def _reference(spec: str, home: str | None) -> tuple[list[Source], bool]:
+    """``@all`` (every session, a batch) or ``@ID-PREFIX`` (exactly one session)."""
+    from sessionport.pipeline.discover import discover
+
+    prefix = spec[1:]
+    if not prefix:
+        raise UsageError("@ needs a session id prefix, or @all")
+    if prefix == "all":
+        found = list(discover(home))
+        if not found:
+            raise UsageError("@all: no sessions found on this machine; `sessionport ls` says where it looks")
+        return [Source(f.path, f.relative) for f in found], True
+    matches = [f for f in discover(home) if (f.sessionId or "").startswith(prefix)]
+    exact = [f for f in matches if f.sessionId == prefix]
+    if len(exact) == 1:
+        matches = exact
+    if not matches:
+        raise UsageError(f"{spec}: no session on this machine has an id starting with {prefix!r}; `sessionport ls` lists them")
+    if len(matches) > 1:
+        lines = []
+        for f in matches:
+            prompt = _printable(f.prompt or "")
+            if len(prompt) > CANDIDATE_PROMPT:
+                prompt = prompt[: CANDIDATE_PROMPT - 1] + "…"
+            lines.append(f"  {f.sessionId}  {f.source}  {f.start or '-'}  {prompt or '-'}")
+        raise UsageError(
+            f"{spec}: {len(matches)} sessions have an id starting with {prefix!r}; give more of the id "
+            "(or @all for every session):\n" + "\n".join(lines)
+        )
+    return [Source(matches[0].path, matches[0].relative)], False

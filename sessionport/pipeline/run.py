@@ -1,0 +1,182 @@
+"""The run loop every command, ``sessionport.write`` and ``sessionport.dask`` end in.
+
+A run takes its inputs (resolved by :func:`sessionport.pipeline.inputs.resolve`),
+how to read them (:class:`Reading`), stage factories, and a :class:`Sink`
+(format, ``-o`` and exporter options).  It goes one of three ways:
+
+- **one input** streams straight through: importer -> stages -> exporter
+  -> output, nothing held;
+- **a batch into a directory** (``-o DIR/``, an existing directory, or a
+  new path without the format's extension): one output per input,
+  mirroring the inputs' layout, in parallel worker processes;
+- **a batch into one stream** (stdout, or ``-o FILE`` ending in the
+  format's extension): every input's events in input order, converted in
+  parallel and joined.
+
+In a batch a failing input is reported through ``on_outcome`` and the
+others go on; an input that holds no message writes nothing and is
+counted as empty.  The caller shows the outcomes (the CLI prints them).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from sessionport.context import ReadContext
+from sessionport.errors import SessionportError, UsageError
+from sessionport.pipeline import batch, stream, targets
+from sessionport.pipeline.batch import Outcome, StageFactory
+from sessionport.pipeline.inputs import Inputs, Source, resolve
+
+WIRE_FORMAT = "portable-jsonl"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How every input of a run is read."""
+
+    format: str | None = None
+    strict: bool = False
+    skip_bad: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+    # Warnings go nowhere (the CLI's --quiet); ``progress`` draws a bar.
+    quiet: bool = False
+    progress: bool = False
+
+
+@dataclass(frozen=True)
+class Sink:
+    """Where and how a run writes: ``output`` is a path, ``-`` or None (stdout)."""
+
+    format: str = WIRE_FORMAT
+    output: str | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Result:
+    """What a run did: every input's outcome (one entry for a single input)."""
+
+    total: int
+    outcomes: list[Outcome] = field(default_factory=list)
+    layout: str = targets.STREAM
+    batch: bool = True
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.ok]
+
+    @property
+    def empty(self) -> int:
+        return sum(o.empty for o in self.outcomes)
+
+    @property
+    def converted(self) -> int:
+        return sum(o.ok and not o.empty for o in self.outcomes)
+
+
+def _silent(message: str) -> None:
+    pass
+
+
+def read_source(source: Source | str | None, reading: Reading, context: ReadContext | None = None) -> Iterator[dict]:
+    """The events of one input, read as ``reading`` says."""
+    spec = source.spec if isinstance(source, Source) else source
+    ctx = context or (ReadContext(on_warning=_silent) if reading.quiet else ReadContext())
+    events = stream.read(spec, format=reading.format, strict=reading.strict, skip_bad=reading.skip_bad, options=dict(reading.options), context=ctx)
+    if reading.progress:
+        from sessionport.reports import progress
+
+        return progress.track(events, ctx)
+    return events
+
+
+def read_all(inputs: Inputs, reading: Reading) -> Iterator[dict]:
+    """The events of every input in turn, as one stream (an error ends it)."""
+    for source in inputs.sources:
+        yield from read_source(source, reading)
+
+
+def each_input(inputs: Inputs, reading: Reading, consume: Callable[[Iterator[dict]], Any], on_outcome: Callable[[Outcome], None]) -> list[Any]:
+    """``consume(events)`` for every input, in order.  A single input's error
+    is raised; in a batch a failing input is reported and the others go on.
+    Each outcome carries the warnings of its input (already shown on stderr
+    unless ``reading.quiet``)."""
+    results = []
+    for source in inputs.sources:
+        ctx = ReadContext(on_warning=_silent) if reading.quiet else ReadContext()
+        try:
+            results.append(consume(read_source(source, reading, ctx)))
+        except SessionportError as exc:
+            if not inputs.batch:
+                raise
+            on_outcome(Outcome(source.spec, None, False, str(exc), ctx.warnings))
+            continue
+        on_outcome(Outcome(source.spec, None, True, None, ctx.warnings))
+    return results
+
+
+def run(
+    inputs: Inputs | Sequence[str | None],
+    *,
+    reading: Reading = Reading(),
+    stages: Sequence[StageFactory] = (),
+    sink: Sink = Sink(),
+    jobs: int | None = None,
+    globs: Sequence[str] = (),
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> Result:
+    """Read the inputs, run the stages, write the result (see the module doc)."""
+    if not isinstance(inputs, Inputs):
+        inputs = resolve(inputs, globs)
+    report = on_outcome or (lambda outcome: None)
+    if not inputs.batch:
+        source = inputs.sources[0]
+        events = batch.apply_stages(read_source(source, reading), stages)
+        stream.write(events, sink.output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
+        return Result(1, [Outcome(source.spec, sink.output, True)], batch=False)
+    if any(s.spec == "-" for s in inputs.sources):
+        raise UsageError("stdin cannot be one of several inputs; give paths")
+    workers = jobs or batch.default_jobs()
+    result = Result(len(inputs), layout=targets.layout(sink.output, sink.format))
+
+    def record(outcome: Outcome) -> None:
+        result.outcomes.append(outcome)
+        if reading.quiet:
+            outcome.warnings = []
+        report(outcome)
+
+    template = batch.Job("", None, sink.format, reading.format, reading.strict, reading.skip_bad, dict(reading.options), dict(sink.options), tuple(stages))
+    if result.layout == targets.DIRECTORY:
+        guard = targets.OutputGuard(inputs.specs)
+        for outcome in batch.run_jobs(directory_jobs(inputs.sources, sink.output, template, guard), workers):
+            record(outcome)
+        return result
+    output = sink.output if result.layout == targets.FILE else None
+    combined = [dataclasses.replace(template, source=s.spec) for s in inputs.sources]
+    stream.write(batch.combined_stream(combined, workers, record), output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
+    return result
+
+
+def directory_jobs(sources: Sequence[Source], directory: str, template: batch.Job, guard: targets.OutputGuard | None = None) -> list[batch.Job]:
+    """One job per source, each writing under ``directory`` at the source's
+    relative path with the target format's extension.  A target the guard
+    refuses makes a job that fails without reading its input."""
+    guard = guard or targets.OutputGuard(s.spec for s in sources)
+    extension = targets.extension_of(template.to)
+    jobs = []
+    for source in sources:
+        try:
+            target = guard.claim(directory, source.relative, extension)
+        except targets.RefusedTarget as exc:
+            jobs.append(dataclasses.replace(template, source=source.spec, refused=f"{source.spec}: {exc}"))
+            continue
+        jobs.append(dataclasses.replace(template, source=source.spec, target=target))
+    return jobs
+
+
+def write(events: Iterable[dict], sink: Sink, inputs: Sequence[str | None] = ()) -> None:
+    """Events to one output, guarded against writing onto ``inputs``."""
+    stream.write(events, sink.output, format=sink.format, options=dict(sink.options), inputs=list(inputs))

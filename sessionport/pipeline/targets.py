@@ -1,0 +1,143 @@
+"""Where the outputs of a run go, and the one guard every output path passes.
+
+:class:`OutputGuard` knows every input of the run and every target it has
+handed out.  A target is refused when it resolves onto an input (through
+symlinks and hard links too), onto a target already handed out, or outside
+the ``-o`` directory it was asked under (an object key or a zip member
+holding ``..``, an absolute path, a symlinked folder pointing elsewhere).
+
+:func:`layout` decides what ``-o`` means for a batch: a directory (one
+output per input) or a file holding the combined stream.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+from sessionport.errors import UsageError
+from sessionport.io import is_stdin, is_url
+from sessionport.registry import get_registry
+
+COMPRESSED = (".zst", ".gz", ".bz2", ".xz")
+DATA_SUFFIXES = (".jsonl", ".json", ".ndjson", ".zip")
+
+STREAM, FILE, DIRECTORY = "stream", "file", "directory"
+
+
+class RefusedTarget(UsageError):
+    """An output path the guard will not write to."""
+
+
+def _identity(path: str) -> tuple | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _inside(path: str, directory: str) -> bool:
+    real_dir = os.path.realpath(directory)
+    real = os.path.realpath(path)
+    return real == real_dir or real.startswith(real_dir.rstrip(os.sep) + os.sep)
+
+
+class OutputGuard:
+    """Refuses outputs onto inputs, onto each other, or outside their directory."""
+
+    def __init__(self, inputs: Iterable[str | None] = ()) -> None:
+        self._inputs: dict[str, str] = {}
+        self._input_ids: dict[tuple, str] = {}
+        for spec in inputs:
+            if not spec or is_stdin(spec) or is_url(spec):
+                continue
+            path = spec[len("file://") :] if spec.startswith("file://") else spec
+            self._inputs[os.path.realpath(path)] = spec
+            identity = _identity(path)
+            if identity:
+                self._input_ids[identity] = spec
+        self._handed: set[str] = set()
+
+    def input_at(self, path: str) -> str | None:
+        """The input ``path`` would overwrite, if any."""
+        found = self._inputs.get(os.path.realpath(path))
+        if found is None:
+            identity = _identity(path)
+            found = self._input_ids.get(identity) if identity else None
+        return found
+
+    def check(self, path: str | None) -> None:
+        """Refuse ``path`` (a single output) when it is one of the inputs."""
+        if path is None or path == "-":
+            return
+        if self.input_at(path) is not None:
+            raise RefusedTarget(f"{path}: refusing to write the output onto the input; choose another -o path")
+
+    def claim(self, directory: str, relative: str, extension: str) -> str:
+        """The path under ``directory`` for the input at ``relative``, with its
+        data suffixes replaced by ``extension``.  When that name is taken (by
+        another target or an input) the input's own suffix is kept
+        (``a.json`` -> ``a.json.md``); when both are, the target is refused."""
+        normal = os.path.normpath(relative.replace("\\", "/")) if relative else ""
+        if not normal or normal in (".", "..") or os.path.isabs(normal) or normal.split(os.sep)[0] == "..":
+            raise RefusedTarget(f"{relative}: this input's path would be written outside {directory}; refusing it")
+        stem = normal
+        for suffix in COMPRESSED:
+            if stem.endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        plain = stem
+        for suffix in DATA_SUFFIXES:
+            if stem.endswith(suffix):
+                stem = stem[: -len(suffix)]
+                break
+        blocked = None
+        for candidate in dict.fromkeys((os.path.join(directory, stem + extension), os.path.join(directory, plain + extension))):
+            if not _inside(candidate, directory):
+                raise RefusedTarget(f"{candidate}: resolves outside {directory} (through a link); refusing to write it")
+            key = os.path.realpath(candidate)
+            if key in self._handed:
+                blocked = blocked or f"{candidate}: another input of this run is written there"
+                continue
+            overwritten = self.input_at(candidate)
+            if overwritten is not None:
+                blocked = f"{candidate}: would overwrite the input {overwritten}"
+                continue
+            self._handed.add(key)
+            return candidate
+        raise RefusedTarget(f"{blocked}; refusing to write it (choose another -o directory)")
+
+
+def extension_of(format: str) -> str:
+    extension = get_registry().exporter(format).extension
+    return extension if extension.startswith(".") else "." + extension
+
+
+def layout(output: str | None, format: str) -> str:
+    """What ``-o`` means for a batch: ``stream`` (stdout), ``file`` (one
+    file holding the combined stream) or ``directory`` (one file per input).
+
+    A path ending in ``/`` or naming an existing directory is a directory; a
+    path ending in the format's extension is a file; any other new path is
+    a directory (created).  An existing file with another extension is
+    refused rather than guessed at.
+    """
+    if output is None or output == "-":
+        return STREAM
+    if output.endswith(("/", os.sep)) or os.path.isdir(output):
+        return DIRECTORY
+    exporter = get_registry().exporter(format)
+    if output.endswith(extension_of(format)):
+        if not exporter.multi_session:
+            raise UsageError(
+                f"{output}: the {format} format holds one session, so several inputs cannot go into one file; "
+                f"write one file per input with -o {os.path.splitext(output)[0]}/, or pick one session with --session ID"
+            )
+        return FILE
+    if os.path.exists(output):
+        raise UsageError(
+            f"{output}: several inputs need -o to be a directory (one output per input), "
+            f"or a file ending in {extension_of(format)} for one {format} file holding them all"
+        )
+    return DIRECTORY
