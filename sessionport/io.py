@@ -121,7 +121,7 @@ def is_url(spec: str | None) -> bool:
     return bool(spec) and "://" in spec and not spec.startswith("file://") and spec.split("://", 1)[0].isidentifier()
 
 
-def _open_url(spec: str) -> tuple[BinaryIO, int | None]:
+def _open_url(spec: str) -> tuple[BinaryIO, int | None, object]:
     """A streaming binary file for a URL; nothing is downloaded whole."""
     try:
         import fsspec
@@ -139,7 +139,10 @@ def _open_url(spec: str) -> tuple[BinaryIO, int | None]:
     size = getattr(handle, "size", None)
     if not hasattr(handle, "peek"):
         handle = io.BufferedReader(handle, buffer_size=READ_BUFFER)
-    return handle, size if isinstance(size, int) else None
+    # ``opened`` owns the files of a chained URL (the archive of a
+    # zip://member::archive.zip): it closes them when it is collected, so
+    # it is kept until the input is closed.
+    return handle, size if isinstance(size, int) else None, opened
 
 
 def open_input(spec: str | None) -> Input:
@@ -150,7 +153,8 @@ def open_input(spec: str | None) -> Input:
         name, path, size = "<stdin>", None, None
     elif is_url(spec):
         assert spec is not None
-        raw, size = _open_url(spec)
+        raw, size, opened = _open_url(spec)
+        closers.append(getattr(opened, "close", lambda: None))
         closers.append(raw.close)
         name, path = spec, None
     else:
@@ -193,10 +197,64 @@ def open_input(spec: str | None) -> Input:
     return Input(name, path, buffered, head, raw, compression, size, closers)
 
 
+class SpoolError(OutputError):
+    """A temporary file could not be written (the temporary folder is full)."""
+
+
+def _spool_error(exc: OSError) -> SpoolError:
+    reason = "no space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    return SpoolError(
+        f"cannot write a temporary file in {tempfile.gettempdir()}: {reason} "
+        "(data held back while reading or writing is kept there; set TMPDIR to a folder with more room)"
+    )
+
+
+class _Spool(tempfile.SpooledTemporaryFile):
+    """A temporary file whose write errors say that they are the temporary
+    folder's, so they are never taken for the output's or the input's."""
+
+    def write(self, data):
+        try:
+            return super().write(data)
+        except OSError as exc:
+            raise _spool_error(exc) from None
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def seek(self, *args):
+        try:
+            return super().seek(*args)
+        except OSError as exc:  # the buffered tail is written out here
+            raise _spool_error(exc) from None
+
+    def flush(self):
+        try:
+            return super().flush()
+        except OSError as exc:
+            raise _spool_error(exc) from None
+
+    def close(self):
+        # What is still buffered is thrown away with the file: failing to
+        # write it out is no error.
+        try:
+            super().close()
+        except OSError:
+            with contextlib.suppress(OSError):
+                self._file.close()
+
+
+def spool_file(max_memory: int = 0) -> BinaryIO:
+    """A temporary file for data held back (in memory up to ``max_memory``
+    bytes, then on disk in the temporary folder, removed when closed)."""
+    return _Spool(max_size=max(1, max_memory))  # type: ignore[return-value]
+
+
 def spool_to_file(stream: BinaryIO) -> BinaryIO:
     """Copy a stream into an anonymous temporary file, for formats that need
     to seek (zip members, documents whose header follows their body)."""
-    spool = tempfile.TemporaryFile()
+    spool = spool_file()
     while True:
         chunk = stream.read(READ_BUFFER)
         if not chunk:

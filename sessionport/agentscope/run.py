@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -24,6 +23,7 @@ from sessionport.agentscope.cost import format_cost, usage_cost
 from sessionport.agentscope.actions import DEFAULT_MAX_OUTPUT, UNKNOWN, Built, one_line, summary_action, tool_action
 from sessionport.agentscope.time import format_duration, iso, parse_timestamp, run_stamp, span_ms
 from sessionport.agentscope.tools import EDIT_FILE, RUN_COMMAND, TEST_FAILED, TEST_PASSED
+from sessionport.io import spool_file
 
 SPOOL_MEMORY = 8 << 20
 MAX_PENDING = 512
@@ -100,7 +100,7 @@ class RunBuilder:
         self.options = options
         self.metadata = session.get("metadata") if isinstance(session.get("metadata"), dict) else {}
         self.cwd = session.get("cwd") if isinstance(session.get("cwd"), str) else None
-        self.spool: BinaryIO = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)
+        self.spool: BinaryIO = spool_file(SPOOL_MEMORY)
         self.count = 0
         self.files: set[str] = set()
         self.commands = 0

@@ -16,7 +16,6 @@ document ends, so the session event can carry the title; memory stays flat.
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from typing import Any, BinaryIO, Iterator
 
@@ -24,6 +23,7 @@ import orjson
 
 from sessionport.context import ReadContext
 from sessionport.errors import DataError
+from sessionport.io import spool_file
 from sessionport.jsondoc import first_significant_byte, walk_document
 from sessionport.jsonl import BOM, iter_records
 from sessionport.model import end_event, message_event
@@ -55,7 +55,7 @@ class _Assembler:
         self.shape = shape
         self.sample: list[Any] = []
         self.pending: list[dict] = []
-        self.spool = tempfile.TemporaryFile() if wait_for_header else None
+        self.spool = spool_file() if wait_for_header else None
         self.session_sent = False
         self.known_calls: set[str] = set()
         self.entries = 0

@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import tempfile
+from typing import Iterator
 
 from sessionport import api
-from sessionport.io import open_output
+from sessionport.io import open_output, spool_file
 
 TRACE_DIR = ".agentscope"
 SPOOL_MEMORY = 8 << 20
@@ -22,7 +23,9 @@ def import_session(source: str, output: str | None = None, *, skip_bad: bool = F
     """Convert a session-json log to an AgentScope trace; returns the path written.
 
     Without ``output`` the trace goes to ``.agentscope/<run-id>.trace.json``
-    in the current directory.  The run id is known only once the session
+    in the current directory, or ``<run-id>-2.trace.json``, ``-3`` ... when
+    that name is taken (as AgentScope does): an earlier trace is never
+    overwritten.  The run id is known only once the session
     has been read, so the trace is spooled first (memory up to 8 MiB, disk
     beyond), then written atomically through :func:`sessionport.io.open_output`.
     ``options`` are agentscope-trace exporter options (``trace_branch``...).
@@ -31,12 +34,37 @@ def import_session(source: str, output: str | None = None, *, skip_bad: bool = F
     write_opts = {k: v for k, v in (options or {}).items() if v is not None}
     write_opts["_run_ids"] = run_ids
     events = api.read(source, format="session-json", skip_bad=skip_bad)
-    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
+    with spool_file(SPOOL_MEMORY) as spool:
         api.write_events(events, spool, format="agentscope-trace", options=write_opts)
-        if output is None:
-            os.makedirs(TRACE_DIR, exist_ok=True)
-            output = os.path.join(TRACE_DIR, f"{run_ids[0]}.trace.json")
         spool.seek(0)
-        with open_output(output, [source]) as out:
+        if output is not None:
+            with open_output(output, [source]) as out:
+                shutil.copyfileobj(spool, out)
+            return output
+        os.makedirs(TRACE_DIR, exist_ok=True)
+        with _new_file(TRACE_DIR, run_ids[0], ".trace.json") as path, open_output(path, [source]) as out:
             shutil.copyfileobj(spool, out)
-    return output
+    return path
+
+
+@contextlib.contextmanager
+def _new_file(directory: str, stem: str, suffix: str) -> Iterator[str]:
+    """A path that names no file yet: ``stem``, then ``stem-2``, ``stem-3`` ...
+    The name is taken at once (an empty file, created exclusively), so two
+    imports at the same time cannot pick the same one; it is given back if
+    the trace is not written."""
+    number = 1
+    while True:
+        path = os.path.join(directory, f"{stem}{suffix}" if number == 1 else f"{stem}-{number}{suffix}")
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666))
+            break
+        except FileExistsError:
+            number += 1
+    try:
+        yield path
+    except BaseException:
+        with contextlib.suppress(OSError):
+            if os.path.getsize(path) == 0:
+                os.unlink(path)
+        raise

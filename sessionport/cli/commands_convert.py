@@ -60,11 +60,12 @@ def selection_stages(sessions, titles, *, require_match: bool = True) -> list:
 def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles, jobs, globs, **kwargs):
     """Convert INPUT (a path or -, default stdin) to another format.
 
-    Several inputs, a directory (walked recursively) or an @ reference to
-    discovered sessions make a batch: with -o DIR one output per input,
-    mirroring the inputs' layout, converted in parallel (--jobs); without
-    -o one combined stream on stdout in input order. A failing input is
-    reported and the others go on (exit 1 at the end).
+    Several inputs, a directory (walked recursively), a pattern or @all
+    make a batch: with -o DIR/ one output per input, mirroring the inputs'
+    layout, converted in parallel (--jobs); with -o FILE ending in the
+    format's extension, or without -o, one combined stream in input order.
+    A failing input is reported and the others go on (exit 1 at the end);
+    an input without messages writes nothing. @ID-PREFIX names one session.
 
     \b
       sessionport convert session.jsonl --to markdown -o session.md

@@ -77,7 +77,7 @@ def write_options(*, to_option: bool, taken: Iterable[str] = ()) -> Callable:
 
     def decorate(f):
         f = exporter_options(taken)(f)
-        f = click.option("-o", "--output", type=click.Path(allow_dash=True), help="Write to this file (atomically) instead of stdout; with several inputs, a directory to write one file per input into.")(f)
+        f = click.option("-o", "--output", type=click.Path(allow_dash=True), help="Write to this file (atomically) instead of stdout. With several inputs: a directory (ending in / or existing) gets one file per input; a path ending in the format's extension gets one file holding them all.")(f)
         if to_option:
             f = click.option("--to", "to", type=FormatChoice("export"), default=None, help=f"Output format (default: {WIRE_FORMAT}).")(f)
         return f

@@ -12,7 +12,6 @@ whatever the input size; output appears when the input is read.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from typing import BinaryIO, Callable, Iterable
 
 from sessionport.context import WriteContext
@@ -33,6 +32,7 @@ from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
 from sessionport.render.tools import view_tool_call
 from sessionport.render.markdown_blocks import code_span, details, fenced, inline, message_markdown, summary_text
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
+from sessionport.io import spool_file
 
 SPOOL_MEMORY = 8 << 20
 TOOL_LANG = {"shell": "sh", "diff": "diff", "json": "json", "text": "text"}
@@ -195,7 +195,7 @@ BODY_CHUNK = 1 << 18
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     options = RenderOptions.from_options(ctx.options)
-    with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
+    with spool_file(SPOOL_MEMORY) as spool:
         body = ChunkedWriter(spool, BODY_CHUNK)
         writer = MarkdownWriter(body.emit, options)
         feed(events, writer)

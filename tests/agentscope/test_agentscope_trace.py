@@ -76,7 +76,7 @@ def test_import_session_writes_into_dot_agentscope_and_validates(tmp_path):
     assert done.returncode == 0, done.stderr
     (written,) = (tmp_path / ".agentscope").iterdir()
     assert re.fullmatch(r"run-session-[\d-]+\.trace\.json", written.name)
-    assert written.name.encode() in done.stderr
+    assert done.stdout == f"AgentScope trace written to {written}\n".encode(), "the absolute path, on stdout"
     assert orjson.loads(written.read_bytes())["runs"][0]["id"] + ".trace.json" == written.name
     assert validate_file(str(written)).valid
 

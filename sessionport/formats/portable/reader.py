@@ -14,7 +14,6 @@ first event is delayed.  This works the same on a pipe and on a file.
 
 from __future__ import annotations
 
-import tempfile
 from typing import Any, BinaryIO, Iterator
 
 import orjson
@@ -23,6 +22,7 @@ from sessionport.context import ReadContext
 from sessionport.jsondoc import walk_document
 from sessionport.model import SCHEMA, message_problem
 from sessionport.registry import Importer
+from sessionport.io import spool_file
 
 _SCHEMA_KEY = b'"schema"'
 
@@ -88,7 +88,7 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             if "schema" in header:
                 yield _session(header)
             else:
-                spool = tempfile.TemporaryFile()
+                spool = spool_file()
         elif kind == "item":
             message = _message(value, index, ctx)
             index += 1

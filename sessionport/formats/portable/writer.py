@@ -10,7 +10,6 @@ decides the shape; later sessions are written straight through.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from typing import BinaryIO, Iterable
 
 import orjson
@@ -18,6 +17,7 @@ import orjson
 from sessionport.context import WriteContext
 from sessionport.model import SCHEMA
 from sessionport.registry import Exporter
+from sessionport.io import spool_file
 
 SPOOL_MEMORY = 8 << 20
 
@@ -53,7 +53,7 @@ class _DocumentWriter:
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     writer = _DocumentWriter()
-    spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY)
+    spool = spool_file(SPOOL_MEMORY)
     sessions = 0
     target: BinaryIO = spool
     end: dict | None = None

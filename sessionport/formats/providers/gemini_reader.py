@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from typing import Any, BinaryIO, Iterator
 
 import orjson
@@ -30,6 +29,7 @@ from sessionport.jsondoc import first_significant_byte, walk_document
 from sessionport.model import end_event, message_event, session_event
 from sessionport.registry import Importer
 from sessionport.gemini_parts import CallPairing, PartConverter
+from sessionport.io import spool_file
 
 ARRAY_KEYS = ("contents", "interactions")
 _CONTENT_START = re.compile(rb'^\s*\[\s*\{\s*"(role|parts)"\s*:')
@@ -151,7 +151,7 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
                 yield from traffic.interaction(value, index)
             elif spool_needed:
                 if spool is None:
-                    spool = tempfile.TemporaryFile()
+                    spool = spool_file()
                 for event in reader.content(value, f"contents[{index}]"):
                     spool.write(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
             else:

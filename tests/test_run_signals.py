@@ -1,0 +1,157 @@
+"""A run that ends early leaves nothing behind: SIGTERM and SIGHUP clean up
+like Ctrl-C, batch workers end with the parent, scratch files go; a full
+temporary folder is named as such; every multi-input command goes on past
+a bad input."""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from conftest import FIXTURES, ROOT, run_cli
+from sessionport.cli import cli
+
+PORTABLE = FIXTURES / "portable-jsonl" / "session.jsonl"
+
+
+def _start(args, tmp_path, stdin=subprocess.PIPE):
+    env = dict(os.environ, TMPDIR=str(tmp_path / "tmp"))
+    env.pop("SESSIONPORT_DEBUG", None)
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    return subprocess.Popen([sys.executable, "-m", "sessionport", *map(str, args)], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+
+
+def _wait_for(condition, what, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_during_o_leaves_no_part_file(tmp_path, signum):
+    target = tmp_path / "out.md"
+    target.write_text("previous")
+    # The input is a pipe kept open: the run is mid-way for as long as we like.
+    proc = _start(["convert", "-", "--from", "portable-jsonl", "--to", "markdown", "-o", target], tmp_path)
+    lines = PORTABLE.read_bytes().splitlines(keepends=True)
+    proc.stdin.write(b"".join(lines[:3]))
+    proc.stdin.flush()
+    _wait_for(lambda: any(n.endswith(".part") for n in os.listdir(tmp_path)), "the .part file")
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + signum, err
+    assert b"terminated" in err and b"Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["out.md", "tmp"]
+    assert target.read_text() == "previous", "the earlier output is untouched"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process tree from /proc")
+def test_sigterm_ends_batch_workers_and_removes_their_scratch_files(tmp_path):
+    """Two inputs into one stream with --jobs 2: each worker blocks on a named
+    pipe it reads, holding a scratch copy in $TMPDIR; SIGTERM to the parent
+    ends both workers and removes the scratch folder."""
+    fifos = [tmp_path / f"in{n}.jsonl" for n in range(2)]
+    for fifo in fifos:
+        os.mkfifo(fifo)
+    proc = _start(["convert", *fifos, "--from", "portable-jsonl", "--to", "portable-jsonl", "--jobs", "2"], tmp_path, stdin=subprocess.DEVNULL)
+    writers = []
+    lines = PORTABLE.read_bytes().splitlines(keepends=True)
+    for fifo in fifos:
+        fd = os.open(fifo, os.O_WRONLY)  # blocks until a worker opens it
+        os.write(fd, b"".join(lines[:3]))
+        writers.append(fd)
+    _wait_for(lambda: len(_children(proc.pid)) >= 2 and os.listdir(tmp_path / "tmp"), "two workers and their scratch folder")
+    workers = _children(proc.pid)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    for fd in writers:
+        os.close(fd)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    _wait_for(lambda: not any(_alive(w) for w in workers), "the workers to end", timeout=10)
+    assert os.listdir(tmp_path / "tmp") == [], "no scratch copies of the transcripts stay"
+
+
+def test_a_full_temporary_folder_is_named_not_the_output(tmp_path, monkeypatch):
+    """A portable document whose header follows its messages is spooled to a
+    temporary file; when that fails the error says so (the output was fine)."""
+    late = tmp_path / "late.json"
+    messages = [{"role": "user", "text": f"m{i}"} for i in range(50)]
+    late.write_bytes(orjson.dumps({"messages": messages, "schema": "sessionport/v1", "source": "x", "sessionId": "late"}))
+
+    class Full:
+        closed = False
+
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", Full)
+    out = tmp_path / "out.jsonl"
+    result = CliRunner().invoke(cli, ["convert", str(late), "--from", "portable", "--to", "portable-jsonl", "-o", str(out)])
+    assert result.exit_code == 1
+    assert "cannot write a temporary file in" in result.output and "no space left on device" in result.output
+    assert "TMPDIR" in result.output
+    assert "cannot write output" not in result.output and str(out) not in result.output
+    assert not out.exists()
+
+
+def test_url_patterns_work_or_fail_clearly(tmp_path):
+    pytest.importorskip("fsspec")
+    bad = run_cli("convert", "memory://bucket/**.jsonl", "--to", "markdown")
+    assert bad.returncode == 2 and b"internal error" not in bad.stderr
+    assert b"'**/'" in bad.stderr, "says how to write the pattern"
+
+
+def test_inspect_reports_a_bad_input_and_goes_on(tmp_path):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.jsonl").write_bytes(PORTABLE.read_bytes())
+    (folder / "b.json").write_text('{"what": "not a session"}')
+    (folder / "c.jsonl").write_bytes(PORTABLE.read_bytes())
+    for args in ([folder], [folder / "a.jsonl", folder / "b.json", folder / "c.jsonl"]):
+        result = run_cli("inspect", "--json", *args)
+        assert result.returncode == 1, result.stderr
+        report = orjson.loads(result.stdout)
+        assert report["sessionCount"] == 2
+        err = result.stderr.decode()
+        assert "b.json" in err and "2 of 3 input(s) inspected, 1 failed" in err
+    skipping = run_cli("inspect", folder, "--skip-bad")
+    assert skipping.returncode == 1 and b"total:" in skipping.stdout, "--skip-bad is about records; a whole bad input is reported as with convert"
+    converting = run_cli("convert", folder, "--to", "portable-jsonl")
+    assert converting.returncode == 1 and b"2 of 3 input(s) converted, 1 failed" in converting.stderr
+    single = run_cli("inspect", folder / "b.json")
+    assert single.returncode == 1 and b"b.json" in single.stderr and not single.stdout
