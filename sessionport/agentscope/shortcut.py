@@ -12,7 +12,7 @@ import os
 import shutil
 from typing import Iterator
 
-from sessionport import api
+from sessionport.pipeline import stream
 from sessionport.io import open_output, spool_file
 
 TRACE_DIR = ".agentscope"
@@ -33,9 +33,9 @@ def import_session(source: str, output: str | None = None, *, skip_bad: bool = F
     run_ids: list[str] = []
     write_opts = {k: v for k, v in (options or {}).items() if v is not None}
     write_opts["_run_ids"] = run_ids
-    events = api.read(source, format="session-json", skip_bad=skip_bad)
+    events = stream.read(source, format="session-json", skip_bad=skip_bad)
     with spool_file(SPOOL_MEMORY) as spool:
-        api.write_events(events, spool, format="agentscope-trace", options=write_opts)
+        stream.write_events(events, spool, format="agentscope-trace", options=write_opts)
         spool.seek(0)
         if output is not None:
             with open_output(output, [source]) as out:

@@ -61,12 +61,6 @@ class Outcome:
     empty: bool = False
 
 
-def apply_stages(events: Iterable[dict], stages: Sequence[StageFactory]) -> Iterable[dict]:
-    for factory in stages:
-        events = factory()(events)
-    return events
-
-
 class _Counter:
     """Counts the messages flowing through, and holds the stream back until
     the first one: an input with none writes nothing at all."""
@@ -99,7 +93,7 @@ def run_job(job: Job) -> Outcome:
     ctx.on_warning = warnings.append
     try:
         events = stream.read(job.source, format=job.from_, strict=job.strict, skip_bad=job.skip_bad, options=dict(job.read_opts), context=ctx)
-        counted = _Counter(apply_stages(events, job.stages))
+        counted = _Counter(stream.apply_stages(events, job.stages))
         if not counted.messages:
             return Outcome(job.source, None, True, None, warnings, empty=True)
         if job.target and os.path.dirname(job.target):

@@ -134,7 +134,7 @@ def run(
     report = on_outcome or (lambda outcome: None)
     if not inputs.batch:
         source = inputs.sources[0]
-        events = batch.apply_stages(read_source(source, reading), stages)
+        events = stream.apply_stages(read_source(source, reading), stages)
         stream.write(events, sink.output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
         return Result(1, [Outcome(source.spec, sink.output, True)], batch=False)
     if any(s.spec == "-" for s in inputs.sources):

@@ -1,15 +1,16 @@
-"""The two ends of a stream: one input read as events, events written as one output.
+"""One stream, in the order its data flows: one input read as events, the
+stages, the events written as one output.
 
 :func:`read` opens an input (decompressing it), detects its format from the
-first bytes unless one is given, and runs the importer.  :func:`write`
-passes events through the exporter into a path (atomically), a binary
-stream or stdout.  ``sessionport.read``/``sessionport.write`` and every run
+first bytes unless one is given, and runs the importer.  :func:`apply_stages`
+chains the stages.  :func:`write` passes events through the exporter into a
+path (atomically), a binary stream or stdout.  ``sessionport.read``/``sessionport.write`` and every run
 of :mod:`sessionport.pipeline.run` go through these two functions.
 """
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext, WriteContext
 from sessionport.detect import detect, is_blank
@@ -66,6 +67,14 @@ def read(
         ctx.report_bad()
     finally:
         inp.close()
+
+
+def apply_stages(events: Iterable[dict], stages: Sequence[Callable[[], Callable[[Iterable[dict]], Iterator[dict]]]]) -> Iterable[dict]:
+    """``events`` through each stage in turn; a stage is built by its factory
+    here, so every input of a batch gets fresh stage state."""
+    for factory in stages:
+        events = factory()(events)
+    return events
 
 
 def one_session_only(events: Iterable[dict], exporter: Exporter) -> Iterator[dict]:
