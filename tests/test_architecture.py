@@ -11,8 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 from conftest import FIXTURES, ROOT, run_cli
 
 PACKAGE = ROOT / "sessionport"

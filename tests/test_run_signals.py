@@ -74,7 +74,7 @@ def test_a_signal_during_o_leaves_no_part_file(tmp_path, signum):
     assert target.read_text() == "previous", "the earlier output is untouched"
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads the process tree from /proc")
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads the process tree from /proc/PID/task/PID/children")
 def test_sigterm_ends_batch_workers_and_removes_their_scratch_files(tmp_path):
     """Two inputs into one stream with --jobs 2: each worker blocks on a named
     pipe it reads, holding a scratch copy in $TMPDIR; SIGTERM to the parent

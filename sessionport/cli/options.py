@@ -12,7 +12,6 @@ import click
 
 from sessionport.pipeline import run as pipeline
 from sessionport.pipeline.batch import Outcome, StageFactory
-from sessionport.pipeline.inputs import Inputs, resolve
 from sessionport.pipeline.run import WIRE_FORMAT, Reading, Result, Sink
 from sessionport.registry import get_registry
 

@@ -57,31 +57,30 @@ class Outcome:
     ok: bool
     error: str | None = None
     warnings: list[str] = field(default_factory=list)
-    # An input that gave no message wrote nothing.
+    # An input that holds no message (empty, or only summary records)
+    # writes nothing.
     empty: bool = False
 
 
-class _Counter:
-    """Counts the messages flowing through, and holds the stream back until
-    the first one: an input with none writes nothing at all."""
+class _HeldBack:
+    """An input's events, held back until its first message: an input with
+    none (empty, or only summary records) is known before anything is
+    opened for writing, and writes nothing."""
 
     def __init__(self, events: Iterable[dict]) -> None:
-        self.messages = 0
         self._events = iter(events)
         self._held: list[dict] = []
+        self.has_messages = False
         for event in self._events:
             self._held.append(event)
             if event.get("type") == "message":
-                self.messages = 1
+                self.has_messages = True
                 break
 
     def __iter__(self) -> Iterator[dict]:
-        yield from self._held
-        self._held = []
-        for event in self._events:
-            if event.get("type") == "message":
-                self.messages += 1
-            yield event
+        held, self._held = self._held, []
+        yield from held
+        yield from self._events
 
 
 def run_job(job: Job) -> Outcome:
@@ -93,12 +92,12 @@ def run_job(job: Job) -> Outcome:
     ctx.on_warning = warnings.append
     try:
         events = stream.read(job.source, format=job.from_, strict=job.strict, skip_bad=job.skip_bad, options=dict(job.read_opts), context=ctx)
-        counted = _Counter(stream.apply_stages(events, job.stages))
-        if not counted.messages:
+        held = _HeldBack(events)
+        if not held.has_messages:
             return Outcome(job.source, None, True, None, warnings, empty=True)
         if job.target and os.path.dirname(job.target):
             os.makedirs(os.path.dirname(job.target), exist_ok=True)
-        stream.write(counted, job.target, format=job.to, options=dict(job.write_opts), inputs=[job.source])
+        stream.write(stream.apply_stages(held, job.stages), job.target, format=job.to, options=dict(job.write_opts), inputs=[job.source])
     except SessionportError as exc:
         return Outcome(job.source, job.target, False, str(exc), warnings)
     except Exception as exc:  # one broken file must not end the batch
@@ -117,7 +116,9 @@ def _worker_signal(signum, frame) -> None:
 
 
 def _worker_start() -> None:
-    for sig in SIGNALS:
+    # Ctrl-C reaches every process of the terminal's group: a worker ends
+    # quietly, as on SIGTERM, and the parent reports the interruption.
+    for sig in (*SIGNALS, signal.SIGINT):
         signal.signal(sig, _worker_signal)
 
 
@@ -126,10 +127,10 @@ def _worker_job(job: Job) -> Outcome:
     _in_job = True
     try:
         return run_job(job)
-    except (Terminated, KeyboardInterrupt) as exc:
+    except Terminated as exc:
         # The partial output was removed on the way out; end this worker
         # rather than let the pool hand it the next job.
-        os._exit(exc.exit_code if isinstance(exc, Terminated) else 130)
+        os._exit(exc.exit_code)
     finally:
         _in_job = False
 

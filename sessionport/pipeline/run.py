@@ -14,8 +14,9 @@ how to read them (:class:`Reading`), stage factories, and a :class:`Sink`
   parallel and joined.
 
 In a batch a failing input is reported through ``on_outcome`` and the
-others go on; an input that holds no message writes nothing and is
-counted as empty.  The caller shows the outcomes (the CLI prints them).
+others go on; an input that holds no message (empty, or only summary
+records) writes nothing and is counted as empty.  The caller shows the
+outcomes (the CLI prints them).
 """
 
 from __future__ import annotations
