@@ -238,3 +238,47 @@ def test_version_and_formats_outside_the_checkout(tmp_path):
         result = subprocess.run([sys.executable, "-I", "-m", "sessionport", *args], capture_output=True, text=True, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         assert expected in result.stdout
+
+
+# --- the data path of convert ------------------------------------------------
+
+
+def test_convert_of_one_input_enters_each_step_once(tmp_path, monkeypatch):
+    """CLI -> pipeline -> input resolution -> importer -> stages -> exporter
+    -> output: for one input each step is entered exactly once."""
+    import dataclasses
+
+    from click.testing import CliRunner
+
+    from sessionport.cli import cli
+    from sessionport.pipeline import run as run_module
+    from sessionport.pipeline import stream
+    from sessionport.registry import get_registry
+
+    calls: list[str] = []
+
+    def spy(name, function):
+        def wrapped(*args, **kwargs):
+            calls.append(name)
+            return function(*args, **kwargs)
+
+        return wrapped
+
+    monkeypatch.setattr(run_module, "run", spy("pipeline.run", run_module.run))
+    monkeypatch.setattr(run_module, "resolve", spy("inputs.resolve", run_module.resolve))
+    for name in ("read", "apply_stages", "write", "open_input", "detect", "open_output"):
+        monkeypatch.setattr(stream, name, spy(f"stream.{name}", getattr(stream, name)))
+    registry = get_registry()
+    info = registry.formats["portable-jsonl"]
+    monkeypatch.setattr(info, "importer", dataclasses.replace(info.importer, read=spy("importer", info.importer.read)))
+    markdown = registry.formats["markdown"]
+    monkeypatch.setattr(markdown, "exporter", dataclasses.replace(markdown.exporter, write=spy("exporter", markdown.exporter.write)))
+
+    out = tmp_path / "s.md"
+    result = CliRunner().invoke(cli, ["convert", str(FIXTURES / "portable-jsonl" / "session.jsonl"), "--to", "markdown", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "# Fix the failing cart test" in out.read_text()
+    steps = ["pipeline.run", "inputs.resolve", "stream.read", "stream.apply_stages", "stream.write", "stream.open_output", "exporter", "stream.open_input", "stream.detect", "importer"]
+    # Generators run when the exporter pulls: the input is opened, detected
+    # and read from inside the write, each once.
+    assert calls == steps, calls
