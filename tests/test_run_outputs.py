@@ -143,6 +143,18 @@ def test_o_ending_in_a_slash_or_an_existing_directory_is_one_file_per_input(fold
         assert _files(tmp_path / str(target).rstrip("/")) == ["0.md", "1.md", "2.md"]
 
 
+def test_one_input_into_a_directory_takes_the_input_name(tmp_path):
+    archive = tmp_path / "archive"
+    result = run_cli("convert", PORTABLE, "--to", "markdown", "-o", f"{archive}/")
+    assert result.returncode == 0, result.stderr
+    assert _files(archive) == ["session.md"]
+    again = run_cli("convert", CLAUDE, "--to", "html", "-o", archive)
+    assert again.returncode == 0, again.stderr
+    assert _files(archive) == ["session.html", "session.md"]
+    piped = run_cli("convert", "-", "--to", "markdown", "-o", archive, input=PORTABLE.read_bytes())
+    assert piped.returncode == 2 and b"give -o a file path" in piped.stderr
+
+
 def test_a_one_session_format_refuses_one_file_for_several_inputs(folder, tmp_path):
     result = run_cli("convert", folder, "--to", "codex", "-o", tmp_path / "all.jsonl")
     assert result.returncode == 2

@@ -76,7 +76,7 @@ def write_options(*, to_option: bool, taken: Iterable[str] = ()) -> Callable:
 
     def decorate(f):
         f = exporter_options(taken)(f)
-        f = click.option("-o", "--output", type=click.Path(allow_dash=True), help="Write to this file (atomically) instead of stdout. With several inputs: a directory (ending in / or existing) gets one file per input; a path ending in the format's extension gets one file holding them all.")(f)
+        f = click.option("-o", "--output", type=click.Path(allow_dash=True), help="Write to this file (atomically) instead of stdout. A directory (ending in / or existing) gets one file per input, named after it; with several inputs, a path ending in the format's extension gets one file holding them all.")(f)
         if to_option:
             f = click.option("--to", "to", type=FormatChoice("export"), default=None, help=f"Output format (default: {WIRE_FORMAT}).")(f)
         return f

@@ -22,6 +22,7 @@ outcomes (the CLI prints them).
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -135,9 +136,10 @@ def run(
     report = on_outcome or (lambda outcome: None)
     if not inputs.batch:
         source = inputs.sources[0]
+        output = _single_target(source, sink)
         events = stream.apply_stages(read_source(source, reading), stages)
-        stream.write(events, sink.output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
-        return Result(1, [Outcome(source.spec, sink.output, True)], batch=False)
+        stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
+        return Result(1, [Outcome(source.spec, output, True)], batch=False)
     if any(s.spec == "-" for s in inputs.sources):
         raise UsageError("stdin cannot be one of several inputs; give paths")
     workers = jobs or batch.default_jobs()
@@ -159,6 +161,19 @@ def run(
     combined = [dataclasses.replace(template, source=s.spec) for s in inputs.sources]
     stream.write(batch.combined_stream(combined, workers, record), output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
     return result
+
+
+def _single_target(source: Source, sink: Sink) -> str | None:
+    """``-o`` for one input: a file, or a directory (``DIR/`` or one that
+    exists) to write the input's output into under its own name."""
+    if not targets.names_directory(sink.output):
+        return sink.output
+    assert sink.output is not None
+    if source.spec == "-":
+        raise UsageError(f"{sink.output}: -o names a directory, and stdin has no name to give its output; give -o a file path")
+    target = targets.OutputGuard([source.spec]).claim(sink.output, source.relative, targets.extension_of(sink.format))
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    return target
 
 
 def directory_jobs(sources: Sequence[Source], directory: str, template: batch.Job, guard: targets.OutputGuard | None = None) -> list[batch.Job]:

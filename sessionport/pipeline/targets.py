@@ -114,6 +114,11 @@ def extension_of(format: str) -> str:
     return extension if extension.startswith(".") else "." + extension
 
 
+def names_directory(output: str | None) -> bool:
+    """``-o DIR/`` (a trailing slash) or a directory that exists."""
+    return bool(output) and output != "-" and (output.endswith(("/", os.sep)) or os.path.isdir(output))
+
+
 def layout(output: str | None, format: str) -> str:
     """What ``-o`` means for a batch: ``stream`` (stdout), ``file`` (one
     file holding the combined stream) or ``directory`` (one file per input).
@@ -125,7 +130,7 @@ def layout(output: str | None, format: str) -> str:
     """
     if output is None or output == "-":
         return STREAM
-    if output.endswith(("/", os.sep)) or os.path.isdir(output):
+    if names_directory(output):
         return DIRECTORY
     exporter = get_registry().exporter(format)
     if output.endswith(extension_of(format)):
