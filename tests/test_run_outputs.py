@@ -143,6 +143,16 @@ def test_o_ending_in_a_slash_or_an_existing_directory_is_one_file_per_input(fold
         assert _files(tmp_path / str(target).rstrip("/")) == ["0.md", "1.md", "2.md"]
 
 
+def test_a_quoted_local_pattern_is_resolved_like_a_directory(folder, tmp_path):
+    """A pattern the shell did not expand (quoted, or from a config file)."""
+    out = tmp_path / "out"
+    result = run_cli("convert", f"{folder}/[01].jsonl", "--to", "markdown", "-o", out)
+    assert result.returncode == 0, result.stderr
+    assert _files(out) == ["0.md", "1.md"]
+    none = run_cli("convert", f"{folder}/*.nothing", "--to", "markdown")
+    assert none.returncode == 2 and b"no files match this pattern" in none.stderr
+
+
 def test_one_input_into_a_directory_takes_the_input_name(tmp_path):
     archive = tmp_path / "archive"
     result = run_cli("convert", PORTABLE, "--to", "markdown", "-o", f"{archive}/")
