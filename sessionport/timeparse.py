@@ -59,6 +59,32 @@ def parse_user_time(text: str, *, now: datetime | None = None) -> datetime:
     return parsed.astimezone(timezone.utc)
 
 
+_TIME_TYPE = None
+
+
+def click_time_type():
+    """The click parameter type of every ``--since``/``--until``: the value is
+    parsed while the command line is, so a bad one is a usage error (exit 2)
+    with :func:`parse_user_time`'s message, whichever command it is given to."""
+    global _TIME_TYPE
+    if _TIME_TYPE is None:
+        import click
+
+        class UserTime(click.ParamType):
+            name = "time"
+
+            def convert(self, value, param, ctx):
+                if isinstance(value, datetime):
+                    return value
+                try:
+                    return parse_user_time(str(value))
+                except ValueError as exc:
+                    self.fail(str(exc), param, ctx)
+
+        _TIME_TYPE = UserTime()
+    return _TIME_TYPE
+
+
 def parse_event_time(value: object) -> datetime | None:
     """An aware UTC datetime from a transcript timestamp, or None when it
     cannot be read.  Naive ISO values are taken as UTC (transcripts write
