@@ -71,9 +71,62 @@ class Importer:
 
 
 @dataclass(frozen=True)
+class Loss:
+    """Something the canonical stream can hold that an exporter cannot write.
+
+    ``count(event)`` says how many of it one event holds; ``what`` names
+    ``n`` of them in a sentence (``"the timestamps of 12 messages"``)."""
+
+    name: str
+    what: Callable[[int], str]
+    count: Callable[[dict], int]
+
+
+def _media_count(event: dict) -> int:
+    # Readers keep no media bytes: an image or document is placeholder text
+    # (``[image: image/png, 1.0 MB]``, see model.human_size) or meta.attachment.
+    if event.get("type") != "message":
+        return 0
+    text = event.get("text")
+    found = 0
+    if isinstance(text, str) and ("[image" in text or "[document" in text):
+        import re
+
+        found = len(re.findall(r"\[(?:image|document)(?::[^\]\n]*)?\]", text))
+    meta = event.get("meta")
+    if not found and isinstance(meta, dict) and meta.get("attachment"):
+        found = 1
+    return found
+
+
+def _has_timestamp(event: dict) -> int:
+    return int(event.get("type") == "message" and isinstance(event.get("timestamp"), (str, int, float)))
+
+
+def _has_usage(event: dict) -> int:
+    meta = event.get("meta")
+    return int(event.get("type") == "message" and isinstance(meta, dict) and isinstance(meta.get("usage"), dict))
+
+
+# The vocabulary of :attr:`Exporter.cannot_carry`.
+LOSSES: dict[str, Loss] = {
+    loss.name: loss
+    for loss in (
+        Loss("media", lambda n: f"the bytes of {n} image(s) or document(s) (their placeholder text is written instead)", _media_count),
+        Loss("timestamps", lambda n: f"the timestamps of {n} message(s)", _has_timestamp),
+        Loss("usage", lambda n: f"the token usage of {n} message(s)", _has_usage),
+    )
+}
+
+
+@dataclass(frozen=True)
 class Exporter:
     """Writes one format: ``write(events, out, ctx)`` with ``out`` a binary
-    stream.  ``multi_session`` is False for formats that hold one session."""
+    stream.  ``multi_session`` is False for formats that hold one session.
+
+    ``cannot_carry`` names what of the stream the format has no place for
+    (keys of :data:`LOSSES`); the write path counts each in the events it
+    writes and says once, on stderr, what was dropped."""
 
     name: str
     description: str
@@ -81,6 +134,35 @@ class Exporter:
     extension: str = ".json"
     multi_session: bool = False
     options: tuple[Option, ...] = ()
+    cannot_carry: tuple[str, ...] = ()
+
+
+class LossCounter:
+    """Counts, while events pass to an exporter, what it cannot carry."""
+
+    def __init__(self, exporter: Exporter) -> None:
+        self.exporter = exporter
+        self.losses = [LOSSES[name] for name in exporter.cannot_carry if name in LOSSES]
+        self.counts: dict[str, int] = {}
+
+    def watch(self, events: Iterable[dict]) -> Iterator[dict]:
+        if not self.losses:
+            yield from events
+            return
+        counts = self.counts
+        losses = self.losses
+        for event in events:
+            if event.get("type") == "message":
+                for loss in losses:
+                    n = loss.count(event)
+                    if n:
+                        counts[loss.name] = counts.get(loss.name, 0) + n
+            yield event
+
+    def sentence(self) -> str | None:
+        """One sentence naming everything left out, or None when nothing was."""
+        parts = [loss.what(self.counts[loss.name]) for loss in self.losses if self.counts.get(loss.name)]
+        return f"{self.exporter.name} has no place for {'; '.join(parts)}: left out" if parts else None
 
 
 @dataclass(frozen=True)
