@@ -98,7 +98,7 @@ def write_events(
     if not exporter.multi_session:
         events = one_session_only(events, exporter)
     losses = LossCounter(exporter)
-    exporter.write(losses.watch(events), out, ctx)
+    exporter.write(losses.watch(events) if losses.losses else events, out, ctx)
     ctx.losses.update(losses.counts)
     sentence = losses.sentence()
     if sentence:
