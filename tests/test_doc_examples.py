@@ -135,6 +135,7 @@ class Expect:
     dirs: tuple[str, ...] = ()           # paths that must be directories holding files
     stdout: Callable[[str], bool] | None = None
     quiet: bool = False                  # nothing on stderr
+    says: str | None = None              # words that stdout or stderr must hold
     after: tuple[str, ...] = ()          # examples that must have run first (same page)
     skip: str | None = None
     xfail: str | None = None
@@ -177,7 +178,7 @@ EXPECT: dict[str, Expect] = {
         stdout=lambda out: out.startswith(f"{CLAUDE_ID} List the files here, please.")),
     "sessionport inspect @5f0c1e2a": Expect(stdout=lambda out: "claude-code" in out and "tokens" in out.lower()),
     "sessionport chain -i @5f0c1e2a redact filter --no-injected to html -o share.html": Expect(files=("share.html",), xfail=PIPELINE),
-    "sessionport redact @5f0c1e2a --check --report": Expect(code=1, stdout=None),
+    "sessionport redact @5f0c1e2a --check --report": Expect(code=1, says="github-token"),
     "sessionport ls --cwd shop --json | jq -r '.[].path' | xargs sessionport convert --to markdown -o archive/": Expect(
         dirs=("archive",)),
     "sessionport convert ~/.codex/sessions --to markdown --front-matter -o vault/codex/ --jobs 4": Expect(dirs=("vault/codex",)),
@@ -249,6 +250,8 @@ def test_example(page, line, workspace):
         assert expect.stdout(out), f"unexpected output:\n{out[:2000]}"
     if expect.quiet:
         assert stderr == "", stderr
+    if expect.says is not None:
+        assert expect.says in done.stdout.decode("utf-8", "replace") + stderr, stderr
 
 
 def test_every_expectation_is_still_an_example():
