@@ -43,16 +43,24 @@ BUILTINS = frozenset(("cd", "pushd", "popd", "export", "set", "true", "false", "
 NOT_A_RUN = frozenset(("--version", "--help", "-h", "--collect-only", "--co", "-V"))
 OPERATORS = frozenset(("&&", "||", "|", ";", "&", "(", ")", "|&", ";;"))
 MAX_DEPTH = 3
+MAX_CHARS = 4096
 
 
 def _words(command: str) -> list[str] | None:
-    lexer = shlex.shlex(command.replace("\n", " ; "), posix=True, punctuation_chars=";&|()")
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        return list(lexer)
-    except ValueError:  # an unbalanced quote: the line was cut or is not shell
-        return None
+    # shlex reads a character at a time; a runner is named near the start, and
+    # a long heredoc or inline script need not be read to find it.
+    cut = len(command) > MAX_CHARS
+    text = command[:MAX_CHARS].replace("\n", " ; ")
+    # A line cut short may end inside quotes: close them to read what came before.
+    for ending in ("", '"', "'", "'\"", "\"'") if cut else ("",):
+        lexer = shlex.shlex(text + ending, posix=True, punctuation_chars=";&|()")
+        lexer.whitespace_split = True
+        lexer.commenters = ""
+        try:
+            return list(lexer)
+        except ValueError:  # an unbalanced quote: the line is not shell, or was cut
+            continue
+    return None
 
 
 def simple_commands(command: str) -> list[list[str]] | None:

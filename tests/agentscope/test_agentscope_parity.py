@@ -207,3 +207,9 @@ def test_each_documented_difference_from_agentscope_is_real(tmp_path):
     trace["runs"][0]["trustScore"], trace["runs"][0]["title"] = 85, ""
     (tmp_path / "empty.trace.json").write_bytes(orjson.dumps(trace))
     assert validate_file(str(tmp_path / "empty.trace.json")).valid
+
+
+def test_a_long_inline_script_is_read_only_as_far_as_needed():
+    script = "bash -lc \"pytest -q && cat <<'EOF' > notes.txt\n" + "x = 'a|pytest'\n" * 20_000 + "EOF\""
+    assert is_test(script, "")
+    assert not is_test("bash -lc \"cat <<'EOF' > notes.txt\n" + "pytest\n" * 20_000 + "EOF\"", "")
