@@ -5,12 +5,14 @@ operators ``&&``, ``||``, ``|``, ``;``, ``(``, ``)``) into simple commands;
 each one's program is found past environment assignments and launchers
 (``uv run``, ``npx``, ``python -m``, ``timeout 60``, ...).  A word inside
 quotes is an argument, never a program: ``rg "def test_|pytest"`` runs
-``rg``, not ``pytest``.  ``bash -lc 'script'`` is read into its script.
+``rg``, not ``pytest``.  ``bash -lc 'script'`` is read into its script; the
+body of a here-document is text, not commands.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 
 # Programs that are a test run, type check or lint by themselves.
@@ -46,11 +48,28 @@ MAX_DEPTH = 3
 MAX_CHARS = 4096
 
 
+def _without_heredocs(command: str) -> list[str]:
+    """The lines of ``command`` without the bodies of its here-documents
+    (``cat <<'EOF' ... EOF`` holds text, not commands)."""
+    lines: list[str] = []
+    ending: str | None = None
+    for line in command.split("\n"):
+        if ending is not None:
+            if line.strip() == ending:
+                ending = None
+            continue
+        lines.append(line)
+        found = re.search(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1", line)
+        if found:
+            ending = found.group(2)
+    return lines
+
+
 def _words(command: str) -> list[str] | None:
     # shlex reads a character at a time; a runner is named near the start, and
     # a long heredoc or inline script need not be read to find it.
     cut = len(command) > MAX_CHARS
-    text = command[:MAX_CHARS].replace("\n", " ; ")
+    text = " ; ".join(_without_heredocs(command[:MAX_CHARS]))
     # A line cut short may end inside quotes: close them to read what came before.
     for ending in ("", '"', "'", "'\"", "\"'") if cut else ("",):
         lexer = shlex.shlex(text + ending, posix=True, punctuation_chars=";&|()")
