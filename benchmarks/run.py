@@ -19,6 +19,7 @@ from pathlib import Path
 
 from generate import generate, parse_size
 from measure import PYTHON, Run, run
+from startup import report as startup_report
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data"
@@ -156,6 +157,7 @@ def main() -> None:
             growth = (b["peak_rss_mib"] / a["peak_rss_mib"] - 1) * 100
             print(f"{a['case']:<32} {a['mb']:>6.0f} MB: {a['peak_rss_mib']:6.1f} MiB   {b['mb']:>6.0f} MB: {b['peak_rss_mib']:6.1f} MiB   growth {growth:+.1f}% (target < 10%, <= 48 MiB)")
         result["memory"] = {"small": small, "big": big}
+    result["startup"] = startup_report(max(7, args.rounds))
     result["loadavg_end"] = os.getloadavg()
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in result['loadavg_end'])}")
     if args.json:

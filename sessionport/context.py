@@ -87,6 +87,8 @@ class WriteContext:
     name: str = "<stdout>"
     options: dict[str, Any] = field(default_factory=dict)
     on_warning: Callable[[str], None] = _stderr_warning
+    # What the exporter could not carry, by registry.LOSSES name, after writing.
+    losses: dict[str, int] = field(default_factory=dict)
 
     def warn(self, message: str) -> None:
         self.on_warning(message)

@@ -71,9 +71,62 @@ class Importer:
 
 
 @dataclass(frozen=True)
+class Loss:
+    """Something the canonical stream can hold that an exporter cannot write.
+
+    ``count(event)`` says how many of it one event holds; ``what`` names
+    ``n`` of them in a sentence (``"the timestamps of 12 messages"``)."""
+
+    name: str
+    what: Callable[[int], str]
+    count: Callable[[dict], int]
+
+
+def _media_count(event: dict) -> int:
+    # Readers keep no media bytes: an image or document is placeholder text
+    # (``[image: image/png, 1.0 MB]``, see model.human_size) or meta.attachment.
+    if event.get("type") != "message":
+        return 0
+    text = event.get("text")
+    found = 0
+    if isinstance(text, str) and ("[image" in text or "[document" in text):
+        import re
+
+        found = len(re.findall(r"\[(?:image|document)(?::[^\]\n]*)?\]", text))
+    meta = event.get("meta")
+    if not found and isinstance(meta, dict) and meta.get("attachment"):
+        found = 1
+    return found
+
+
+def _has_timestamp(event: dict) -> int:
+    return int(event.get("type") == "message" and isinstance(event.get("timestamp"), (str, int, float)))
+
+
+def _has_usage(event: dict) -> int:
+    meta = event.get("meta")
+    return int(event.get("type") == "message" and isinstance(meta, dict) and isinstance(meta.get("usage"), dict))
+
+
+# The vocabulary of :attr:`Exporter.cannot_carry`.
+LOSSES: dict[str, Loss] = {
+    loss.name: loss
+    for loss in (
+        Loss("media", lambda n: f"the bytes of {n} image(s) or document(s) (their placeholder text is written instead)", _media_count),
+        Loss("timestamps", lambda n: f"the timestamps of {n} message(s)", _has_timestamp),
+        Loss("usage", lambda n: f"the token usage of {n} message(s)", _has_usage),
+    )
+}
+
+
+@dataclass(frozen=True)
 class Exporter:
     """Writes one format: ``write(events, out, ctx)`` with ``out`` a binary
-    stream.  ``multi_session`` is False for formats that hold one session."""
+    stream.  ``multi_session`` is False for formats that hold one session.
+
+    ``cannot_carry`` names what of the stream the format has no place for
+    (keys of :data:`LOSSES`); the write path counts each in the events it
+    writes and says once, on stderr, what was dropped."""
 
     name: str
     description: str
@@ -81,6 +134,35 @@ class Exporter:
     extension: str = ".json"
     multi_session: bool = False
     options: tuple[Option, ...] = ()
+    cannot_carry: tuple[str, ...] = ()
+
+
+class LossCounter:
+    """Counts, while events pass to an exporter, what it cannot carry."""
+
+    def __init__(self, exporter: Exporter) -> None:
+        self.exporter = exporter
+        self.losses = [LOSSES[name] for name in exporter.cannot_carry if name in LOSSES]
+        self.counts: dict[str, int] = {}
+
+    def watch(self, events: Iterable[dict]) -> Iterator[dict]:
+        if not self.losses:
+            yield from events
+            return
+        counts = self.counts
+        losses = self.losses
+        for event in events:
+            if event.get("type") == "message":
+                for loss in losses:
+                    n = loss.count(event)
+                    if n:
+                        counts[loss.name] = counts.get(loss.name, 0) + n
+            yield event
+
+    def sentence(self) -> str | None:
+        """One sentence naming everything left out, or None when nothing was."""
+        parts = [loss.what(self.counts[loss.name]) for loss in self.losses if self.counts.get(loss.name)]
+        return f"{self.exporter.name} has no place for {'; '.join(parts)}: left out" if parts else None
 
 
 @dataclass(frozen=True)
@@ -99,11 +181,47 @@ class Stage:
     help: str = ""
 
 
-@dataclass
 class FormatInfo:
-    name: str
-    importer: Importer | None = None
-    exporter: Exporter | None = None
+    """One format's importer and exporter.  Either may still be an entry point
+    not yet loaded: it is loaded on first access, so naming the formats (for
+    ``--to`` and ``--from`` and their completion) imports none of them."""
+
+    def __init__(self, name: str, importer: Importer | None = None, exporter: Exporter | None = None,
+                 registry: "Registry | None" = None) -> None:
+        self.name = name
+        self._importer = importer
+        self._exporter = exporter
+        self._registry = registry
+        self.pending: dict[str, Any] = {}  # "import" / "export" -> entry point
+
+    def _part(self, role: str):
+        ep = self.pending.pop(role, None)
+        if ep is not None and self._registry is not None:
+            self._registry.load_entry_point(ep)
+        return self._importer if role == "import" else self._exporter
+
+    @property
+    def importer(self) -> Importer | None:
+        return self._part("import")
+
+    @importer.setter
+    def importer(self, value: Importer | None) -> None:
+        self.pending.pop("import", None)
+        self._importer = value
+
+    @property
+    def exporter(self) -> Exporter | None:
+        return self._part("export")
+
+    @exporter.setter
+    def exporter(self, value: Exporter | None) -> None:
+        self.pending.pop("export", None)
+        self._exporter = value
+
+    def declares(self, role: str) -> bool:
+        """Whether the format has (or names, unloaded) an importer/exporter."""
+        loaded = self._importer if role == "import" else self._exporter
+        return loaded is not None or role in self.pending
 
     @property
     def description(self) -> str:
@@ -119,6 +237,9 @@ class Registry:
     # and a stage module may import much (redact: its rule tables).
     stage_loader: Callable[["Registry"], None] | None = None
     _stages: dict[str, Stage] = field(default_factory=dict, init=False, repr=False)
+    # Shell completion of anything but an option name needs no format's own
+    # options, and collecting them imports every format.
+    without_format_options: bool = False
 
     @property
     def stages(self) -> dict[str, Stage]:
@@ -130,17 +251,51 @@ class Registry:
         if loader is not None:
             loader(self)
 
+    def _info(self, name: str) -> FormatInfo:
+        info = self.formats.get(name)
+        if info is None:
+            info = self.formats[name] = FormatInfo(name, registry=self)
+        return info
+
     def add(self, obj: Any, origin: str = "") -> None:
         if isinstance(obj, Importer):
-            self.formats.setdefault(obj.name, FormatInfo(obj.name)).importer = obj
+            self._info(obj.name).importer = obj
         elif isinstance(obj, Exporter):
-            self.formats.setdefault(obj.name, FormatInfo(obj.name)).exporter = obj
+            self._info(obj.name).exporter = obj
         elif isinstance(obj, Stage):
             self._stages[obj.name] = obj
         else:
             self.load_errors.append(
                 f"{origin}: is a {type(obj).__name__}, not an Importer, Exporter or Stage"
             )
+
+    def declare(self, ep: Any) -> None:
+        """Name a format from its entry point without importing it.
+
+        An entry point named ``<format>-import`` or ``<format>-export`` (as
+        every built-in format is) is loaded when its part is first needed;
+        one named otherwise is loaded now, as its format name is unknown."""
+        for role in ("import", "export"):
+            suffix = f"-{role}"
+            if ep.name.endswith(suffix) and len(ep.name) > len(suffix):
+                self._info(ep.name[: -len(suffix)]).pending[role] = ep
+                return
+        self.load_entry_point(ep)
+
+    def load_entry_point(self, ep: Any) -> None:
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken plugin must not take the others down
+            self.load_errors.append(f"{ep.name} ({ep.value}): {type(exc).__name__}: {exc}")
+            return
+        self.add(obj, origin=f"{ep.name} ({ep.value})")
+
+    def load_all(self) -> None:
+        for info in list(self.formats.values()):
+            info.importer  # noqa: B018  (loads the entry point, if still pending)
+            info.exporter  # noqa: B018
+        for name in [n for n, i in self.formats.items() if i.importer is None and i.exporter is None]:
+            del self.formats[name]  # named by an entry point that failed to load
 
     def importer(self, name: str) -> Importer:
         info = self.formats.get(name)
@@ -164,16 +319,21 @@ class Registry:
         return self.stages[name]
 
     def importers(self) -> list[Importer]:
+        self.load_all()
         return [f.importer for f in self.formats.values() if f.importer]
 
     def importer_names(self) -> list[str]:
-        return sorted(f.name for f in self.formats.values() if f.importer)
+        return sorted(f.name for f in self.formats.values() if f.declares("import"))
 
     def exporter_names(self) -> list[str]:
-        return sorted(f.name for f in self.formats.values() if f.exporter)
+        return sorted(f.name for f in self.formats.values() if f.declares("export"))
 
     def option_sets(self) -> tuple[list[Option], list[Option]]:
-        """All importer options and all exporter options, one per flag."""
+        """All importer options and all exporter options, one per flag
+        (none while :attr:`without_format_options` is set)."""
+        if self.without_format_options:
+            return [], []
+        self.load_all()
         read_opts: dict[tuple, Option] = {}
         write_opts: dict[tuple, Option] = {}
         for info in self.formats.values():
@@ -187,25 +347,31 @@ class Registry:
 _REGISTRY: Registry | None = None
 
 
+def _entry_points(group: str) -> list:
+    return sorted(entry_points(group=group), key=lambda e: e.name)
+
+
 def _load_group(registry: Registry, group: str) -> None:
-    for ep in sorted(entry_points(group=group), key=lambda e: e.name):
-        try:
-            obj = ep.load()
-        except Exception as exc:  # a broken plugin must not take the others down
-            registry.load_errors.append(f"{ep.name} ({ep.value}): {type(exc).__name__}: {exc}")
-            continue
-        registry.add(obj, origin=f"{ep.name} ({ep.value})")
+    for ep in _entry_points(group):
+        registry.load_entry_point(ep)
 
 
 def get_registry() -> Registry:
-    """The process-wide registry, loaded from entry points on first use
-    (its stages when first asked for)."""
+    """The process-wide registry.  Its formats are named from entry-point
+    metadata on first use and each is imported when first needed; its
+    stages load when first asked for."""
     global _REGISTRY
     if _REGISTRY is None:
         registry = Registry(stage_loader=lambda r: _load_group(r, STAGES_GROUP))
-        _load_group(registry, FORMATS_GROUP)
+        for ep in _entry_points(FORMATS_GROUP):
+            registry.declare(ep)
         _REGISTRY = registry
     return _REGISTRY
+
+
+def stage_names() -> list[str]:
+    """The names of the registered stages, without importing any."""
+    return [ep.name for ep in _entry_points(STAGES_GROUP)]
 
 
 def reset_registry() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
-_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w|wk)s?\s*(?:ago)?\s*$", re.I)
+_RELATIVE = r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|m|min|h|hr|d|day|w|wk)s?\s*(?:ago)?\s*$"
 _UNIT_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "d": 86400, "day": 86400, "w": 604800, "wk": 604800}
 # Epoch values above this are milliseconds (year 33658 in seconds).
 _MS_THRESHOLD = 1e12
@@ -44,7 +44,7 @@ def parse_user_time(text: str, *, now: datetime | None = None) -> datetime:
     Raises ``ValueError`` with a readable message otherwise.
     """
     now = now or datetime.now(timezone.utc)
-    match = _RELATIVE.match(text)
+    match = re.match(_RELATIVE, text, re.I)  # re caches it; nothing compiled at import
     if match:
         amount, unit = float(match.group(1)), match.group(2).lower()
         return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
@@ -57,6 +57,32 @@ def parse_user_time(text: str, *, now: datetime | None = None) -> datetime:
     if parsed.tzinfo is None:
         parsed = parsed.astimezone()  # local time of this machine
     return parsed.astimezone(timezone.utc)
+
+
+_TIME_TYPE = None
+
+
+def click_time_type():
+    """The click parameter type of every ``--since``/``--until``: the value is
+    parsed while the command line is, so a bad one is a usage error (exit 2)
+    with :func:`parse_user_time`'s message, whichever command it is given to."""
+    global _TIME_TYPE
+    if _TIME_TYPE is None:
+        import click
+
+        class UserTime(click.ParamType):
+            name = "time"
+
+            def convert(self, value, param, ctx):
+                if isinstance(value, datetime):
+                    return value
+                try:
+                    return parse_user_time(str(value))
+                except ValueError as exc:
+                    self.fail(str(exc), param, ctx)
+
+        _TIME_TYPE = UserTime()
+    return _TIME_TYPE
 
 
 def parse_event_time(value: object) -> datetime | None:

@@ -171,8 +171,12 @@ def tool_action(use: dict, result: dict | None, cwd: str | None, max_output: int
     meta = _meta(use)
     data = use.get("toolInput") if isinstance(use.get("toolInput"), dict) else {}
     facts = inspect_tool(use.get("toolName"), use.get("toolInput"))
-    if facts.command is None and facts.kind == "shell" and not use.get("toolInput") and use.get("text"):
-        facts.command = use["text"]
+    text = use.get("text")
+    if facts.command is None and facts.kind == "shell" and not use.get("toolInput") and isinstance(text, str):
+        # A shell call logged with its command only as the message text.  Text
+        # that merely restates the tool's name is no command.
+        if text.strip() and text.strip() != clean_name(use.get("toolName")):
+            facts.command = text
     result_meta = _meta(result)
     raw_output = result.get("text") if result else None
     is_error = result.get("isError") if result else None

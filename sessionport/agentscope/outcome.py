@@ -1,7 +1,8 @@
 """Did a command pass or fail?  Read from its command line and its output.
 
 A command is a *test* when its command line names a test runner, type
-checker or linter, or when its output holds a test-runner summary.  Only
+checker or linter (:mod:`.shell_words` reads it as the shell would), or
+when its output holds a test-runner summary.  Only
 tests become ``test_passed`` / ``test_failed``; any other command stays a
 ``run_command`` whatever its output says (``grep error`` is not a failed
 test).  The outcome comes from, in order: an exit code (Codex writes it
@@ -16,23 +17,9 @@ from dataclasses import dataclass
 
 import orjson
 
+from sessionport.agentscope.shell_words import command_runs_tests
 from sessionport.agentscope.tools import RUN_COMMAND, TEST_FAILED, TEST_PASSED
 
-# A runner counts at the start of a command (after ``&&``, ``;``, ``|``, ``(``,
-# an env assignment or a launcher such as ``uv run`` / ``npx`` / ``python -m``),
-# so ``which pytest`` or ``cat pytest.ini`` are not tests.
-_LAUNCH = (
-    r"(?:^|[;&|(]\s*|\b(?:uv|poetry|pipenv|hatch|pdm|rye|bundle)\s+(?:run|exec)\s+|\b(?:npx|bunx)\s+|"
-    r"\bpnpm\s+exec\s+|\bpython[\d.]*\s+-m\s+|\btime\s+|\b[A-Z_][A-Z0-9_]*=\S*\s+)"
-)
-_TEST_COMMAND = re.compile(
-    r"\b(npm|yarn|pnpm|bun|deno|go|cargo|make|mvn|gradle|gradlew|dotnet|mix|swift|flutter|dart|just)"
-    r"\s+(run\s+)?(test|tests|check|lint|typecheck|type-check|clippy|verify)\b"
-    + r"|" + _LAUNCH
-    + r"(pytest|py\.test|jest|vitest|mocha|rspec|phpunit|tox|nox|ctest|tsc|mypy|pyright|eslint|flake8|pylint|unittest|ruff\s+check)\b",
-    re.I,
-)
-_NOT_A_RUN = re.compile(r"\s(--version|--help|-h|--collect-only|--co)\b")
 _TEST_OUTPUT = re.compile(
     r"^(PASS|FAIL)\s+\S|\b\d+ (passed|failed)\b|^Tests?:\s+\d|^Ran \d+ tests? in|^test result: |"
     r"^(ok|FAIL|---\s+FAIL:)\s+\S+\s+[\d.]+s|\bTest Suites?:",
@@ -92,8 +79,17 @@ def _window(text: str) -> str:
 
 
 def is_test(command: str | None, output: str | None) -> bool:
-    if command and _TEST_COMMAND.search(command):
-        return not _NOT_A_RUN.search(command)
+    """A test, type check or lint run: named so by the command line, or, for a
+    command line that names no runner, by a test-runner summary in its output.
+
+    The command line is split as the shell splits it (quotes, ``&&``, ``|``,
+    ``;``), so a runner's name inside a quoted search pattern is not a run.
+    Output counts only when some program in the line could have printed a
+    test summary: what ``rg``/``cat``/``ls`` print is the files they read.
+    """
+    verdict = command_runs_tests(command) if command else None
+    if verdict is not None:
+        return verdict
     return bool(output and _TEST_OUTPUT.search(_window(output)))
 
 

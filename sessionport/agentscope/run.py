@@ -120,6 +120,9 @@ class RunBuilder:
         self.usage_records = 0
         self.unpriced = False
         self.end: dict | None = None
+        # A loose log's summary is its title (AgentScope adds no action for
+        # it); a transcript's summary records become actions unless asked not to.
+        self.summaries = options.final_summary and session.get("source") != "session-json"
 
     # -- events ---------------------------------------------------------
     def add(self, event: dict) -> None:
@@ -146,8 +149,9 @@ class RunBuilder:
         elif msg_kind == "tool_use" or (event.get("toolName") and msg_kind not in ("text", "thinking")):
             self._use(event)
         elif msg_kind == "summary":
-            self.slots.append(_Slot(event, done=True, summary=True))
-            self._drain()
+            if self.summaries:
+                self.slots.append(_Slot(event, done=True, summary=True))
+                self._drain()
         elif role == "user" and msg_kind == "text" and not meta.get("injected") and self.first_user is None:
             if isinstance(event.get("text"), str) and event["text"].strip():
                 self.first_user = event["text"]
@@ -240,7 +244,7 @@ class RunBuilder:
             "status": status,
             "trustScore": TRUST[status],
             "startedAt": iso(self.first) if self.first else UNKNOWN,
-            "duration": (format_duration(span_ms(self.first, self.last)) if self.stamps > 1 else None) or UNKNOWN,
+            "duration": self._duration(),
             "cost": self._run_cost(),
             "filesChanged": len(self.files),
             "commands": self.commands,
@@ -248,6 +252,17 @@ class RunBuilder:
 
     def stamp(self) -> str:
         return run_stamp(self.first or datetime.now(timezone.utc))
+
+    def _duration(self) -> str:
+        # The duration a log states comes first (AgentScope shows it as
+        # written); else the span of the session's timestamps.
+        stated = self.metadata.get("durationMs")
+        if isinstance(stated, (int, float)) and not isinstance(stated, bool):
+            return format_duration(stated) or UNKNOWN
+        text = self.metadata.get("duration")
+        if isinstance(text, str) and text.strip():
+            return text.strip()
+        return (format_duration(span_ms(self.first, self.last)) if self.stamps > 1 else None) or UNKNOWN
 
     def _title(self) -> str:
         title = self.session.get("title")

@@ -74,7 +74,7 @@ def _block_text(block: dict) -> str:
     return orjson.dumps(block).decode()
 
 
-def _duration_ms(entry: dict) -> float | None:
+def duration_ms(entry: dict) -> float | None:
     for key in DURATION_KEYS:
         value = entry.get(key)
         if isinstance(value, bool) or value is None:
@@ -224,7 +224,7 @@ def read_entry(entry: dict) -> EntryFacts:
         meta["details"] = entry["details"]
     if entry.get("risk") in ("low", "medium", "high"):
         meta["risk"] = entry["risk"]
-    duration = _duration_ms(entry)
+    duration = duration_ms(entry)
     if duration is not None:
         meta["durationMs"] = duration
     result_meta: dict[str, Any] = {"kind": "tool_result"}

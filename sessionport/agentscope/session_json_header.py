@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from sessionport.agentscope.time import iso, parse_timestamp
+from sessionport.agentscope.session_json_fields import DURATION_KEYS, duration_ms
 from sessionport.agentscope.tools import ACTION_TYPES
 from sessionport.jsonl import first_json_line
 from sessionport.model import session_event
@@ -132,6 +133,24 @@ def _created_at(header: dict) -> str | None:
     return None
 
 
+def stated_duration(header: dict) -> dict:
+    """The run's own duration, as the log states it: ``{"duration": "9m 18s"}``
+    for a string (kept as written, as AgentScope keeps it), ``{"durationMs": n}``
+    for a number (seconds, or milliseconds under a ``...ms`` key).  Top-level
+    keys come first, then the same keys under ``metadata``."""
+    for holder in (header, header.get("metadata")):
+        if not isinstance(holder, dict):
+            continue
+        for key in DURATION_KEYS:
+            value = holder.get(key)
+            if isinstance(value, str) and value.strip():
+                return {"duration": value.strip()}
+            milliseconds = duration_ms({key: value}) if isinstance(value, (int, float)) else None
+            if milliseconds is not None and milliseconds >= 0:
+                return {"durationMs": milliseconds}
+    return {}
+
+
 def file_name(ctx_name: str, path: str | None) -> str | None:
     if path is None and ctx_name.startswith("<"):
         return None
@@ -154,6 +173,7 @@ def build_session(header: dict, sample: list[Any], first_timestamp: str | None, 
         value = header.get(key)
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             metadata[key] = value
+    metadata.update(stated_duration(header))
     session_id = next((str(header[k]) for k in ("sessionId", "session_id", "id") if isinstance(header.get(k), (str, int)) and not isinstance(header.get(k), bool)), None)
     cwd = _string(header.get("cwd")) or _string(header.get("workdir"))
     return session_event(

@@ -234,8 +234,10 @@ def inspect_tool(name: Any, tool_input: Any, *, strict: bool = False) -> ToolFac
             facts.action, facts.kind = RUN_COMMAND, "shell"
         elif not strict:
             facts.action, facts.kind = RUN_COMMAND, "agent" if mcp else "unknown"
-    elif strict and facts.action == READ_FILE and not (facts.file or facts.url or facts.pattern):
-        # The adapter's rule: a read-like call counts as a read only with a target.
+    elif strict and facts.action == READ_FILE and not (facts.file or (facts.kind == "web" and facts.url)):
+        # The adapter's rule: Read/View/Open/Cat/Grep/Search count as a read
+        # only "with a file" (a web fetch: with its URL); a bare pattern
+        # searches nothing that the log names.
         facts.action = None
 
     if facts.action == EDIT_FILE:

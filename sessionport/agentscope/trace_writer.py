@@ -49,7 +49,7 @@ EXPORTER = Exporter(
             name="trace_no_final_summary",
             flags=("--trace-no-final-summary",),
             is_flag=True,
-            help="agentscope-trace: do not add the session's last assistant message as a generate_summary action.",
+            help="agentscope-trace: add no generate_summary action for a transcript's summary records and last assistant message.",
         ),
     ),
 )

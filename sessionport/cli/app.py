@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Callable, Iterable
 
 import click
 
@@ -29,35 +32,127 @@ def _say(message: str) -> None:
     click.echo(f"sessionport: {message}", err=True)
 
 
-class LazyCommandsGroup(click.Group):
-    """A group some of whose commands are added on first need.
+@dataclass(frozen=True)
+class CommandEntry:
+    """Where a command is defined, and the line ``--help`` lists it with.
 
-    Stage commands are built from the registry's stages, and loading a stage
-    may cost more than a whole small conversion (redact's rule tables); a
-    command that is not a stage never needs them.  ``lazy_commands`` are
-    called once, before a name not yet known is looked up or the commands
-    are listed; they add commands whose names are not taken.
+    ``summary`` is the command's ``short_help`` when ``short`` is true (shown
+    whole), else the first paragraph of its help (shortened as click does)."""
+
+    module: str
+    summary: str
+    short: bool = False
+
+
+# The names of the parameters that take inputs (paths, ``-`` or ``@ID``).
+INPUT_PARAMS = frozenset(("inputs", "source", "files"))
+
+
+def complete_input(ctx, param, incomplete: str):
+    """A path, or after ``@`` the ids of the sessions on this machine."""
+    from click.shell_completion import CompletionItem
+
+    if not incomplete.startswith("@"):
+        return [CompletionItem(incomplete, type="file")]
+    from sessionport.pipeline.discover import discover
+
+    prefix = incomplete[1:]
+    items = [CompletionItem("@all", help="every session on this machine")] if "all".startswith(prefix) else []
+    seen: set[str] = set()
+    for found in discover():
+        session_id = found.sessionId
+        if session_id and session_id.startswith(prefix) and session_id not in seen:
+            seen.add(session_id)
+            help_text = " ".join(filter(None, [found.source, found.start, (found.prompt or "")[:60]]))
+            items.append(CompletionItem(f"@{session_id}", help=help_text))
+    return items
+
+
+def _with_input_completion(command: click.Command) -> click.Command:
+    for param in command.params:
+        if param.name in INPUT_PARAMS and getattr(param, "_custom_shell_complete", None) is None:
+            param._custom_shell_complete = complete_input
+    return command
+
+
+class LazyCommandsGroup(click.Group):
+    """A group whose commands are imported on first need.
+
+    ``command_modules`` names the module that defines each command, so that
+    ``--version``, ``--help`` and shell completion of command names import
+    none of them (a command module builds its options from every format).
+    Stage commands are built from the registry's stages: ``lazy_commands``
+    are called once, before a name not yet known is looked up; they add
+    commands whose names are not taken.  ``more_names`` lists names known
+    without importing (the registered stages' names).
     """
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.lazy_commands: list = []
+        self.command_modules: dict[str, CommandEntry] = {}
+        self.more_names: Callable[[], Iterable[str]] | None = None
 
-    def _add_lazy(self) -> None:
+    def _add_lazy(self, *, every_module: bool = False) -> None:
+        if every_module:
+            for module in sorted({e.module for e in self.command_modules.values()}):
+                import_module(module)  # a module may add a loader (the stage commands)
         loaders, self.lazy_commands = self.lazy_commands, []
         for loader in loaders:
             loader(self)
 
     def get_command(self, ctx, cmd_name):
         command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in self.command_modules:
+            import_module(self.command_modules[cmd_name].module)
+            command = super().get_command(ctx, cmd_name)
         if command is None and self.lazy_commands:
             self._add_lazy()
             command = super().get_command(ctx, cmd_name)
-        return command
+        if command is None and self.more_names is not None and cmd_name in self.more_names():
+            self._add_lazy(every_module=True)  # a plugin's stage
+            command = super().get_command(ctx, cmd_name)
+        return _with_input_completion(command) if command is not None else None
 
     def list_commands(self, ctx):
-        self._add_lazy()
-        return super().list_commands(ctx)
+        if self.more_names is None and not self.command_modules:
+            self._add_lazy()  # nothing names the lazy commands: build them
+        names = set(self.commands) | set(self.command_modules)
+        if self.more_names is not None:
+            names.update(self.more_names())
+        return sorted(names)
+
+    def listed_help(self, ctx, name: str, limit: int = 45) -> str | None:
+        """The line a command is listed with, importing it only if unknown."""
+        command = self.commands.get(name)
+        entry = self.command_modules.get(name)
+        if command is None and entry is not None:
+            return entry.summary if entry.short else click.Command(name, help=entry.summary).get_short_help_str(limit)
+        command = command or self.get_command(ctx, name)
+        if command is None or command.hidden:
+            return None
+        return command.get_short_help_str(limit)
+
+    def format_commands(self, ctx, formatter) -> None:
+        rows = [(name, self.listed_help(ctx, name, 0)) for name in self.list_commands(ctx)]
+        rows = [(name, text) for name, text in rows if text is not None]
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            rows = [(name, self.listed_help(ctx, name, limit)) for name, _ in rows]
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def shell_complete(self, ctx, incomplete):
+        from click.shell_completion import CompletionItem
+
+        results = []
+        for name in self.list_commands(ctx):
+            if name.startswith(incomplete):
+                text = self.listed_help(ctx, name)
+                if text is not None:
+                    results.append(CompletionItem(name, help=text))
+        results.extend(click.Command.shell_complete(self, ctx, incomplete))
+        return results
 
 
 class SessionportGroup(LazyCommandsGroup):
@@ -115,10 +210,35 @@ def cli() -> None:
     """
 
 
+def _completing_values() -> bool:
+    """True when the shell asks for completions of anything but an option name.
+
+    Then no format's own options are needed: click's resilient parsing skips
+    options it does not know, and collecting them would import every format."""
+    instruction = os.environ.get("_SESSIONPORT_COMPLETE", "")
+    shell, _, action = instruction.partition("_")
+    if action != "complete":
+        return False
+    from click.shell_completion import get_completion_class
+
+    completion = get_completion_class(shell)
+    if completion is None:
+        return False
+    try:
+        _, incomplete = completion(cli, {}, "sessionport", "_SESSIONPORT_COMPLETE").get_completion_args()
+    except Exception:  # an odd environment: complete the ordinary way
+        return False
+    return not incomplete.startswith("-")
+
+
 def main(argv: list[str] | None = None) -> None:
     # SIGTERM and SIGHUP unwind like Ctrl-C, so partial outputs, scratch
     # files and worker processes are cleaned up on the way out.
     raise_on_termination()
+    if _completing_values():
+        from sessionport.registry import get_registry
+
+        get_registry().without_format_options = True
     try:
         cli.main(args=argv, prog_name="sessionport")
     except KeyboardInterrupt:  # outside any command (e.g. while starting up)

@@ -30,6 +30,7 @@ def formats(as_json, verbose):
                 "import": info.importer is not None,
                 "export": info.exporter is not None,
                 "multiSession": bool(info.exporter and info.exporter.multi_session),
+                "cannotCarry": list(info.exporter.cannot_carry) if info.exporter else [],
                 "patterns": list(info.importer.patterns) if info.importer else [],
             }
         )

@@ -6,7 +6,7 @@ import click
 import orjson
 
 from sessionport.pipeline.discover import discover
-from sessionport.timeparse import parse_event_time, parse_user_time
+from sessionport.timeparse import click_time_type, parse_event_time
 from sessionport.cli.app import cli
 
 SOURCES = ("claude-code", "codex", "gemini-cli")
@@ -22,7 +22,7 @@ def _size(n: int) -> str:
 
 @cli.command("ls")
 @click.option("--source", "sources", multiple=True, type=click.Choice(SOURCES), help="Only sessions of this tool (repeatable).")
-@click.option("--since", metavar="WHEN", help="Only sessions started at or after WHEN (ISO 8601, or relative: 2h, 3d).")
+@click.option("--since", metavar="TIME", type=click_time_type(), help="Only sessions started at or after TIME: ISO 8601 (local time unless an offset is given) or an age such as 2h, 3d.")
 @click.option("--cwd", metavar="TEXT", help="Only sessions whose working directory contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects (source, sessionId, path, cwd, start, size, prompt).")
 def ls(sources, since, cwd, as_json):
@@ -35,7 +35,7 @@ def ls(sources, since, cwd, as_json):
       sessionport ls --source codex --since 7d
       sessionport convert @019a3f --to markdown
     """
-    threshold = parse_user_time(since) if since else None
+    threshold = since
     rows = []
     for found in discover(sources=tuple(sources)):
         if cwd and (not found.cwd or cwd not in found.cwd):

@@ -16,7 +16,7 @@ from sessionport.context import ReadContext, WriteContext
 from sessionport.detect import detect, is_blank
 from sessionport.errors import UsageError
 from sessionport.io import Input, open_input, open_output, spool_to_file
-from sessionport.registry import Exporter, get_registry
+from sessionport.registry import Exporter, LossCounter, get_registry
 
 
 def _seekable_opener(inp: Input) -> Callable[[], BinaryIO]:
@@ -106,7 +106,12 @@ def write_events(
         ctx.options.update(options)
     if not exporter.multi_session:
         events = one_session_only(events, exporter)
-    exporter.write(events, out, ctx)
+    losses = LossCounter(exporter)
+    exporter.write(losses.watch(events) if losses.losses else events, out, ctx)
+    ctx.losses.update(losses.counts)
+    sentence = losses.sentence()
+    if sentence:
+        ctx.warn(sentence)
 
 
 def write(

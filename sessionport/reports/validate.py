@@ -51,10 +51,12 @@ SCHEMA_FILES = {
 BASE = "https://sessionport.dev/schemas/"
 MAX_MESSAGE = 240
 DEFAULT_MAX_PROBLEMS = 50
-_IDENTIFIER = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
-_TRACE_KEYS = re.compile(rb'"(schemaVersion|runs)"\s*:')
-_MESSAGES_ARRAY = re.compile(rb'"messages"\s*:\s*\[')
-_PORTABLE_MARK = re.compile(rb'"schema"\s*:\s*"sessionport/v1"|"messages"\s*:')
+# Patterns, not compiled objects: ``re`` compiles and caches each on first
+# use, so importing the validate command (shell completion) compiles nothing.
+_IDENTIFIER = r"^[A-Za-z_$][A-Za-z0-9_$-]*$"
+_TRACE_KEYS = rb'"(schemaVersion|runs)"\s*:'
+_MESSAGES_ARRAY = rb'"messages"\s*:\s*\['
+_PORTABLE_MARK = rb'"schema"\s*:\s*"sessionport/v1"|"messages"\s*:'
 
 
 @dataclass
@@ -151,7 +153,7 @@ def json_path(parts: Iterable[Any]) -> str:
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif _IDENTIFIER.match(str(part)):
+        elif re.match(_IDENTIFIER, str(part)):
             text += f".{part}" if text else str(part)
         else:
             text += f"[{orjson.dumps(str(part)).decode()}]"
@@ -185,12 +187,12 @@ def detect_kind(head: bytes) -> str | None:
         first = first_json_line(start)
         if isinstance(first, dict) and first.get("type") in ("session", "message", "end"):
             return PORTABLE_JSONL
-        if _TRACE_KEYS.search(start[:HEAD_SIZE]):
+        if re.search(_TRACE_KEYS, start[:HEAD_SIZE]):
             return TRACE
-        if _PORTABLE_MARK.search(start):
+        if re.search(_PORTABLE_MARK, start):
             return PORTABLE
         return None
-    if start.startswith(b"[") and _PORTABLE_MARK.search(start):
+    if start.startswith(b"[") and re.search(_PORTABLE_MARK, start):
         return PORTABLE
     return None
 
@@ -249,7 +251,7 @@ def check_portable(stream: BinaryIO, report: Report, head: bytes = b"") -> None:
                 # array out, so an empty one is only visible in the head (or,
                 # for an array of documents, assumed).
                 skeleton = dict(value)
-                if "messages" not in skeleton and (index or in_array or _MESSAGES_ARRAY.search(head)):
+                if "messages" not in skeleton and (index or in_array or re.search(_MESSAGES_ARRAY, head)):
                     skeleton["messages"] = []
                 check(report, skeleton, document_check, (doc,) if in_array else ())
     except DataError as exc:

@@ -28,7 +28,7 @@ import orjson
 from sessionport.errors import UsageError
 from sessionport.model import KINDS, ROLES, kind_of
 from sessionport.registry import Stage
-from sessionport.timeparse import parse_event_time, parse_user_time
+from sessionport.timeparse import click_time_type, parse_event_time, parse_user_time
 
 Predicate = Callable[[dict], bool]
 
@@ -121,6 +121,17 @@ def _tool_predicate(globs: tuple[str, ...]) -> Predicate:
     return tool_matches
 
 
+# Every meta.kind a reader writes (model.KINDS, and Codex's rollback marker):
+# a value outside it can only be a typo, which would silently keep nothing.
+MESSAGE_KINDS = (*KINDS, "rollback")
+
+
+def _known(flag: str, given: frozenset[str], valid: tuple[str, ...]) -> None:
+    unknown = sorted(given - set(valid))
+    if unknown:
+        raise UsageError(f"{flag}: unknown value {', '.join(map(repr, unknown))}; use one of {', '.join(valid)}")
+
+
 def build_predicate(
     *,
     role: Iterable[str] = (),
@@ -142,9 +153,11 @@ def build_predicate(
         # results of matching calls, which often carry no tool name.
         checks.append(_tool_predicate(globs))
     roles = frozenset(role)
+    _known("--role", roles, ROLES)
     if roles:
         checks.append(lambda e: e.get("role") in roles)
     kinds = frozenset(kind)
+    _known("--kind", kinds, MESSAGE_KINDS)
     if kinds:
         checks.append(lambda e: kind_of(e) in kinds)
     if grep:
@@ -327,9 +340,9 @@ def take_tail(events: Iterable[dict], count: int) -> Iterator[dict]:
 # -- the stage ----------------------------------------------------------------
 
 
-def _user_time(value: str | None, flag: str) -> datetime | None:
-    if value is None:
-        return None
+def _user_time(value: str | datetime | None, flag: str) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
     try:
         return parse_user_time(value)
     except ValueError as exc:
@@ -397,12 +410,12 @@ STAGE = Stage(
     build=build,
     params=(
         click.Option(["--role"], multiple=True, type=click.Choice(ROLES), help="Keep messages with this role (repeatable)."),
-        click.Option(["--kind"], multiple=True, metavar="KIND", help=f"Keep messages of this meta.kind (repeatable): {', '.join(KINDS)}, ..."),
+        click.Option(["--kind"], multiple=True, type=click.Choice(MESSAGE_KINDS), help="Keep messages of this meta.kind (repeatable)."),
         click.Option(["--tool"], multiple=True, metavar="GLOB", help="Keep tool calls/results whose tool name matches this glob, case-insensitively (repeatable)."),
         click.Option(["--grep"], multiple=True, metavar="REGEX", help="Keep messages whose text (or tool input) matches this regular expression (repeatable)."),
         click.Option(["-i", "--ignore-case"], is_flag=True, help="Make --grep case-insensitive."),
-        click.Option(["--since"], metavar="TIME", help="Keep messages at or after TIME: ISO 8601 (local time unless an offset is given) or an age such as 2h, 3d."),
-        click.Option(["--until"], metavar="TIME", help="Keep messages at or before TIME (same forms as --since)."),
+        click.Option(["--since"], metavar="TIME", type=click_time_type(), help="Keep messages at or after TIME: ISO 8601 (local time unless an offset is given) or an age such as 2h, 3d."),
+        click.Option(["--until"], metavar="TIME", type=click_time_type(), help="Keep messages at or before TIME (same forms as --since)."),
         click.Option(["--session"], multiple=True, metavar="ID-PREFIX", help="Keep only sessions whose id starts with this (repeatable)."),
         click.Option(["--head"], type=click.IntRange(min=0), metavar="N", help="Keep the first N matching messages, then stop reading."),
         click.Option(["--tail"], type=click.IntRange(min=0), metavar="N", help="Keep the last N matching messages."),

@@ -112,6 +112,7 @@ EXPORTER = Exporter(
     name="claude-code",
     description="Claude Code session transcripts (~/.claude/projects/*/*.jsonl), subagents included",
     write=write,
+    cannot_carry=("media",),
     extension=".jsonl",
     multi_session=True,
 )

@@ -258,6 +258,7 @@ EXPORTER = Exporter(
     name="codex",
     description=f"OpenAI Codex CLI rollout (envelope JSONL as written by Codex CLI {CLI_VERSION})",
     write=write,
+    cannot_carry=("media",),
     extension=".jsonl",
     multi_session=False,
 )

@@ -121,5 +121,6 @@ EXPORTER = Exporter(
     name="openai-responses",
     description="OpenAI Responses API request: {input: [...]} with function_call / function_call_output and reasoning items",
     write=write,
+    cannot_carry=("media", "timestamps", "usage"),
     extension=".json",
 )

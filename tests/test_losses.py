@@ -1,0 +1,79 @@
+"""What a conversion cannot carry is said once on stderr: each exporter
+declares what of the stream it has no place for (``Exporter.cannot_carry``)
+and the write path counts it in the events written."""
+
+from __future__ import annotations
+
+import base64
+
+import orjson
+import pytest
+
+import sessionport
+from conftest import FIXTURES, run_cli
+from sessionport.context import WriteContext
+from sessionport.registry import LOSSES, get_registry
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(2000)).decode()
+
+
+@pytest.fixture
+def with_image(tmp_path):
+    """The Claude Code fixture with a pasted screenshot in its first prompt."""
+    lines = (FIXTURES / "claude-code" / "session.jsonl").read_bytes().splitlines()
+    out = []
+    for line in lines:
+        record = orjson.loads(line)
+        if record.get("type") == "user" and record["message"].get("content") == "List the files here, please.":
+            record["message"]["content"] = [
+                {"type": "text", "text": "List the files here, please."},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}},
+            ]
+        out.append(orjson.dumps(record))
+    path = tmp_path / "with-image.jsonl"
+    path.write_bytes(b"\n".join(out) + b"\n")
+    return path
+
+
+@pytest.mark.parametrize("target", ["claude-code", "anthropic-messages", "codex", "openai-chat", "gemini"])
+def test_image_bytes_left_out_are_said_once(with_image, tmp_path, target):
+    proc = run_cli("convert", str(with_image), "--to", target, "-o", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr
+    notes = [line for line in proc.stderr.decode().splitlines() if f"{target} has no place for" in line]
+    assert len(notes) == 1, proc.stderr
+    assert f"{target} has no place for the bytes of 1 image(s) or document(s)" in notes[0]
+    assert PNG[:200].encode() not in (tmp_path / "out").read_bytes()
+
+
+def test_a_request_format_also_names_timestamps_and_usage(with_image):
+    proc = run_cli("convert", str(with_image), "--to", "anthropic-messages")
+    assert proc.returncode == 0, proc.stderr
+    note = next(line for line in proc.stderr.decode().splitlines() if "has no place for" in line)
+    assert "the timestamps of 6 message(s)" in note and "the token usage of 2 message(s)" in note
+
+
+@pytest.mark.parametrize("target", ["portable-jsonl", "markdown"])
+def test_formats_that_carry_everything_say_nothing(with_image, target):
+    proc = run_cli("convert", str(with_image), "--to", target)
+    assert proc.returncode == 0, proc.stderr
+    assert b"has no place for" not in proc.stderr
+
+
+def test_the_write_context_holds_the_counts(with_image):
+    ctx = WriteContext(on_warning=lambda message: None)
+    sessionport.write_events(sessionport.read(str(with_image)), open("/dev/null", "wb"), format="claude-code", context=ctx)
+    assert ctx.losses == {"media": 1}
+
+
+def test_every_declared_loss_is_in_the_vocabulary():
+    registry = get_registry()
+    for name in registry.exporter_names():
+        exporter = registry.exporter(name)
+        assert set(exporter.cannot_carry) <= set(LOSSES), f"{name} declares an unknown loss"
+
+
+def test_formats_json_lists_what_each_exporter_cannot_carry():
+    proc = run_cli("formats", "--json")
+    rows = {row["name"]: row for row in orjson.loads(proc.stdout)}
+    assert rows["anthropic-messages"]["cannotCarry"] == ["media", "timestamps", "usage"]
+    assert rows["portable-jsonl"]["cannotCarry"] == []
