@@ -66,3 +66,17 @@ def corpus():
 @pytest.fixture
 def cli_run():
     return run_cli
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "redteam: the attack reproductions of ../shared/redteam (slow; run with -m redteam)")
+
+
+def pytest_collection_modifyitems(config, items):
+    # The reproductions take minutes; they run when selected by name (-m redteam).
+    if "redteam" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="an attack reproduction: run with `pytest -m redteam`")
+    for item in items:
+        if "redteam" in item.keywords:
+            item.add_marker(skip)
