@@ -16,6 +16,8 @@ from typing import Any
 from sessionport.model import message_event
 from sessionport.formats.claude_code.content import block_text, content_text, search_results_text, tool_label
 
+# Input-side blocks rendered on purpose (block_text); others are unknown.
+USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
 _AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
@@ -66,6 +68,8 @@ class MessageBuilder:
                         pending = []
                     events.append(self.tool_result(record, block, stamp, uid, parent, base, len(events)))
                 else:
+                    if type(block) is dict and block.get("type") not in USER_BLOCK_TYPES:
+                        self.ctx.unknown(str(block.get("type")), what="content block")
                     pending.append(block_text(block))
         elif type(content) is str:
             pending.append(content)
@@ -166,9 +170,9 @@ class MessageBuilder:
         btype = block.get("type") if type(block) is dict else None
         if btype == "text":
             return _assistant_text(block.get("text"), stamp, mid, parent, {"kind": "text", **base})
-        if btype == "tool_use" or btype == "server_tool_use":
+        if btype == "tool_use" or btype == "server_tool_use" or btype == "mcp_tool_use":
             meta = {"kind": "tool_use", **base}
-            if btype == "server_tool_use":
+            if btype != "tool_use":
                 meta["server"] = True
             name = block.get("name")
             if type(name) is not str or not name:
@@ -212,6 +216,7 @@ class MessageBuilder:
         meta = {"kind": "text", **base}
         if type(block) is dict:
             meta["blockType"] = btype if isinstance(btype, str) else "unknown"
+            self.ctx.unknown(meta["blockType"], what="content block")
             return message_event("assistant", block_text(block), meta=meta, **common)
         return message_event("assistant", content_text(block), meta=meta, **common)
 
