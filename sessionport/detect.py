@@ -5,9 +5,6 @@ from __future__ import annotations
 from sessionport.errors import DetectionError
 from sessionport.registry import Importer, Registry
 
-# A sniffer this sure of the first line decides alone (detection of every
-# file that was recognised from its first line stays what it was).
-CONFIDENT = 50
 # How many leading lines may be set aside to find one a sniffer knows:
 # new versions put new record types first (Claude Code 2.1.17x starts with
 # ``mode``/``permission-mode``/``ai-title`` lines).
@@ -45,15 +42,17 @@ def rank(head: bytes, registry: Registry) -> list[tuple[int, Importer]]:
     """Every importer with its score for ``head``, best first.
 
     Each importer looks only at ``head`` (the first decompressed bytes), so
-    nothing of the stream is consumed.  When no sniffer is confident of the
-    first line, the head is scored again from each of its next lines (a
+    nothing of the stream is consumed.  When no sniffer knows the first
+    line, the head is scored again from each of its next lines (a
     line set aside costs ``LINE_COST``), so that lines of types no sniffer
     knows are outvoted by the known records that follow them.  Ties go to
     the importer first by name, which keeps detection deterministic.
     """
     importers = [imp for imp in sorted(registry.importers(), key=lambda imp: imp.name) if imp.sniff is not None]
     scores = {imp.name: _score(imp, head) for imp in importers}
-    if max(scores.values(), default=0) < CONFIDENT:
+    # Only when no sniffer knows the first line at all: a file recognised
+    # from its first line is detected as it always was.
+    if max(scores.values(), default=0) <= 0:
         for k, later in enumerate(_later_heads(head), 1):
             for imp in importers:
                 score = _score(imp, later) - LINE_COST * k

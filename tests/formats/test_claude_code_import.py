@@ -232,24 +232,20 @@ def test_fixture_session_maps_every_field():
     assert session["metadata"]["version"] == "2.1.114" and session["metadata"]["gitBranch"] == "main"
     assert [(m["role"], m.get("meta", {}).get("kind", "text")) for m in messages] == [
         ("user", "text"),
-        ("user", "text"),  # the UserPromptSubmit hook's output, which the model is given
         ("assistant", "thinking"),
         ("assistant", "text"),
         ("tool", "tool_use"),
         ("tool", "tool_result"),
         ("assistant", "text"),
     ]
-    hook = messages.pop(1)
-    assert hook["text"] == "ok" and hook["meta"] == {"injected": True, "injectedKind": "hook_success", "hookEvent": "UserPromptSubmit"}
-    assert hook["parentId"] == messages[0]["id"]
     thinking, call, result = messages[1], messages[3], messages[4]
-    assert thinking["parentId"] == messages[0]["id"]  # re-linked past the attachment, a leaf beside the chain
+    assert thinking["parentId"] == messages[0]["id"]  # re-linked through the skipped attachment
     assert call["toolName"] == "Bash" and call["toolInput"] == {"command": "ls", "description": "List files"}
     assert result["toolCallId"] == call["toolCallId"] == "toolu_demo_1" and result["isError"] is False
     assert result["text"] == "README.md\nsrc\n"  # toolUseResult's copy is not added
     assert call["meta"]["usage"]["output_tokens"] == 30 and "usage" not in messages[2].get("meta", {})
     assert end["usage"] == {"input_tokens": 2315, "cached_input_tokens": 2200, "output_tokens": 37, "total_tokens": 2352, "cache_creation_input_tokens": 100}
-    assert end["skipped"] == {"file-history-snapshot": 1}
+    assert end["skipped"] == {"attachment/hook_success": 1, "file-history-snapshot": 1}  # a hook that printed nothing
 
 
 def test_fixture_project_finds_its_subagent_and_skips_the_warmup():
@@ -308,7 +304,7 @@ def test_torn_last_line_warns_and_strict_fails(tmp_path):
     data = SAMPLE.read_bytes()
     path = write(tmp_path, data[: len(data) - 40])
     events, stderr = convert(path, tmp_path)
-    assert "line 9" in stderr and sum(e["type"] == "message" for e in events) == 6
+    assert "line 9" in stderr and sum(e["type"] == "message" for e in events) == 5
     strict = CliRunner().invoke(cli, ["convert", str(path), "--to", "portable-jsonl", "-o", str(tmp_path / "x"), "--strict"])
     assert strict.exit_code == 1 and "s.jsonl" in strict.stderr
 
@@ -316,7 +312,7 @@ def test_torn_last_line_warns_and_strict_fails(tmp_path):
 def test_nul_padded_tail_reads_everything_before_it(tmp_path):
     path = write(tmp_path, SAMPLE.read_bytes() + b"\x00" * 5000)
     events, stderr = convert(path, tmp_path, "--from", "claude-code")
-    assert "NUL" in stderr and sum(e["type"] == "message" for e in events) == 7
+    assert "NUL" in stderr and sum(e["type"] == "message" for e in events) == 6
 
 
 def test_garbage_middle_line_names_file_and_line_or_is_skipped(tmp_path):
@@ -327,7 +323,7 @@ def test_garbage_middle_line_names_file_and_line_or_is_skipped(tmp_path):
     assert result.returncode == 1
     assert b"s.jsonl" in result.stderr and b"line 5" in result.stderr and b"Traceback" not in result.stderr
     events, stderr = convert(path, tmp_path, "--skip-bad")
-    assert sum(e["type"] == "message" for e in events) == 7 and "line 5" in stderr
+    assert sum(e["type"] == "message" for e in events) == 6 and "line 5" in stderr
 
 
 def test_invalid_utf8_inside_a_string_is_replaced(tmp_path):

@@ -263,9 +263,12 @@ class _Transcript(MessageBuilder):
                     self.note_envelope(record)
                 messages += len(events)
                 out = grouper.other(events)
-            elif rtype == "attachment" and (events := self.attachment_events(record)):
+            elif rtype == "attachment":
                 if not self.session_sent:
                     self.note_envelope(record)
+                events = self.attachment_events(record)
+                if not events:
+                    continue
                 messages += len(events)
                 out = grouper.other(events)
             elif rtype == "queue-operation":
@@ -280,7 +283,7 @@ class _Transcript(MessageBuilder):
                 self.remember_skipped(record)
                 key = _skip_key(record)
                 self.count_skip(key)
-                if rtype not in CHAIN_SKIPPED and rtype not in STATE_TYPES and rtype != "attachment":
+                if rtype not in CHAIN_SKIPPED and rtype not in STATE_TYPES:
                     ctx.unknown(key, line=line_no)
                 continue
             if out:
