@@ -68,8 +68,8 @@ class MessageBuilder:
                         pending = []
                     events.append(self.tool_result(record, block, stamp, uid, parent, base, len(events)))
                 else:
-                    if type(block) is dict and block.get("type") not in USER_BLOCK_TYPES:
-                        self.ctx.unknown(str(block.get("type")), what="content block")
+                    if type(block) is dict and (type(btype := block.get("type")) is not str or btype not in USER_BLOCK_TYPES):
+                        self.ctx.unknown(btype if type(btype) is str else "(no type)", what="content block")
                     pending.append(block_text(block))
         elif type(content) is str:
             pending.append(content)

@@ -317,7 +317,7 @@ class _Transcript(MessageBuilder):
         kind = attachment.get("type") if type(attachment) is dict else None
         kind = kind if type(kind) is str and kind else "unknown"
         text = attachment_text(attachment) if type(attachment) is dict else ""
-        if text and kind in HOOK_OUTPUT_ATTACHMENTS and attachment.get("hookEvent", _hook_event(attachment)) not in HOOK_EVENTS_SEEN_BY_MODEL:
+        if text and kind in HOOK_OUTPUT_ATTACHMENTS and _hook_event(attachment) not in HOOK_EVENTS_SEEN_BY_MODEL:
             text = ""  # the output of a tool or stop hook is shown to the user only
         if not text:
             self.remember_skipped(record)
@@ -331,8 +331,8 @@ class _Transcript(MessageBuilder):
             # linked to its parent, as when attachments were skipped.
             self.remember_alias(uid, parent)
         meta = {**base, "injected": True, "injectedKind": kind}
-        hook_event = attachment.get("hookEvent") or _hook_event(attachment)
-        if type(hook_event) is str and hook_event:
+        hook_event = _hook_event(attachment)
+        if hook_event:
             meta["hookEvent"] = hook_event
         return [message_event("user", text, timestamp=stamp, id=uid, parentId=parent, meta=meta)]
 
@@ -418,6 +418,9 @@ class _Transcript(MessageBuilder):
 
 
 def _hook_event(attachment: dict) -> str | None:
+    event = attachment.get("hookEvent")
+    if isinstance(event, str) and event:
+        return event
     name = attachment.get("hookName")
     return name.split(":", 1)[0] if isinstance(name, str) else None
 

@@ -395,6 +395,8 @@ class RolloutReader:
         boundary just written, or a user message item, which goes to the
         queue to wait for its event."""
         kind = item.get("type")
+        if kind.__class__ is not str:
+            kind = None
         if self.last_compaction and kind in ("compaction", "compaction_summary"):
             self.skipped[f"response_item/{kind}"] += 1
             return None
@@ -402,7 +404,11 @@ class RolloutReader:
             if (self.exec_held or self.exec_written) and self._output_item(item.get("call_id")):
                 self.skipped[f"response_item/{kind} (after exec_command_end)"] += 1
                 return None
-        elif kind == "web_search_call":
+        elif self.exec_held:
+            # Codex writes a call's output right after the command ends,
+            # before the model's next step: none came, so the event is it.
+            self._flush_exec()
+        if kind == "web_search_call":
             if self._search_item_is_mirror(line_no, item):
                 self.skipped["response_item/web_search_call (after web_search_end)"] += 1
                 return None
@@ -471,7 +477,7 @@ class RolloutReader:
             if isinstance(turns, int):
                 meta["numTurns"] = turns
             self._push(message_event("system", f"[rolled back {turns} turn(s)]", timestamp=ts, meta=meta))
-        elif kind in _EVENT_HANDLERS:
+        elif kind.__class__ is str and kind in _EVENT_HANDLERS:
             _EVENT_HANDLERS[kind](self, line_no, payload, ts)
         else:
             self.skipped[f"event_msg/{kind}"] += 1
@@ -528,6 +534,8 @@ class RolloutReader:
         """An output item arrived: a held shell result for its call was a
         mirror.  True when the result was already written from the event
         (the item is then the mirror, and is skipped)."""
+        if call_id.__class__ is not str:
+            return False
         if call_id in self.exec_held:
             del self.exec_held[call_id]
             self.skipped["event_msg/exec_command_end"] += 1
@@ -548,7 +556,7 @@ class RolloutReader:
         action = payload.get("action")
         tool_input = dict(action) if isinstance(action, dict) else {}
         query = payload.get("query")
-        if isinstance(query, str) and query and "query" not in tool_input:
+        if isinstance(query, str) and query and not tool_input:  # older events carry no action
             tool_input["query"] = query
         call = self._tool_call("web_search", call_id, tool_input, ts, "web_search_end")
         self._push(call)
