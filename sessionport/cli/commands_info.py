@@ -32,6 +32,7 @@ def formats(as_json, verbose):
                 "export": info.exporter is not None,
                 "multiSession": bool(info.exporter and info.exporter.multi_session),
                 "patterns": list(info.importer.patterns) if info.importer else [],
+                "checkedVersions": list(info.importer.versions) if info.importer else [],
             }
         )
     if as_json:

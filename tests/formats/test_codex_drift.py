@@ -173,3 +173,13 @@ def test_a_million_open_calls_keep_memory_flat_and_are_counted(tmp_path):
     end = orjson.loads(result.stdout.splitlines()[-1])
     assert end["counts"]["callsWithoutOutput"] == PENDING_LIMIT + 10
     assert b"10 call(s) were still waiting for their output" in result.stderr
+
+
+def test_a_format_forced_on_another_ones_file_says_what_detection_finds():
+    claude = FIXTURES / "claude-code" / "session.jsonl"
+    result = run_cli("convert", claude, "--from", "codex", "--to", "portable-jsonl")
+    assert result.returncode == 0
+    assert b"--from codex found nothing it recognises in this input; it looks like claude-code" in result.stderr
+    assert b"does not know" not in result.stderr  # Claude Code's types are not new Codex types
+    plain = run_cli("convert", claude, "--to", "portable-jsonl")
+    assert b"found nothing" not in plain.stderr

@@ -289,4 +289,5 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("conversations*.json", "*.zip"),
     needs_seekable=True,
+    versions=("2023 export", "2024 export", "2025 export", "split export (conversations-NNN.json)"),
 )

@@ -173,4 +173,5 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     options=(NO_SUBAGENTS,),
+    versions=("1.0.24", "1.0.43", "1.0.98", "2.0.24", "2.0.37", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.280"),
 )

@@ -770,6 +770,10 @@ class RolloutReader:
             self.notes.append("token usage of the copied history is left out of usage")
         if self.usage.resets:
             self.notes.append(f"token totals reset {self.usage.resets} time(s); usage sums the segments")
+        if not self.envelope and not self.items.counts and self.session_id is None:
+            # Nothing here is a Codex record (another format read with
+            # --from codex): its types are not new Codex types.
+            self.ctx.unknown_counts = {}
         unknown = self.ctx.report_unknown()
         yield end_event(
             usage=self.usage.usage(),

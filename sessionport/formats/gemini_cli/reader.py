@@ -265,4 +265,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
+    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)"),
 )

@@ -88,4 +88,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
+    versions=("0.11.1", "0.15.0", "0.22.2"),
 )
