@@ -158,3 +158,13 @@ def test_inspect_lists_unknown_record_types():
     assert session["unknown"] == {"record": {"hologram-state": 1}}
     human = run_cli("inspect", "-", input=data)
     assert b"hologram-state" in human.stdout
+
+
+def test_a_background_task_notice_delivered_as_a_user_line_is_injected():
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s", "timestamp": "2026-09-28T13:41:00.000Z",
+            "message": {"role": "user", "content": "<task-notification>\n<task-id>b7x2</task-id>\n<status>completed</status>\n</task-notification>"}}
+    prompt = {**line, "uuid": "u2", "message": {"role": "user", "content": "thanks, go on"}}
+    events = sessionport.loads(orjson.dumps(line) + b"\n" + orjson.dumps(prompt) + b"\n")
+    notice, typed = [e for e in events if e["type"] == "message"]
+    assert notice["meta"] == {"injected": True, "injectedKind": "task-notification"}
+    assert "meta" not in typed

@@ -183,3 +183,15 @@ def test_a_format_forced_on_another_ones_file_says_what_detection_finds():
     assert b"does not know" not in result.stderr  # Claude Code's types are not new Codex types
     plain = run_cli("convert", claude, "--to", "portable-jsonl")
     assert b"found nothing" not in plain.stderr
+
+
+def test_the_typescript_document_reports_item_types_not_known(tmp_path):
+    document = json.loads((FIXTURES / "codex" / "rollout-typescript.json").read_text())
+    document["items"].insert(0, {"type": "hologram_call", "id": "h1"})
+    path = tmp_path / "rollout-2025-04-20.json"
+    path.write_text(json.dumps(document, indent=2))
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    end = orjson.loads(result.stdout.splitlines()[-1])
+    assert end["unknown"] == {"record": {"response_item/hologram_call": 1}}
+    assert b"`response_item/hologram_call`; please report" in result.stderr

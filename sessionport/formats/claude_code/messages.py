@@ -18,6 +18,7 @@ from sessionport.formats.claude_code.content import block_text, content_text, se
 
 # Input-side blocks rendered on purpose (block_text); others are unknown.
 USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
+NOTIFICATION_PREFIX = "<task-notification>"
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
 _AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
@@ -76,7 +77,12 @@ class MessageBuilder:
         elif content is not None:
             pending.append(content_text(content))
         if pending:
-            events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
+            event = self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events))
+            if not injected and event["text"].startswith(NOTIFICATION_PREFIX):
+                # A background task's notice, delivered as a user turn by Claude Code itself.
+                injected = True
+                event["meta"] = {**(event.get("meta") or {}), "injected": True, "injectedKind": "task-notification"}
+            events.append(event)
         prompt = bool(events) and not injected and all(e["role"] == "user" for e in events)
         return events, prompt
 
@@ -99,6 +105,11 @@ class MessageBuilder:
         tur = record.get("toolUseResult")
         if type(content) is str:
             text = content
+        elif type(content) is list:
+            for part in content:
+                if type(part) is dict and (type(kind := part.get("type")) is not str or kind not in USER_BLOCK_TYPES):
+                    self.ctx.unknown(kind if type(kind) is str else "(no type)", what="content block")
+            text = content_text(content)
         elif content is None and type(tur) is str:
             text = tur
         else:
