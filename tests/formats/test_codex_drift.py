@@ -195,3 +195,15 @@ def test_the_typescript_document_reports_item_types_not_known(tmp_path):
     end = orjson.loads(result.stdout.splitlines()[-1])
     assert end["unknown"] == {"record": {"response_item/hologram_call": 1}}
     assert b"`response_item/hologram_call`; please report" in result.stderr
+
+
+@pytest.mark.parametrize("gap", [0, 3, 12])
+def test_an_input_item_and_its_event_are_one_prompt_whatever_comes_first(gap):
+    lines = ROLLOUT.read_bytes().splitlines()
+    head, rest = lines[:4], lines[6:]
+    item, event = lines[4], lines[5]
+    filler = [b'{"timestamp":"2026-09-14T08:00:05.100Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}'] * gap
+    for order in ([item, *filler, event], [event, *filler, item]):
+        events = sessionport.loads(b"\n".join(head + order + rest) + b"\n", format="codex")
+        prompts = [e for e in messages(events) if e["role"] == "user" and e["text"].startswith("Find how other shops")]
+        assert len(prompts) == 1 and not prompts[0].get("meta", {}).get("injected")

@@ -115,6 +115,7 @@ class RolloutReader:
         self.title: str | None = None
         self.late_metadata: dict[str, Any] = {}
         self.prompt_items: deque = deque(maxlen=16)  # texts of phase "input" prompts
+        self.event_prompts: deque = deque(maxlen=16)  # texts of prompts written from their event alone
         self.items.on_unknown = self._unknown
         self.items.on_unknown_part = self._unknown_part
         self.forgot_warned = False
@@ -450,6 +451,11 @@ class RolloutReader:
         person typed: the prompt itself.  The user_message event that
         repeats it, before or after, is dropped."""
         key = event["text"].strip()
+        if key in self.event_prompts:
+            # Its event came long before and is already the prompt.
+            self.event_prompts.remove(key)
+            self.skipped["response_item/message (repeats a user_message event)"] += 1
+            return None
         for index, entry in enumerate(self.recent_prompts):
             if entry[0] == key:
                 del self.recent_prompts[index]
@@ -731,7 +737,9 @@ class RolloutReader:
         queue = self.queue
         while recent and (final or recent[0][1] < line_no):
             # user_message with no matching message item: the prompt exists only here
-            queue.append(recent.popleft()[3])
+            entry = recent.popleft()
+            self.event_prompts.append(entry[0])
+            queue.append(entry[3])
         while queue:
             entry = queue[0]
             if entry.__class__ is list:  # a user message item waiting for its event
