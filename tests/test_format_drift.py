@@ -24,9 +24,11 @@ from sessionport.detect import detect
 from sessionport.io import HEAD_SIZE
 from sessionport.registry import get_registry
 
-from conftest import CORPUS, corpus_files, requires_corpus
+from conftest import CORPUS, FIXTURES, corpus_files, requires_corpus
 
 CORPUS_FILES = [p for p in corpus_files("") if p.suffix in (".json", ".jsonl") and p.parent.name != "subagents"]
+# Formats the corpus has no real file of yet: their fixtures, shaped like real files.
+FIXTURE_FILES = sorted((FIXTURES / "qwen-code").glob("*.jsonl"))
 MUTATIONS = ("new_record_types", "new_block_types", "new_fields", "renamed_field")
 # Importers that read records and blocks by their type, and so must report new ones.
 BY_TYPE = {"claude-code", "codex", "gemini-cli", "qwen-code"}
@@ -77,6 +79,29 @@ def claude_code(records: list[dict], mutation: str) -> list[dict]:
         return out
     if mutation == "new_fields":
         return [_with_field(r, ("message",)) for r in records]
+    return [_renamed(r, "gitBranch", "gitBranchName") for r in records]
+
+
+def qwen_code(records: list[dict], mutation: str) -> list[dict]:
+    first = records[0]
+    if mutation == "new_record_types":
+        envelope = {k: first[k] for k in ("sessionId", "cwd", "version") if k in first}
+        return [
+            {"uuid": "ffffffff-0000-4000-8000-000000000001", "parentUuid": None, **envelope, "timestamp": first.get("timestamp"), "type": "system", "subtype": "hologram_state", "systemPayload": {}},
+            {"uuid": "ffffffff-0000-4000-8000-000000000002", "parentUuid": None, **envelope, "timestamp": first.get("timestamp"), "type": "hologram", "message": {"role": "user", "parts": [{"text": "x"}]}},
+            *records,
+        ]
+    if mutation == "new_block_types":
+        out, done = [], False
+        for r in records:
+            if not done and r.get("type") == "user" and isinstance((r.get("message") or {}).get("parts"), list):
+                r = copy.deepcopy(r)
+                r["message"]["parts"].append({"hologramData": {"frames": 3}})
+                done = True
+            out.append(r)
+        return out
+    if mutation == "new_fields":
+        return [_with_field(r, ()) for r in records]
     return [_renamed(r, "gitBranch", "gitBranchName") for r in records]
 
 
@@ -212,6 +237,8 @@ def rewrite(data: bytes, importer: str, mutation: str) -> bytes | None:
             return _dump_jsonl(fn(records, mutation))
         if importer == "gemini-cli":
             return _dump_jsonl(gemini_cli_jsonl(records, mutation))
+        if importer == "qwen-code":
+            return _dump_jsonl(qwen_code(records, mutation))
         if mutation == "new_fields":
             return _dump_jsonl([_with_field(r, ()) for r in records])
         return None
@@ -258,13 +285,23 @@ def kept_in_order(before: list[dict], after: list[dict]) -> list[dict]:
 @pytest.mark.parametrize("mutation", MUTATIONS)
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: str(p.relative_to(CORPUS)))
 def test_the_next_version_of_every_real_file_still_reads(path, mutation, tmp_path):
+    check_next_version(path, mutation, tmp_path)
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_the_next_version_of_formats_without_corpus_files_still_reads(path, mutation, tmp_path):
+    check_next_version(path, mutation, tmp_path)
+
+
+def check_next_version(path: Path, mutation: str, tmp_path: Path) -> None:
     data = path.read_bytes()
     original = tmp_path / f"original{path.suffix}"
     original.write_bytes(data)
     before, _ = read(original)
     if data.strip():
         importer = detect(data[:HEAD_SIZE], path.name, REGISTRY).name
-    elif path.relative_to(CORPUS).parts[0] == "claude-code":
+    elif path.is_relative_to(CORPUS) and path.relative_to(CORPUS).parts[0] == "claude-code":
         importer = "claude-code"  # an empty session file: what the next version adds must still be read as one
     else:
         pytest.skip("an empty file of no known tool")
