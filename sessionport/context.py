@@ -27,8 +27,10 @@ class ReadContext:
       :class:`DataError` unless ``skip_bad``, then counts it.
     - :meth:`damaged_tail`: the input ends in a torn line or NUL padding (a
       crash while writing).  Warns unless ``strict``, then raises.
-    - :meth:`skip`: a record that is deliberately not part of the
-      conversation (counted, reported in the ``end`` event).
+    - :meth:`unknown`: a record or content-block type this version of
+      sessionport does not know.  Never stops reading (unless ``strict``):
+      counted by type, and :meth:`report_unknown` warns once per type with
+      its count when the file (or session) is done.
     """
 
     name: str = "<input>"
@@ -47,6 +49,39 @@ class ReadContext:
     # and its size when known (for progress).
     position: Callable[[], int] | None = None
     size: int | None = None
+    # (what, type name) -> count, since the last report_unknown().
+    unknown_counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    # Every unknown type of the whole run (what -> type -> count), for inspect.
+    unknown_seen: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def unknown(self, name: str, *, what: str = "record", line: int | None = None, path: str | None = None) -> None:
+        """A ``what`` (``record``, ``content block``, ``event``...) of a type
+        this version does not know.  The caller keeps going: it counts the
+        record in ``end.skipped`` or, for a content block, keeps a visible
+        placeholder.  ``--strict`` makes it an error."""
+        if self.strict:
+            raise DataError(
+                self.name,
+                f"a {what} of a type this version of sessionport does not know: {name!r}",
+                line=line,
+                path=path,
+                hint="drop --strict to read the file anyway (unknown types are counted and reported); please report the type",
+            )
+        key = (what, name)
+        self.unknown_counts[key] = self.unknown_counts.get(key, 0) + 1
+        seen = self.unknown_seen.setdefault(what, {})
+        seen[name] = seen.get(name, 0) + 1
+
+    def report_unknown(self) -> dict[str, dict[str, int]]:
+        """Warn once per unknown type seen since the last call, and return
+        them (``{what: {type: count}}``) for the ``end`` event."""
+        found: dict[str, dict[str, int]] = {}
+        for (what, name), count in self.unknown_counts.items():
+            plural = "s" if count != 1 else ""
+            self.warn(f"{count} {what}{plural} of a type this version of sessionport does not know: `{name}`; please report")
+            found.setdefault(what, {})[name] = count
+        self.unknown_counts = {}
+        return found
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)

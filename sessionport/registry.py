@@ -68,6 +68,9 @@ class Importer:
     # An importer that needs a real file (zip members, sibling subagent
     # files) says so; the input layer spools a pipe to a temp file for it.
     needs_seekable: bool = False
+    # The versions of the writing tool this importer was checked against
+    # (``sessionport formats --json``; the format's docs page says how).
+    versions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ COMMANDS = {
     "formats": CommandEntry(_INFO, "List the formats that can be read and written."),
     "inspect": CommandEntry(_INFO, "Summarize sessions without printing message bodies."),
     "split": CommandEntry("sessionport.cli.commands_split", "Write each session of INPUT (a path or -, default stdin) to its own file."),
-    "ls": CommandEntry("sessionport.cli.commands_ls", "List the Claude Code, Codex and Gemini CLI sessions on this machine."),
+    "ls": CommandEntry("sessionport.cli.commands_ls", "List the Claude Code, Codex, Gemini CLI and Qwen Code sessions on this machine."),
     "validate": CommandEntry("sessionport.cli.commands_validate", "Check traces and portable files against their JSON Schemas."),
     "import-session": CommandEntry("sessionport.cli.commands_agentscope", "Turn a loose tool-call log (session-json) into an AgentScope trace."),
     "chain": CommandEntry(_STAGES, "Run several stages in one process, then write once."),

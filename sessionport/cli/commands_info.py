@@ -32,6 +32,7 @@ def formats(as_json, verbose):
                 "multiSession": bool(info.exporter and info.exporter.multi_session),
                 "cannotCarry": list(info.exporter.cannot_carry) if info.exporter else [],
                 "patterns": list(info.importer.patterns) if info.importer else [],
+                "checkedVersions": list(info.importer.versions) if info.importer else [],
             }
         )
     if as_json:
@@ -67,6 +68,9 @@ def _human(summary: dict) -> list[str]:
     for label, key in (("by role:", "byRole"), ("by kind:", "byKind"), ("by tool:", "byTool"), ("models:", "models"), ("skipped:", "skipped")):
         if summary.get(key):
             lines.append(f"{label:<12}" + "  ".join(f"{k}={v}" for k, v in summary[key].items()))
+    for what, types in (summary.get("unknown") or {}).items():
+        label = f"unknown {what}s" if not what.endswith("s") else f"unknown {what}"
+        lines.append(f"{'unknown:':<12}{label}: " + "  ".join(f"{k}={v}" for k, v in types.items()))
     usage = summary.get("usage") or {}
     if any(usage.values()):
         lines.append(f"{'usage:':<12}" + "  ".join(f"{k}={v}" for k, v in usage.items()))

@@ -9,7 +9,7 @@ from sessionport.pipeline.discover import discover
 from sessionport.timeparse import click_time_type, parse_event_time
 from sessionport.cli.app import cli
 
-SOURCES = ("claude-code", "codex", "gemini-cli")
+SOURCES = ("claude-code", "codex", "gemini-cli", "qwen-code")
 
 
 def _size(n: int) -> str:
@@ -26,7 +26,7 @@ def _size(n: int) -> str:
 @click.option("--cwd", metavar="TEXT", help="Only sessions whose working directory contains TEXT.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of objects (source, sessionId, path, cwd, start, size, prompt).")
 def ls(sources, since, cwd, as_json):
-    """List the Claude Code, Codex and Gemini CLI sessions on this machine.
+    """List the Claude Code, Codex, Gemini CLI and Qwen Code sessions on this machine.
 
     Reads only the beginning of each file. Honours CLAUDE_CONFIG_DIR and
     CODEX_HOME. Any command takes @ID-PREFIX (or @all) in place of a path:

@@ -8,7 +8,8 @@ Each tool keeps its sessions in its own place:
   parent and not listed on their own);
 - Codex: ``$CODEX_HOME`` or ``~/.codex``, ``sessions/YYYY/MM/DD/rollout-*.jsonl``
   and ``archived_sessions/``, plain or ``.jsonl.zst``;
-- Gemini CLI: ``~/.gemini/tmp/<project>/chats/*.json`` and ``*.jsonl``.
+- Gemini CLI: ``~/.gemini/tmp/<project>/chats/*.json`` and ``*.jsonl``;
+- Qwen Code: ``~/.qwen/projects/<project>/chats/<session-id>.jsonl``.
 
 Listing reads only the beginning of each file: the importer is a generator,
 so it is stopped as soon as the session event and the first real prompt
@@ -56,11 +57,13 @@ def roots(home: str | None = None) -> list[tuple[str, str, tuple[str, ...]]]:
     claude = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     codex = os.environ.get("CODEX_HOME") or os.path.join(home, ".codex")
     gemini = os.path.join(home, ".gemini", "tmp")
+    qwen = os.path.join(home, ".qwen", "projects")
     return [
         ("claude-code", os.path.join(claude, "projects"), ("*.jsonl",)),
         ("codex", os.path.join(codex, "sessions"), ("rollout-*.jsonl", "rollout-*.jsonl.zst", "rollout-*.json")),
         ("codex", os.path.join(codex, "archived_sessions"), ("rollout-*.jsonl", "rollout-*.jsonl.zst", "rollout-*.json")),
         ("gemini-cli", gemini, ("*.json", "*.jsonl")),
+        ("qwen-code", qwen, ("*.jsonl",)),
     ]
 
 
@@ -72,7 +75,7 @@ def _files(source: str, root: str, patterns: tuple[str, ...]) -> Iterator[str]:
                 continue
             if source == "claude-code" and name.startswith("agent-"):
                 continue  # read as part of its parent session
-            if source == "gemini-cli" and os.path.basename(folder) != "chats":
+            if source in ("gemini-cli", "qwen-code") and os.path.basename(folder) != "chats":
                 continue
             yield os.path.join(folder, name)
 

@@ -118,9 +118,15 @@ def _is_pattern(spec: str) -> bool:
 
 def _companion(path: str) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
-    are included by their parent session), so a directory walk skips them."""
+    are included by their parent session) or holding no session (the
+    sidecar files of an unpacked ChatGPT export), so a directory walk
+    skips them."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
+    if name.endswith(".json"):
+        from sessionport.formats.chatgpt.export_folder import is_export_sidecar
+
+        return is_export_sidecar(path)  # user.json, export_manifest.json... of a ChatGPT export
     return name.startswith("agent-") and name.endswith(".jsonl") and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path))
 
 

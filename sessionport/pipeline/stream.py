@@ -63,10 +63,30 @@ def read(
                 return
             importer = detect(inp.head, inp.name, registry)
         ctx.options.setdefault("_format", importer.name)
-        yield from importer.read(inp.stream, ctx)
+        if format and not is_blank(inp.head):
+            yield from _forced(importer, inp, ctx, registry)
+        else:
+            yield from importer.read(inp.stream, ctx)
         ctx.report_bad()
     finally:
         inp.close()
+
+
+def _forced(importer, inp: Input, ctx: ReadContext, registry) -> Iterator[dict]:
+    """An importer named with ``--from``: when it finds no message in an
+    input that is not empty, say so and what detection makes of it."""
+    messages = 0
+    for event in importer.read(inp.stream, ctx):
+        if event.get("type") == "message":
+            messages += 1
+        yield event
+    if messages:
+        return
+    from sessionport.detect import rank
+
+    others = [imp.name for _, imp in rank(inp.head, registry) if imp.name != importer.name]
+    guess = f"; it looks like {others[0]}: drop --from (or use --from {others[0]})" if others else "; try without --from to let detection choose"
+    ctx.warn(f"--from {importer.name} found nothing it recognises in this input{guess}")
 
 
 def apply_stages(events: Iterable[dict], stages: Sequence[Callable[[], Callable[[Iterable[dict]], Iterator[dict]]]]) -> Iterable[dict]:

@@ -38,6 +38,8 @@ class SessionSummary:
     models: Counter = field(default_factory=Counter)
     usage: dict[str, int] | None = None
     skipped: dict[str, int] = field(default_factory=dict)
+    # Types the importer did not know ({"record": {type: n}, "content block": ...}).
+    unknown: dict[str, dict[str, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -57,6 +59,8 @@ class SessionSummary:
             "usage": self.usage or empty_usage(),
             "skipped": self.skipped,
         }
+        if self.unknown:
+            data["unknown"] = self.unknown
         if self.parentSessionId:
             data["parentSessionId"] = self.parentSessionId
         if self.notes:
@@ -126,6 +130,9 @@ def summarize(events: Iterable[dict]) -> list[SessionSummary]:
             skipped = event.get("skipped")
             if isinstance(skipped, dict):
                 current.skipped = dict(skipped)
+            unknown = event.get("unknown")
+            if isinstance(unknown, dict):
+                current.unknown = {k: dict(v) for k, v in unknown.items() if isinstance(v, dict)}
             notes = event.get("notes")
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)

@@ -530,3 +530,25 @@ def test_nul_padding_is_a_damaged_tail_and_a_nul_inside_is_an_error(tmp_path):
     middle.write_bytes(data.replace(b'"two turn 0"', b'"two\x00turn 0"'))
     with pytest.raises(DataError, match="NUL byte inside the export"):
         list(sessionport.read(str(middle)))
+
+
+def test_an_unpacked_split_export_folder_reads_its_conversations_only(tmp_path):
+    conversations = json.loads(_export_bytes())
+    folder = tmp_path / "Chat-Export"
+    folder.mkdir()
+    half = len(conversations) // 2 or 1
+    (folder / "conversations-000.json").write_text(json.dumps(conversations[:half]))
+    (folder / "conversations-001.json").write_text(json.dumps(conversations[half:]))
+    (folder / "export_manifest.json").write_text(json.dumps({"files": ["conversations-000.json", "conversations-001.json"]}))
+    (folder / "user.json").write_text("{}")
+    (folder / "message_feedback.json").write_text("[]")
+    (folder / "chat.html").write_text("<html></html>")
+    result = run_cli("inspect", folder, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    raw_ids = [c.get("conversation_id") or c.get("id") for c in conversations]
+    assert [s["sessionId"] for s in summary["sessions"]] == raw_ids  # auto-detected, in shard order
+    out = tmp_path / "out"
+    converted = run_cli("convert", folder, "--to", "portable-jsonl", "-o", out)
+    assert converted.returncode == 0, converted.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["conversations-000.jsonl", "conversations-001.jsonl"]

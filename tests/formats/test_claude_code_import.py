@@ -245,7 +245,7 @@ def test_fixture_session_maps_every_field():
     assert result["text"] == "README.md\nsrc\n"  # toolUseResult's copy is not added
     assert call["meta"]["usage"]["output_tokens"] == 30 and "usage" not in messages[2].get("meta", {})
     assert end["usage"] == {"input_tokens": 2315, "cached_input_tokens": 2200, "output_tokens": 37, "total_tokens": 2352, "cache_creation_input_tokens": 100}
-    assert end["skipped"] == {"attachment": 1, "file-history-snapshot": 1}
+    assert end["skipped"] == {"attachment/hook_success": 1, "file-history-snapshot": 1}  # a hook that printed nothing
 
 
 def test_fixture_project_finds_its_subagent_and_skips_the_warmup():

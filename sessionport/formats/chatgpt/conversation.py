@@ -29,12 +29,14 @@ import orjson
 
 from sessionport.context import ReadContext
 from sessionport.model import message_event, end_event, session_event
-from sessionport.formats.chatgpt.content import human_size, render
+from sessionport.formats.chatgpt.content import RENDERERS, human_size, render
 from sessionport.formats.chatgpt.tree import count_messages, current_branch
 
 SOURCE = "chatgpt-export"
 CONTEXT_TYPES = frozenset(("user_editable_context", "model_editable_context"))
 THINKING_TYPES = frozenset(("thoughts", "reasoning_recap"))
+# Content types rendered on purpose; any other is read as text and reported.
+KNOWN_CONTENT_TYPES = frozenset(RENDERERS) | {"execution_output"}
 SESSION_KEYS = (
     ("update_time", "updatedAt"),
     ("current_node", "currentNode"),
@@ -150,6 +152,7 @@ class ConversationReader:
         self.tools = _ToolCalls()
         self.previous_id: str | None = None
         self.emitted = 0
+        self.unknown: dict[str, int] = {}
 
     def session(self, mapping: dict) -> dict:
         conv = self.conv
@@ -225,6 +228,7 @@ class ConversationReader:
             counts={"messages": self.emitted},
             skipped=dict(self.skipped) or None,
             notes=self.notes or None,
+            unknown={"content type": self.unknown} if self.unknown else None,
         )
 
     def _skip(self, reason: str) -> None:
@@ -236,6 +240,13 @@ class ConversationReader:
         role = raw_role if raw_role in ("user", "assistant", "system", "tool") else "assistant"
         metadata = _dict(message.get("metadata"))
         content_type, text, extra = render(message)
+        if content_type not in KNOWN_CONTENT_TYPES:
+            # Read as text all the same (render's unknown_text), and visible
+            # even when it holds none.
+            self.ctx.unknown(content_type, what="content type", path=f"{self.where}.mapping.{node_id}")
+            self.unknown[content_type] = self.unknown.get(content_type, 0) + 1
+            if not text:
+                text = f"[{content_type}]"
         message_id = message.get("id") if isinstance(message.get("id"), str) else node_id
         recipient = message.get("recipient")
         hidden = bool(metadata.get("is_visually_hidden_from_conversation")) or message.get("weight") in (0, 0.0)

@@ -225,6 +225,7 @@ def _events(stream: BinaryIO, ctx: ReadContext, seen: set[str] | None, reopen: R
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             # A shape no rule foresaw: report this conversation, keep the others.
             ctx.bad_record(f"conversation {index + 1} could not be read: {type(exc).__name__}: {exc}", path=where)
+    ctx.report_unknown()  # once per type for the whole file
 
 
 def _members(archive: zipfile.ZipFile, ctx: ReadContext) -> list[zipfile.ZipInfo]:
@@ -289,4 +290,5 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("conversations*.json", "*.zip"),
     needs_seekable=True,
+    versions=("2023 export", "2024 export", "2025 export", "split export (conversations-NNN.json)"),
 )

@@ -123,3 +123,35 @@ def search_results_text(content: Any) -> str:
         code = content.get("error_code")
         return f"[error: {code}]" if code else ""
     return content_text(content)
+
+
+# Where an attachment keeps what the model is shown, first found wins.
+_ATTACHMENT_TEXT_KEYS = ("content", "prompt", "text", "message", "memory")
+
+
+def attachment_text(attachment: dict) -> str:
+    """What an ``attachment`` record puts before the model, as text; empty
+    when it holds nothing to show (a hook that printed nothing)."""
+    kind = attachment.get("type")
+    if kind == "deferred_tools_delta":
+        parts = []
+        for key, label in (("addedNames", "added"), ("removedNames", "removed")):
+            names = attachment.get(key)
+            if isinstance(names, list) and names:
+                parts.append(f"{label}: " + ", ".join(str(n) for n in names))
+        if parts:
+            return f"[deferred tools {'; '.join(parts)}]"
+    for key in _ATTACHMENT_TEXT_KEYS:
+        value = attachment.get(key)
+        if value is None or value == "" or value == []:
+            continue
+        if isinstance(value, list) and all(isinstance(v, dict) and "subject" in v for v in value):
+            # task and todo reminders: one line per task
+            return "\n".join(f"- [{v.get('status', '')}] {v.get('subject', '')}" for v in value)
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return "\n".join(value)
+        if isinstance(value, (str, list)):
+            return content_text(value)
+        if isinstance(value, dict):
+            return content_text(value.get("content")) if "content" in value else ""
+    return ""

@@ -109,6 +109,9 @@ class Thread:
 
     # -- line kinds ---------------------------------------------------------
     def user_line(self, event: dict, meta: dict) -> dict:
+        injected_kind = meta.get("injectedKind")
+        if isinstance(injected_kind, str) and injected_kind and meta.get("injected"):
+            return self.injected_line(event, meta, injected_kind)
         record, uid = self.envelope(event, "user")
         record["message"] = {"role": "user", "content": event.get("text") or ""}
         if meta.get("kind") == "summary":
@@ -117,6 +120,31 @@ class Thread:
             record["isMeta"] = True
         self.api_id = None
         return self.finish(record, uid)
+
+    def injected_line(self, event: dict, meta: dict, kind: str) -> dict:
+        """What Claude Code itself put before the model goes back as the
+        record it came from: a queued prompt as a ``queue-operation``, the
+        rest as an ``attachment`` of its kind, hung beside the chain."""
+        text = event.get("text") or ""
+        if kind == "queue-operation":
+            stamp = event.get("timestamp")
+            return {
+                "type": "queue-operation",
+                "operation": "enqueue",
+                "timestamp": stamp if isinstance(stamp, str) and stamp else self.last_time,
+                "sessionId": self.session_id,
+                "content": text,
+            }
+        record, uid = self.envelope(event, "attachment")
+        attachment: dict[str, Any] = {"type": kind, "content": text}
+        if isinstance(meta.get("hookEvent"), str):
+            attachment["hookEvent"] = meta["hookEvent"]
+        record["attachment"] = attachment
+        # Beside the chain, not in it: the next line continues from the
+        # line before, as readers that follow only messages expect.
+        record["uuid"] = uid
+        record["timestamp"] = self.last_time
+        return record
 
     def tool_result_line(self, event: dict, meta: dict) -> dict:
         record, uid = self.envelope(event, "user")

@@ -16,6 +16,9 @@ from typing import Any
 from sessionport.model import message_event
 from sessionport.formats.claude_code.content import block_text, content_text, search_results_text, tool_label
 
+# Input-side blocks rendered on purpose (block_text); others are unknown.
+USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
+NOTIFICATION_PREFIX = "<task-notification>"
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
 _AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
@@ -66,13 +69,20 @@ class MessageBuilder:
                         pending = []
                     events.append(self.tool_result(record, block, stamp, uid, parent, base, len(events)))
                 else:
+                    if type(block) is dict and (type(btype := block.get("type")) is not str or btype not in USER_BLOCK_TYPES):
+                        self.ctx.unknown(btype if type(btype) is str else "(no type)", what="content block")
                     pending.append(block_text(block))
         elif type(content) is str:
             pending.append(content)
         elif content is not None:
             pending.append(content_text(content))
         if pending:
-            events.append(self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events)))
+            event = self.user_text(pending, stamp, uid, parent, base, injected, compact, len(events))
+            if not injected and event["text"].startswith(NOTIFICATION_PREFIX):
+                # A background task's notice, delivered as a user turn by Claude Code itself.
+                injected = True
+                event["meta"] = {**(event.get("meta") or {}), "injected": True, "injectedKind": "task-notification"}
+            events.append(event)
         prompt = bool(events) and not injected and all(e["role"] == "user" for e in events)
         return events, prompt
 
@@ -95,6 +105,11 @@ class MessageBuilder:
         tur = record.get("toolUseResult")
         if type(content) is str:
             text = content
+        elif type(content) is list:
+            for part in content:
+                if type(part) is dict and (type(kind := part.get("type")) is not str or kind not in USER_BLOCK_TYPES):
+                    self.ctx.unknown(kind if type(kind) is str else "(no type)", what="content block")
+            text = content_text(content)
         elif content is None and type(tur) is str:
             text = tur
         else:
@@ -166,9 +181,9 @@ class MessageBuilder:
         btype = block.get("type") if type(block) is dict else None
         if btype == "text":
             return _assistant_text(block.get("text"), stamp, mid, parent, {"kind": "text", **base})
-        if btype == "tool_use" or btype == "server_tool_use":
+        if btype == "tool_use" or btype == "server_tool_use" or btype == "mcp_tool_use":
             meta = {"kind": "tool_use", **base}
-            if btype == "server_tool_use":
+            if btype != "tool_use":
                 meta["server"] = True
             name = block.get("name")
             if type(name) is not str or not name:
@@ -212,6 +227,7 @@ class MessageBuilder:
         meta = {"kind": "text", **base}
         if type(block) is dict:
             meta["blockType"] = btype if isinstance(btype, str) else "unknown"
+            self.ctx.unknown(meta["blockType"], what="content block")
             return message_event("assistant", block_text(block), meta=meta, **common)
         return message_event("assistant", content_text(block), meta=meta, **common)
 

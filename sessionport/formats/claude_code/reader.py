@@ -9,16 +9,24 @@ file, its subagent transcripts found on disk follow as their own sessions
 from __future__ import annotations
 
 import os
+import re
 from typing import BinaryIO, Iterator
+
+import orjson
 
 from sessionport.context import ReadContext
 from sessionport.jsonl import BOM, first_json_line
 from sessionport.registry import Importer, Option
-from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
+from sessionport.jsondoc import walk_document
+from sessionport.formats.claude_code.records import STATE_TYPES, AgentLink, FileResult, read_transcript
 from sessionport.formats.claude_code.subagents import Subagents, agent_id_of, find_subagents, is_warmup, read_sidecar_tool_call
 
 CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
-ENVELOPE_ONLY_TYPES = frozenset(("queue-operation", "permission-mode", "last-prompt", "ai-title", "custom-title"))
+ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title"}
+# The fields every record of a session shares (its envelope), whatever its
+# type: a record that has them is Claude Code's even if its type is new.
+ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "cwd", "isSidechain", "userType")
+_LOGLINES = re.compile(rb'\s*\{\s*"loglines"\s*:\s*\[')
 READ_BUFFER = 1 << 20
 
 NO_SUBAGENTS = Option(
@@ -30,11 +38,18 @@ NO_SUBAGENTS = Option(
 
 
 def sniff(head: bytes) -> int:
+    start = head[3:] if head.startswith(BOM) else head
+    if _LOGLINES.match(start):
+        # A web session ({"loglines": [records]}): its records are ours.
+        return 90 if b'"sessionId"' in start[:65536] or b'"parentUuid"' in start[:65536] else 70
     first = first_json_line(head)
     if isinstance(first, dict):
         rtype = first.get("type")
         if not isinstance(rtype, str):
             return 0
+        message = first.get("message")
+        if isinstance(message, dict) and "parts" in message and "content" not in message:
+            return 0  # Gemini-style parts: Qwen Code, a fork with the same envelope
         if rtype in CHAIN_TYPES and "uuid" in first and ("sessionId" in first or "parentUuid" in first):
             return 95
         if rtype == "summary" and "leafUuid" in first:
@@ -43,6 +58,11 @@ def sniff(head: bytes) -> int:
             return 90
         if rtype in ENVELOPE_ONLY_TYPES and "sessionId" in first:
             return 85
+        envelope = sum(1 for key in ENVELOPE_FIELDS if key in first)
+        if isinstance(first.get("sessionId"), str) and envelope >= 3:
+            return 60  # a record type of a newer version, in our envelope
+        if isinstance(first.get("sessionId"), str) and len(first) <= 4 and "payload" not in first:
+            return 45  # a small session-state record of a newer version
         return 0
     # The first line may be longer than the head (a pasted image): judge
     # from its opening bytes.
@@ -72,7 +92,29 @@ def _subagent_notes(subs: Subagents, leave_out: bool) -> list[str]:
     return notes
 
 
+def _loglines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes, bool]]:
+    """The records of a web session as the lines a session file would hold."""
+    index = 0
+    dumps = orjson.dumps
+    for kind, value in walk_document(stream, ctx, keys=("loglines",)):
+        if kind != "item":
+            continue
+        index += 1
+        yield index, dumps(value), True
+
+
+def _is_web_session(stream: BinaryIO) -> bool:
+    head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
+    if head.startswith(BOM):
+        head = head[3:]
+    return _LOGLINES.match(head) is not None
+
+
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    if _is_web_session(stream):
+        # One session, no folder of subagents beside it.
+        yield from read_transcript(stream, ctx, lines=_loglines(stream, ctx))
+        return
     leave_out = bool(ctx.options.get("no_subagents"))
     result = FileResult()
     found = Subagents()
@@ -131,4 +173,5 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     options=(NO_SUBAGENTS,),
+    versions=("1.0.24", "1.0.43", "1.0.98", "2.0.24", "2.0.37", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.280"),
 )

@@ -21,19 +21,27 @@ import orjson
 
 from sessionport.context import ReadContext
 from sessionport.jsonl import iter_lines, parse_line
-from sessionport.model import end_event, session_event
+from sessionport.model import end_event, message_event, session_event
+from sessionport.formats.claude_code.content import attachment_text, content_text
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
 from sessionport.formats.claude_code.usage import UsageGrouper
 
 SOURCE = "claude-code"
 
-# Records whose type is their first key and that never join the chain:
-# counted from their first bytes, never parsed (snapshots can be large).
+# Session-scoped records that are never conversation (state Claude Code
+# keeps for its UI and for resuming): counted, never an event.  Seen up to
+# 2.1.2xx; a type outside this set, the chain types and the title types is
+# unknown (counted and warned about, see ReadContext.unknown).
+STATE_TYPES = frozenset((
+    "file-history-snapshot", "permission-mode", "last-prompt", "mode", "tag",
+    "agent-name", "agent-color", "agent-setting", "worktree-state", "pr-link",
+    "attribution-snapshot", "content-replacement", "speculation-accept",
+    "marble-origami-commit", "marble-origami-snapshot", "task-summary",
+))
+# Of these, the ones whose type is their first key: counted from their first
+# bytes, never parsed (snapshots can be large).
 UNPARSED_PREFIXES = {
-    b'{"type":"file-history-snapshot"': "file-history-snapshot",
-    b'{"type":"queue-operation"': "queue-operation",
-    b'{"type":"permission-mode"': "permission-mode",
-    b'{"type":"last-prompt"': "last-prompt",
+    f'{{"type":"{name}"'.encode(): name for name in sorted(STATE_TYPES)
 }
 # The same, by the quoted name that follows ``{"type":"`` (one slice and
 # one dict look-up per line instead of a startswith per prefix).
@@ -46,6 +54,14 @@ _PROGRESS_TYPE_LEN = len(_PROGRESS_TYPE)
 _PROGRESS_SCAN = 8192
 
 TITLE_TYPES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
+# Chain records that are not messages of their own: skipped but remembered.
+CHAIN_SKIPPED = frozenset(("progress", "system"))
+# Hook output the model is given only for these hook events.
+HOOK_OUTPUT_ATTACHMENTS = frozenset(("hook_success", "hook_non_blocking_error"))
+HOOK_EVENTS_SEEN_BY_MODEL = frozenset(("SessionStart", "UserPromptSubmit"))
+# Prompts waiting in Claude Code's queue, held until the record that
+# delivers them to the model shows up (then they are that record).
+QUEUE_HOLD = 64
 # How many skipped chain records are remembered to re-link their children.
 ALIAS_WINDOW = 4096
 
@@ -88,6 +104,7 @@ class _Transcript(MessageBuilder):
         self.messages = 0
         self.sidechain_messages = 0
         self.lines = 0
+        self.queued: list[dict] = []  # enqueued prompts not yet delivered
 
     # -- chain ----------------------------------------------------------
     def parent_of(self, record: dict) -> str | None:
@@ -177,7 +194,7 @@ class _Transcript(MessageBuilder):
         self.skipped[key] += 1
 
     # -- the loop -------------------------------------------------------
-    def run(self, stream: BinaryIO) -> Iterator[dict]:
+    def run(self, stream: BinaryIO | None, source: Iterator[tuple[int, bytes, bool]] | None = None) -> Iterator[dict]:
         ctx = self.ctx
         grouper = self.grouper
         skipped = self.skipped
@@ -185,7 +202,7 @@ class _Transcript(MessageBuilder):
         # Counted in locals (this loop runs once per line) and stored when
         # the input ends: only end() and why_empty() read them.
         lines = messages = 0
-        for line_no, line, complete in iter_lines(stream, ctx):
+        for line_no, line, complete in iter_lines(stream, ctx) if source is None else source:
             lines += 1
             if line.startswith(_PREFIX_HEAD):
                 close = line.find(b'"', 9, _NAME_END)
@@ -234,6 +251,8 @@ class _Transcript(MessageBuilder):
                     self.count_skip("user (empty)")
                     self.remember_skipped(record)
                     continue
+                if self.queued and events[0]["role"] == "user":
+                    self.delivered(events[0]["text"])
                 messages += len(events)
                 out = grouper.other(events, ends_turn=prompt)
             elif rtype in TITLE_TYPES:
@@ -244,12 +263,37 @@ class _Transcript(MessageBuilder):
                     self.note_envelope(record)
                 messages += len(events)
                 out = grouper.other(events)
+            elif rtype == "attachment":
+                if not self.session_sent:
+                    self.note_envelope(record)
+                events = self.attachment_events(record)
+                if not events:
+                    continue
+                messages += len(events)
+                out = grouper.other(events)
+            elif rtype == "queue-operation":
+                events = self.queue_operation(record)
+                if not events:
+                    continue
+                messages += len(events)
+                out = grouper.other(events)
             else:
                 if not self.session_sent and isinstance(record.get("sessionId"), str) and "uuid" in record:
                     self.note_envelope(record)
                 self.remember_skipped(record)
-                self.count_skip(_skip_key(record))
+                key = _skip_key(record)
+                self.count_skip(key)
+                if rtype not in CHAIN_SKIPPED and rtype not in STATE_TYPES:
+                    ctx.unknown(key, line=line_no)
                 continue
+            if out:
+                if not self.session_sent:
+                    yield self.session()
+                yield from out
+        if self.queued:
+            events = self.undelivered()
+            messages += len(events)
+            out = grouper.other(events)
             if out:
                 if not self.session_sent:
                     yield self.session()
@@ -261,6 +305,74 @@ class _Transcript(MessageBuilder):
             if not self.session_sent:
                 yield self.session()
             yield from rest
+
+    # -- what Claude Code itself puts before the model ---------------------
+    def attachment_events(self, record: dict) -> list[dict]:
+        """An ``attachment`` line (hook context, queued commands, task
+        reminders, skill listings, deferred tools...) as an injected user
+        message: Claude Code sends them to the model as ``<system-reminder>``
+        blocks or user turns.  An attachment with nothing to show (a hook
+        that printed nothing) is skipped and counted."""
+        attachment = record.get("attachment")
+        kind = attachment.get("type") if type(attachment) is dict else None
+        kind = kind if type(kind) is str and kind else "unknown"
+        text = attachment_text(attachment) if type(attachment) is dict else ""
+        if text and kind in HOOK_OUTPUT_ATTACHMENTS and _hook_event(attachment) not in HOOK_EVENTS_SEEN_BY_MODEL:
+            text = ""  # the output of a tool or stop hook is shown to the user only
+        if not text:
+            self.remember_skipped(record)
+            self.count_skip(f"attachment/{kind}")
+            return []
+        if self.queued and kind == "queued_command":
+            self.delivered(text)
+        stamp, uid, parent, base = self.line_fields(record)
+        if uid is not None:
+            # A leaf beside the chain: the line that names it as parent is
+            # linked to its parent, as when attachments were skipped.
+            self.remember_alias(uid, parent)
+        meta = {**base, "injected": True, "injectedKind": kind}
+        hook_event = _hook_event(attachment)
+        if hook_event:
+            meta["hookEvent"] = hook_event
+        return [message_event("user", text, timestamp=stamp, id=uid, parentId=parent, meta=meta)]
+
+    def queue_operation(self, record: dict) -> list[dict]:
+        """A prompt put in Claude Code's queue (typed while the model works,
+        or a background task's ``<task-notification>``) is held until the
+        line that delivers it (a user line or a ``queued_command``
+        attachment with the same text); one never delivered in the file is
+        kept as an injected message at the end.  Other operations only
+        count."""
+        operation = record.get("operation")
+        operation = operation if type(operation) is str else "unknown"
+        content = record.get("content")
+        text = content_text(content) if content is not None else ""
+        if operation != "enqueue" or not text.strip():
+            self.count_skip(f"queue-operation/{operation}")
+            return []
+        stamp = record.get("timestamp")
+        event = message_event(
+            "user",
+            text,
+            timestamp=stamp if type(stamp) is str and stamp else None,
+            meta={"injected": True, "injectedKind": "queue-operation"},
+        )
+        self.queued.append(event)
+        if len(self.queued) > QUEUE_HOLD:
+            return [self.queued.pop(0)]
+        return []
+
+    def delivered(self, text: str) -> None:
+        key = text.strip()
+        for index, event in enumerate(self.queued):
+            if event["text"].strip() == key:
+                del self.queued[index]
+                self.count_skip("queue-operation/enqueue (delivered)")
+                return
+
+    def undelivered(self) -> list[dict]:
+        events, self.queued = self.queued, []
+        return events
 
     def take_title(self, record: dict, rtype: str) -> None:
         text = _str(record.get(TITLE_TYPES[rtype]))
@@ -278,7 +390,7 @@ class _Transcript(MessageBuilder):
             entry["type"] = rtype
         self.titles.append(entry)
 
-    def end(self, notes: list[str]) -> dict:
+    def end(self, notes: list[str], unknown: dict | None = None) -> dict:
         counts = {"messages": self.messages, "lines": self.lines, "apiMessages": self.grouper.api_messages}
         if self.sidechain_messages:
             counts["sidechainLines"] = self.sidechain_messages
@@ -288,6 +400,7 @@ class _Transcript(MessageBuilder):
             skipped=dict(self.skipped),
             notes=notes or None,
             title=self.late_title,
+            unknown=unknown or None,
         )
 
     def why_empty(self) -> str:
@@ -302,6 +415,14 @@ class _Transcript(MessageBuilder):
         if set(kinds) == {"file-history-snapshot"}:
             return f"the file holds only file-history-snapshot records ({listed}) and no conversation; nothing to convert"
         return f"the file holds no conversation (records seen: {listed or 'none readable'})"
+
+
+def _hook_event(attachment: dict) -> str | None:
+    event = attachment.get("hookEvent")
+    if isinstance(event, str) and event:
+        return event
+    name = attachment.get("hookName")
+    return name.split(":", 1)[0] if isinstance(name, str) else None
 
 
 def _progress_link(line: bytes, at: int) -> tuple[str, str | None] | None:
@@ -357,6 +478,7 @@ def read_transcript(
     link: AgentLink | None = None,
     result: FileResult | None = None,
     extra_notes: Any = None,
+    lines: Iterator[tuple[int, bytes, bool]] | None = None,
 ) -> Iterator[dict]:
     """Yield the events of one Claude Code file.
 
@@ -367,11 +489,12 @@ def read_transcript(
     """
     result = result if result is not None else FileResult()
     transcript = _Transcript(ctx, link, result)
-    yield from transcript.run(stream)
+    yield from transcript.run(stream if lines is None else None, lines)
+    unknown = ctx.report_unknown()
     if not transcript.session_sent:
         ctx.warn(transcript.why_empty())
         return
     notes = list(link.notes) if link else []
     if extra_notes is not None:
         notes.extend(extra_notes(result))
-    yield transcript.end(notes)
+    yield transcript.end(notes, unknown)

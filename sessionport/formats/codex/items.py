@@ -11,7 +11,7 @@ flat however long the rollout is.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import Any
 
 import orjson
@@ -60,8 +60,13 @@ def image_placeholder(url: Any, kind: str = "image") -> str:
     return f"[{kind}: {url[:200]}]"
 
 
-def content_text(content: Any) -> str:
-    """The text of a message's ``content`` list; images become placeholders."""
+_KNOWN_PARTS = _TEXT_PARTS + ("input_image", "input_file", "refusal", "input_audio", "output_audio")
+
+
+def content_text(content: Any, on_unknown: Any = None) -> str:
+    """The text of a message's ``content`` list; images become placeholders,
+    a part of a type not known here ``[its type]`` (reported to
+    ``on_unknown``)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -89,6 +94,13 @@ def content_text(content: Any) -> str:
             parts.append(f"[file: {name}]")
         elif kind == "refusal":
             parts.append(str(part.get("refusal", "")))
+        elif kind in ("input_audio", "output_audio"):
+            parts.append("[audio]")
+        else:
+            name = kind if isinstance(kind, str) else "unknown"
+            parts.append(f"[{name}]")
+            if on_unknown is not None:
+                on_unknown(name)
     return "\n".join(parts)
 
 
@@ -216,27 +228,53 @@ def _content_items_text(items: list) -> str:
     return "\n".join(parts)
 
 
+# How many calls may wait for their output at once.  A rollout of a million
+# calls that never got one would otherwise keep every id; past this the
+# oldest is forgotten (counted; its late output is marked unpaired).
+PENDING_LIMIT = 16384
+# How many answered call ids are remembered, to tell an event that mirrors
+# a call (mcp_tool_call_end) from one that is the only trace of it.
+ANSWERED_LIMIT = 1024
+
+
 class ItemConverter:
     """Turns ResponseItems into messages; pairs outputs with calls by call id."""
 
     def __init__(self) -> None:
         self.pending: dict[str, str] = {}  # call id -> tool name, until its output
+        self.answered: OrderedDict[str, None] = OrderedDict()
+        self.forgotten = 0  # calls dropped from ``pending`` at PENDING_LIMIT
         self.model: str | None = None
         self.counts: Counter = Counter()
         self.skipped: Counter = Counter()
+        # Told of record and content-part types not known here.
+        self.on_unknown: Any = None
+        self.on_unknown_part: Any = None
+
+    def knows_call(self, call_id: Any) -> bool:
+        """Whether a call with this id was read (waiting or answered)."""
+        return isinstance(call_id, str) and (call_id in self.pending or call_id in self.answered)
+
+    def _answered(self, call_id: str) -> None:
+        answered = self.answered
+        answered[call_id] = None
+        if len(answered) > ANSWERED_LIMIT:
+            answered.popitem(last=False)
 
     def convert(self, item: dict, timestamp: str | None = None) -> list[dict]:
         kind = item.get("type")
         handler = _HANDLERS.get(kind) if kind.__class__ is str else None
         if handler is None:
             self.skipped[f"response_item/{kind}"] += 1
+            if self.on_unknown is not None:
+                self.on_unknown(f"response_item/{kind}")
             return []
         return handler(self, item, timestamp)
 
     # -- messages -------------------------------------------------------
     def _message(self, item: dict, timestamp: str | None) -> list[dict]:
         role = item.get("role")
-        text = content_text(item.get("content"))
+        text = content_text(item.get("content"), self.on_unknown_part)
         meta: dict[str, Any] = {}
         if role == "assistant":
             out_role = "assistant"
@@ -288,7 +326,11 @@ class ItemConverter:
             meta["status"] = status
         call_id = call_id if isinstance(call_id, str) and call_id else None
         if call_id is not None:
-            self.pending[call_id] = name
+            pending = self.pending
+            pending[call_id] = name
+            if len(pending) > PENDING_LIMIT:
+                del pending[next(iter(pending))]
+                self.forgotten += 1
         self.counts["toolCalls"] += 1
         event = _base("tool", tool_text(name, tool_input), timestamp, item)
         event["toolName"] = name
@@ -321,6 +363,29 @@ class ItemConverter:
         events = self._call("web_search", None, tool_input, timestamp, item)
         return events
 
+    def _tool_search_call(self, item: dict, timestamp: str | None) -> list[dict]:
+        # Its arguments are an object (a function_call's are a JSON string).
+        arguments = item.get("arguments")
+        if isinstance(arguments, dict):
+            tool_input, shape = arguments, None
+        else:
+            tool_input, shape = parse_arguments(arguments)
+        extra = {"codexArguments": shape} if shape else None
+        return self._call("tool_search", item.get("call_id"), tool_input, timestamp, item, extra)
+
+    def _agent_message(self, item: dict, timestamp: str | None) -> list[dict]:
+        """A message another agent of the same run (a sub-agent or the
+        parent) sent into this thread: input to this model, so an injected
+        user message naming its author."""
+        meta: dict[str, Any] = {"injected": True, "injectedKind": "agent_message"}
+        author = item.get("author")
+        if isinstance(author, str) and author:
+            meta["author"] = author
+        self.counts["agentMessages"] += 1
+        event = _base("user", content_text(item.get("content"), self.on_unknown_part), timestamp, item)
+        event["meta"] = meta
+        return [event]
+
     def _image_generation_call(self, item: dict, timestamp: str | None) -> list[dict]:
         tool_input = {k: item[k] for k in ("revised_prompt",) if isinstance(item.get(k), str)}
         events = self._call("image_generation", None, tool_input, timestamp, item)
@@ -334,6 +399,8 @@ class ItemConverter:
         call_id = item.get("call_id")
         call_id = call_id if isinstance(call_id, str) and call_id else None
         name = self.pending.pop(call_id, None) if call_id else None
+        if call_id is not None:
+            self._answered(call_id)
         text, is_error, meta = output_result(item.get("output"), {"kind": "tool_result", "codexType": item.get("type")})
         if name is None and call_id is not None:
             meta["unpaired"] = True
@@ -380,6 +447,8 @@ _HANDLERS = {
     "custom_tool_call": ItemConverter._custom_tool_call,
     "local_shell_call": ItemConverter._local_shell_call,
     "web_search_call": ItemConverter._web_search_call,
+    "tool_search_call": ItemConverter._tool_search_call,
+    "agent_message": ItemConverter._agent_message,
     "image_generation_call": ItemConverter._image_generation_call,
     "function_call_output": ItemConverter._output,
     "custom_tool_call_output": ItemConverter._output,

@@ -116,6 +116,8 @@ def _is_document(stream: BinaryIO) -> bool:
 
 def read_document(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     items = ItemConverter()
+    items.on_unknown = ctx.unknown
+    items.on_unknown_part = lambda name: ctx.unknown(name, what="content part")
     started = False
     count = 0
     for kind, value in walk_document(stream, ctx, keys=("items",)):
@@ -139,7 +141,7 @@ def read_document(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     counts = dict(items.counts)
     if items.pending:
         counts["callsWithoutOutput"] = len(items.pending)
-    yield end_event(counts=counts or None, skipped=skipped)
+    yield end_event(counts=counts or None, skipped=skipped, unknown=ctx.report_unknown() or None)
 
 
 def _document_session(header: dict) -> dict:
@@ -170,4 +172,5 @@ IMPORTER = Importer(
             is_flag=True,
         ),
     ),
+    versions=("TypeScript CLI (rollout-*.json)", "pre-envelope JSONL (2025-08)", "0.34.0", "0.36.0", "0.40.0", "0.46.0", "0.132.0", "0.137.0", "0.141.0", "0.146.0"),
 )

@@ -19,7 +19,7 @@ Bounded look-ahead, and only where the format demands it:
 from __future__ import annotations
 
 import re
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from typing import Any, BinaryIO, Iterator
 
 import orjson
@@ -27,7 +27,8 @@ import orjson
 from sessionport.context import ReadContext
 from sessionport.jsonl import iter_lines, parse_line
 from sessionport.model import end_event, message_event, session_event
-from sessionport.formats.codex.items import ItemConverter, image_placeholder, looks_injected
+from sessionport.formats.codex.items import PENDING_LIMIT, ItemConverter, image_placeholder, looks_injected, output_result, tool_text
+from sessionport.model import human_size
 from sessionport.formats.codex.meta import find_cwd, is_header, meta_metadata, seconds
 from sessionport.formats.codex.usage import TokenTotals
 
@@ -38,8 +39,47 @@ PRELUDE_LIMIT = 16
 COPY_BURST_GAP = 1.0
 
 _HEAD = re.compile(rb'\{"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{(?:"type":"([a-z_]+)")?')
-USED_EVENTS = frozenset((b"user_message", b"token_count", b"thread_rolled_back"))
+USED_EVENTS = frozenset((
+    b"user_message", b"token_count", b"thread_rolled_back",
+    # the only trace of a call when no response item records it
+    b"web_search_end", b"mcp_tool_call_end", b"image_generation_end",
+    # review mode, titles, goals and sub-agents
+    b"entered_review_mode", b"exited_review_mode", b"thread_name_updated",
+    b"thread_goal_updated", b"collab_agent_spawn_end",
+))
+# Events that mirror what response items already hold, or are UI and
+# runtime telemetry: counted in end.skipped, never an event (see
+# docs/formats/codex.md).  An event type outside these and USED_EVENTS is
+# unknown: counted and warned about.
+MIRROR_EVENTS = frozenset(name.encode() for name in (
+    "agent_message", "agent_message_delta", "agent_message_content_delta", "agent_reasoning",
+    "agent_reasoning_delta", "agent_reasoning_raw_content", "agent_reasoning_raw_content_delta",
+    "agent_reasoning_section_break", "reasoning_content_delta", "reasoning_raw_content_delta",
+    "exec_command_begin", "exec_command_output_delta", "exec_command_end", "terminal_interaction",
+    "exec_approval_request", "apply_patch_approval_request", "request_user_input", "elicitation_request",
+    "patch_apply_begin", "patch_apply_end", "mcp_tool_call_begin", "mcp_startup_update", "mcp_startup_complete",
+    "mcp_list_tools_response", "web_search_begin", "image_generation_begin", "view_image_tool_call",
+    "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted", "turn_diff",
+    "context_compacted", "error", "warning", "stream_error", "background_event", "deprecation_notice",
+    "plan_update", "plan_delta", "list_custom_prompts_response", "list_skills_response", "get_history_entry_response",
+    "session_configured", "shutdown_complete", "undo_started", "undo_completed", "item_started", "item_completed",
+    "raw_response_item", "collab_agent_spawn_begin", "collab_waiting_begin", "collab_waiting_end",
+    "collab_close_begin", "collab_close_end", "collab_agent_interaction_begin", "collab_agent_interaction_end",
+    "collab_resume_begin", "collab_resume_end", "guardian_assessment", "sub_agent_activity",
+    "dynamic_tool_call_request", "dynamic_tool_call_response", "thread_settings_applied", "model_reroute",
+    "realtime_conversation_started", "realtime_conversation_closed", "user_message_delta",
+))
+# A turn ends here: shell results seen only as events are written out.
+TURN_BOUNDARY_EVENTS = frozenset((b"task_started", b"task_complete", b"turn_started", b"turn_complete", b"turn_aborted"))
 PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted"))
+# Envelope types that are runtime state, not conversation: counted.
+STATE_TYPES = frozenset((b"world_state", b"inter_agent_communication_metadata", b"inter_agent_communication", b"token_usage_record"))
+_CALL_ID = re.compile(rb'"call_id":"([^"\\]{1,200})"')
+# Shell results held (call id -> event) until the call's output item shows
+# they are mirrors; at most this many.
+EXEC_HOLD = 256
+# How far (in lines) a web_search_end and its web_search_call item may be apart.
+SEARCH_SPAN = 64
 _TOTAL = re.compile(rb'"total_token_usage":\{[^{}]*?"total_tokens":(\d+)')
 _MODEL = re.compile(rb'"model":"([^"]*)"')
 
@@ -67,6 +107,24 @@ class RolloutReader:
         self.last_compaction = False
         self.malformed_warned = False
         self.line_no = 0
+        self.exec_held: dict[str, dict] = {}  # call id -> result event from exec_command_end
+        self.exec_written: OrderedDict[str, None] = OrderedDict()
+        self.search_calls: deque = deque()  # [line, id] of web_search_call items not yet ended
+        self.search_ends: deque = deque()  # [line, call id] of web_search_end written as a call
+        self.image_calls: OrderedDict[str, None] = OrderedDict()
+        self.title: str | None = None
+        self.late_metadata: dict[str, Any] = {}
+        self.prompt_items: deque = deque(maxlen=16)  # texts of phase "input" prompts
+        self.event_prompts: deque = deque(maxlen=16)  # texts of prompts written from their event alone
+        self.items.on_unknown = self._unknown
+        self.items.on_unknown_part = self._unknown_part
+        self.forgot_warned = False
+
+    def _unknown(self, name: str) -> None:
+        self.ctx.unknown(name, line=self.line_no)
+
+    def _unknown_part(self, name: str) -> None:
+        self.ctx.unknown(name, what="content part", line=self.line_no)
 
     # -- the main loop --------------------------------------------------
     def run(self, stream: BinaryIO) -> Iterator[dict]:
@@ -89,11 +147,23 @@ class RolloutReader:
                         inner = key[1]
                         used = inner == b"token_count" and self._token_count_bytes(line)
                         fast = used or inner not in USED_EVENTS
+                        if fast and not used:
+                            if inner == b"exec_command_end":
+                                fast = not self._exec_result_needed(line)
+                            elif inner in TURN_BOUNDARY_EVENTS:
+                                if self.exec_held:
+                                    self._flush_exec()
+                            elif inner not in MIRROR_EVENTS:
+                                self.ctx.unknown(f"event_msg/{(inner or b'').decode('utf-8', 'replace')}", line=line_no)
                     elif outer == b"turn_context":
+                        if self.exec_held:
+                            self._flush_exec()
                         fast = used = self._turn_context_bytes(line)
                     else:
                         used = False
                         fast = outer not in PARSED_TYPES
+                        if fast and outer not in STATE_TYPES:
+                            self.ctx.unknown(outer.decode("utf-8", "replace"), line=line_no)
                     if fast:
                         if not used:
                             skipped_fast[key if outer == b"event_msg" else (outer, None)] += 1
@@ -274,6 +344,8 @@ class RolloutReader:
                 self.items.model = model
         elif kind == "session_meta":
             self._session_meta(payload, timestamp)
+        elif kind.encode() in STATE_TYPES:
+            self.skipped[kind] += 1
         elif kind == "compacted":
             history = payload.get("replacement_history")
             count = len(history) if isinstance(history, list) else 0
@@ -287,6 +359,7 @@ class RolloutReader:
             self.last_compaction = True  # a compaction item right after it is the same boundary
         else:
             self.skipped[kind] += 1
+            self.ctx.unknown(kind, line=line_no)
 
     def _session_meta(self, payload: dict, timestamp: Any) -> None:
         other = payload.get("id")
@@ -323,11 +396,33 @@ class RolloutReader:
         boundary just written, or a user message item, which goes to the
         queue to wait for its event."""
         kind = item.get("type")
+        if kind.__class__ is not str:
+            kind = None
         if self.last_compaction and kind in ("compaction", "compaction_summary"):
             self.skipped[f"response_item/{kind}"] += 1
             return None
+        if kind in _OUTPUT_TYPES:
+            if (self.exec_held or self.exec_written) and self._output_item(item.get("call_id")):
+                self.skipped[f"response_item/{kind} (after exec_command_end)"] += 1
+                return None
+        elif self.exec_held:
+            # Codex writes a call's output right after the command ends,
+            # before the model's next step: none came, so the event is it.
+            self._flush_exec()
+        if kind == "web_search_call":
+            if self._search_item_is_mirror(line_no, item):
+                self.skipped["response_item/web_search_call (after web_search_end)"] += 1
+                return None
+        elif kind == "image_generation_call":
+            item_id = item.get("id")
+            if isinstance(item_id, str):
+                self.image_calls[item_id] = None
+                if len(self.image_calls) > 64:
+                    self.image_calls.popitem(last=False)
         events = self.items.convert(item, ts)
         if kind == "message" and events and events[0]["role"] == "user":
+            if item.get("phase") == "input" and not looks_injected(events[0]["text"]):
+                return self._input_item(events[0])
             self._user_item(line_no, events[0])
             return None
         if events:
@@ -351,6 +446,28 @@ class RolloutReader:
         self.last_compaction = False
         self.queue.append([self._tag(event), line_no + LOOKAHEAD, key])
 
+    def _input_item(self, event: dict) -> list[dict] | None:
+        """A user message item marked ``phase: "input"`` (0.146) is what the
+        person typed: the prompt itself.  The user_message event that
+        repeats it, before or after, is dropped."""
+        key = event["text"].strip()
+        if key in self.event_prompts:
+            # Its event came long before and is already the prompt.
+            self.event_prompts.remove(key)
+            self.skipped["response_item/message (repeats a user_message event)"] += 1
+            return None
+        for index, entry in enumerate(self.recent_prompts):
+            if entry[0] == key:
+                del self.recent_prompts[index]
+                self.skipped["event_msg/user_message (repeats an input item)"] += 1
+                break
+        else:
+            self.prompt_items.append(key)
+        self.last_compaction = False
+        meta = event.setdefault("meta", {})
+        meta["phase"] = "input"
+        return [event]
+
     def _event(self, line_no: int, payload: dict, ts: str | None) -> None:
         kind = payload.get("type")
         if kind == "token_count":
@@ -366,13 +483,219 @@ class RolloutReader:
             if isinstance(turns, int):
                 meta["numTurns"] = turns
             self._push(message_event("system", f"[rolled back {turns} turn(s)]", timestamp=ts, meta=meta))
+        elif kind.__class__ is str and kind in _EVENT_HANDLERS:
+            _EVENT_HANDLERS[kind](self, line_no, payload, ts)
         else:
             self.skipped[f"event_msg/{kind}"] += 1
+            name = kind.encode() if isinstance(kind, str) else b""
+            if name in TURN_BOUNDARY_EVENTS and self.exec_held:
+                self._flush_exec()
+            elif name not in MIRROR_EVENTS and name not in USED_EVENTS:
+                self.ctx.unknown(f"event_msg/{kind}", line=line_no)
+
+    # -- events that are the only trace of a call ---------------------------
+    def _exec_result_needed(self, line: bytes) -> bool:
+        """Whether an exec_command_end line must be parsed: its call is still
+        waiting for an output item (Codex 0.14x may write none)."""
+        found = _CALL_ID.search(line, 0, 4096)
+        return found is not None and found.group(1).decode("utf-8", "replace") in self.items.pending
+
+    def _exec_end(self, line_no: int, payload: dict, ts: str | None) -> None:
+        call_id = payload.get("call_id")
+        name = self.items.pending.get(call_id) if isinstance(call_id, str) else None
+        if name is None or call_id in self.exec_held:
+            self.skipped["event_msg/exec_command_end"] += 1
+            return
+        text = _first_str(payload, ("aggregated_output", "formatted_output"))
+        if text is None:
+            text = "".join(v for v in (payload.get("stdout"), payload.get("stderr")) if isinstance(v, str))
+        meta: dict[str, Any] = {"kind": "tool_result", "codexType": "exec_command_end"}
+        code = payload.get("exit_code")
+        is_error = None
+        if isinstance(code, int) and not isinstance(code, bool):
+            meta["exitCode"] = code
+            is_error = code != 0
+        duration = payload.get("duration")
+        if isinstance(duration, dict) and isinstance(duration.get("secs"), int):
+            nanos = duration.get("nanos") if isinstance(duration.get("nanos"), int) else 0
+            meta["durationSeconds"] = round(duration["secs"] + nanos / 1e9, 3)
+        event = message_event("tool", text, timestamp=ts, toolName=name, toolCallId=call_id, isError=is_error, meta=meta)
+        self.exec_held[call_id] = self._tag(event)
+        if len(self.exec_held) > EXEC_HOLD:
+            self._flush_exec()
+
+    def _flush_exec(self) -> None:
+        """Write the shell results whose call got no output item this turn."""
+        held, self.exec_held = self.exec_held, {}
+        for call_id, event in held.items():
+            self.items.pending.pop(call_id, None)
+            self.items._answered(call_id)
+            self.items.counts["toolResults"] += 1
+            self.exec_written[call_id] = None
+            if len(self.exec_written) > EXEC_HOLD:
+                self.exec_written.popitem(last=False)
+            self._push(event)
+
+    def _output_item(self, call_id: Any) -> bool:
+        """An output item arrived: a held shell result for its call was a
+        mirror.  True when the result was already written from the event
+        (the item is then the mirror, and is skipped)."""
+        if call_id.__class__ is not str:
+            return False
+        if call_id in self.exec_held:
+            del self.exec_held[call_id]
+            self.skipped["event_msg/exec_command_end"] += 1
+            return False
+        return call_id in self.exec_written
+
+    def _web_search_end(self, line_no: int, payload: dict, ts: str | None) -> None:
+        call_id = payload.get("call_id")
+        call_id = call_id if isinstance(call_id, str) and call_id else None
+        calls = self.search_calls
+        while calls and calls[0][0] < line_no - SEARCH_SPAN:
+            calls.popleft()
+        match = next((c for c in calls if c[1] is not None and c[1] == call_id), None) or next((c for c in calls if c[1] is None), None)
+        if match is not None:
+            calls.remove(match)  # the item recorded this search already
+            self.skipped["event_msg/web_search_end"] += 1
+            return
+        action = payload.get("action")
+        tool_input = dict(action) if isinstance(action, dict) else {}
+        query = payload.get("query")
+        if isinstance(query, str) and query and not tool_input:  # older events carry no action
+            tool_input["query"] = query
+        call = self._tool_call("web_search", call_id, tool_input, ts, "web_search_end")
+        self._push(call)
+        self._push(message_event(
+            "tool",
+            _search_results_text(payload),
+            timestamp=ts,
+            toolName="web_search",
+            toolCallId=call_id,
+            meta={"kind": "tool_result", "codexType": "web_search_end"},
+        ))
+        self.items.counts["toolResults"] += 1
+        self.search_ends.append([line_no, call_id])
+        if len(self.search_ends) > 16:
+            self.search_ends.popleft()
+
+    def _search_item_is_mirror(self, line_no: int, item: dict) -> bool:
+        """A web_search_call item after the web_search_end already written
+        as a call is that same search."""
+        ends = self.search_ends
+        while ends and ends[0][0] < line_no - SEARCH_SPAN:
+            ends.popleft()
+        item_id = item.get("id") if isinstance(item.get("id"), str) else None
+        match = next((e for e in ends if item_id is not None and e[1] == item_id), None)
+        if match is None and item_id is None and ends:
+            match = ends[0]
+        if match is not None:
+            ends.remove(match)
+            return True
+        self.search_calls.append([line_no, item_id])
+        if len(self.search_calls) > 16:
+            self.search_calls.popleft()
+        return False
+
+    def _mcp_end(self, line_no: int, payload: dict, ts: str | None) -> None:
+        call_id = payload.get("call_id")
+        if self.items.knows_call(call_id) or not isinstance(call_id, str):
+            self.skipped["event_msg/mcp_tool_call_end"] += 1  # the function_call items hold it
+            return
+        invocation = payload.get("invocation") if isinstance(payload.get("invocation"), dict) else {}
+        server, tool = invocation.get("server"), invocation.get("tool")
+        name = f"mcp__{server}__{tool}" if isinstance(server, str) and isinstance(tool, str) else str(tool or "mcp")
+        arguments = invocation.get("arguments")
+        tool_input = arguments if isinstance(arguments, dict) else ({} if arguments is None else {"value": arguments})
+        self._push(self._tool_call(name, call_id, tool_input, ts, "mcp_tool_call_end"))
+        text, is_error, meta = output_result(payload.get("result"), {"kind": "tool_result", "codexType": "mcp_tool_call_end"})
+        self._push(message_event("tool", text, timestamp=ts, toolName=name, toolCallId=call_id, isError=is_error, meta=meta))
+        self.items.counts["toolResults"] += 1
+        self.items._answered(call_id)
+
+    def _image_end(self, line_no: int, payload: dict, ts: str | None) -> None:
+        call_id = payload.get("call_id")
+        if isinstance(call_id, str) and call_id in self.image_calls:
+            self.skipped["event_msg/image_generation_end"] += 1  # the image_generation_call item holds it
+            return
+        prompt = payload.get("revised_prompt")
+        tool_input = {"revised_prompt": prompt} if isinstance(prompt, str) else {}
+        self._push(self._tool_call("image_generation", call_id if isinstance(call_id, str) else None, tool_input, ts, "image_generation_end"))
+        result = payload.get("result")
+        parts = ["generated"]
+        if isinstance(result, str) and result:
+            parts.append(human_size(len(result) * 3 // 4))
+        saved = payload.get("saved_path")
+        if isinstance(saved, str) and saved:
+            parts.append(saved)
+        meta = {"kind": "tool_result", "codexType": "image_generation_end"}
+        self._push(message_event("tool", f"[image: {', '.join(parts)}]", timestamp=ts, toolName="image_generation",
+                                 toolCallId=call_id if isinstance(call_id, str) else None, meta=meta))
+        self.items.counts["toolResults"] += 1
+
+    def _tool_call(self, name: str, call_id: str | None, tool_input: dict, ts: str | None, codex_type: str) -> dict:
+        meta: dict[str, Any] = {"kind": "tool_use", "codexType": codex_type}
+        if self.items.model:
+            meta["model"] = self.items.model
+        self.items.counts["toolCalls"] += 1
+        return message_event("tool", tool_text(name, tool_input), timestamp=ts, toolName=name, toolCallId=call_id, toolInput=tool_input, meta=meta)
+
+    # -- review mode, title, goal, sub-agents --------------------------------
+    def _review_entered(self, line_no: int, payload: dict, ts: str | None) -> None:
+        hint = payload.get("user_facing_hint")
+        target = payload.get("target") if isinstance(payload.get("target"), dict) else {}
+        what = hint if isinstance(hint, str) and hint else _first_str(target, ("instructions", "title", "branch", "sha", "type")) or "changes"
+        meta = {"codexType": "entered_review_mode"}
+        if target:
+            meta["reviewTarget"] = target
+        self._push(message_event("system", f"[review started: {what}]", timestamp=ts, meta=meta))
+
+    def _review_exited(self, line_no: int, payload: dict, ts: str | None) -> None:
+        review = payload.get("review_output") if isinstance(payload.get("review_output"), dict) else {}
+        lines = ["[review finished]"]
+        for key in ("overall_correctness", "overall_explanation"):
+            value = review.get(key)
+            if isinstance(value, str) and value:
+                lines.append(value)
+        findings = review.get("findings") if isinstance(review.get("findings"), list) else []
+        for finding in findings:
+            if isinstance(finding, dict):
+                title = finding.get("title") if isinstance(finding.get("title"), str) else "finding"
+                body = finding.get("body") if isinstance(finding.get("body"), str) else ""
+                where = _location(finding.get("code_location"))
+                lines.append(f"- {title}{f' ({where})' if where else ''}{': ' + body if body else ''}")
+        meta: dict[str, Any] = {"codexType": "exited_review_mode", "findings": len(findings)}
+        self._push(message_event("system", "\n".join(lines), timestamp=ts, meta=meta))
+
+    def _thread_name(self, line_no: int, payload: dict, ts: str | None) -> None:
+        name = payload.get("thread_name")
+        if isinstance(name, str) and name:
+            self.title = name  # the session event is written: end.title
+        self.skipped["event_msg/thread_name_updated"] += 1
+
+    def _thread_goal(self, line_no: int, payload: dict, ts: str | None) -> None:
+        goal = payload.get("goal")
+        if isinstance(goal, dict):
+            self.late_metadata["goal"] = goal
+        self.skipped["event_msg/thread_goal_updated"] += 1
+
+    def _spawned(self, line_no: int, payload: dict, ts: str | None) -> None:
+        child = payload.get("new_thread_id")
+        if isinstance(child, str) and child:
+            who = " ".join(str(v) for v in (payload.get("new_agent_nickname"), payload.get("new_agent_role") and f"({payload.get('new_agent_role')})") if v)
+            self.notes.append(f"started sub-agent {who + ' ' if who else ''}in session {child}")
+        self.skipped["event_msg/collab_agent_spawn_end"] += 1
 
     def _user_event(self, line_no: int, payload: dict, ts: str | None) -> None:
         self.seen_user_event = True
+        if self.exec_held:
+            self._flush_exec()
         message = payload.get("message")
         key = message.strip() if isinstance(message, str) else ""
+        if key in self.prompt_items:
+            self.prompt_items.remove(key)
+            self.skipped["event_msg/user_message (repeats an input item)"] += 1
+            return
         kind = payload.get("kind")
         injected = isinstance(kind, str) and kind != "plain"
         waiting = [entry for entry in self.queue if entry.__class__ is list and entry[1] is not None]
@@ -414,7 +737,9 @@ class RolloutReader:
         queue = self.queue
         while recent and (final or recent[0][1] < line_no):
             # user_message with no matching message item: the prompt exists only here
-            queue.append(recent.popleft()[3])
+            entry = recent.popleft()
+            self.event_prompts.append(entry[0])
+            queue.append(entry[3])
         while queue:
             entry = queue[0]
             if entry.__class__ is list:  # a user message item waiting for its event
@@ -430,6 +755,8 @@ class RolloutReader:
             yield entry
 
     def _finish(self) -> Iterator[dict]:
+        if self.exec_held:
+            self._flush_exec()
         yield from self._drain(final=True)
         skipped = dict(self.skipped)
         for (outer, inner), count in self.skipped_fast.items():
@@ -438,20 +765,68 @@ class RolloutReader:
         for name, count in self.items.skipped.items():
             skipped[name] = skipped.get(name, 0) + count
         counts = dict(self.items.counts)
-        if self.items.pending:
-            counts["callsWithoutOutput"] = len(self.items.pending)
+        if self.items.pending or self.items.forgotten:
+            counts["callsWithoutOutput"] = len(self.items.pending) + self.items.forgotten
+        if self.items.forgotten:
+            self.ctx.warn(
+                f"{self.items.forgotten} call(s) were still waiting for their output when more than "
+                f"{PENDING_LIMIT} calls were open; the oldest were forgotten (an output that came later is marked unpaired)"
+            )
         inherited = self.inherited_usage.usage()
         if inherited:
             counts["inheritedTotalTokens"] = inherited.get("total_tokens", 0)
             self.notes.append("token usage of the copied history is left out of usage")
         if self.usage.resets:
             self.notes.append(f"token totals reset {self.usage.resets} time(s); usage sums the segments")
+        if not self.envelope and not self.items.counts and self.session_id is None:
+            # Nothing here is a Codex record (another format read with
+            # --from codex): its types are not new Codex types.
+            self.ctx.unknown_counts = {}
+        unknown = self.ctx.report_unknown()
         yield end_event(
             usage=self.usage.usage(),
             counts=counts or None,
             skipped=skipped or None,
             notes=self.notes or None,
+            title=self.title,
+            metadata=self.late_metadata or None,
+            unknown=unknown or None,
         )
+
+
+def _first_str(data: dict, keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        value = data.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _location(where: Any) -> str:
+    if isinstance(where, str):
+        return where
+    if isinstance(where, dict):
+        path = where.get("absolute_file_path") or where.get("path") or where.get("file")
+        lines = where.get("line_range")
+        if isinstance(lines, dict) and isinstance(path, str):
+            return f"{path}:{lines.get('start')}"
+        return path if isinstance(path, str) else ""
+    return ""
+
+
+def _search_results_text(payload: dict) -> str:
+    results = payload.get("results")
+    lines = []
+    if isinstance(results, list):
+        for row in results:
+            if isinstance(row, dict):
+                lines.append(" ".join(v for v in (row.get("title"), row.get("url")) if isinstance(v, str)))
+    if lines:
+        return "\n".join(lines)
+    action = payload.get("action") if isinstance(payload.get("action"), dict) else {}
+    query = payload.get("query")
+    what = query if isinstance(query, str) and query else _first_str(action, ("query", "url", "pattern"))
+    return f"[web search: {what}]" if what else "[web search]"
 
 
 def _total_tokens(line: bytes) -> int | None:
@@ -480,6 +855,20 @@ def _mark_injected(event: dict) -> dict:
     else:
         meta["injected"] = True
     return event
+
+
+_OUTPUT_TYPES = frozenset(("function_call_output", "custom_tool_call_output", "local_shell_call_output"))
+_EVENT_HANDLERS = {
+    "exec_command_end": RolloutReader._exec_end,
+    "web_search_end": RolloutReader._web_search_end,
+    "mcp_tool_call_end": RolloutReader._mcp_end,
+    "image_generation_end": RolloutReader._image_end,
+    "entered_review_mode": RolloutReader._review_entered,
+    "exited_review_mode": RolloutReader._review_exited,
+    "thread_name_updated": RolloutReader._thread_name,
+    "thread_goal_updated": RolloutReader._thread_goal,
+    "collab_agent_spawn_end": RolloutReader._spawned,
+}
 
 
 def read_rollout(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:

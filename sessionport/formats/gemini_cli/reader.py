@@ -117,7 +117,7 @@ def _file_stem(ctx: ReadContext) -> str | None:
     return os.path.splitext(os.path.basename(ctx.path))[0]
 
 
-def _end(converter: RecordConverter, late_metadata: dict, skipped: dict, notes: list[str]) -> dict | None:
+def _end(converter: RecordConverter, late_metadata: dict, skipped: dict, notes: list[str], unknown: dict | None = None) -> dict | None:
     counts = {}
     if converter.tool_calls:
         counts["tool_calls"] = converter.tool_calls
@@ -131,6 +131,7 @@ def _end(converter: RecordConverter, late_metadata: dict, skipped: dict, notes: 
         "skipped": skipped or None,
         "notes": notes or None,
         "metadata": late_metadata or None,
+        "unknown": unknown or None,
     }
     if not any(v is not None for v in fields.values()):
         return None
@@ -160,7 +161,8 @@ def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
                     path="$",
                     hint="name the format with --from if detection picked the wrong one",
                 )
-    end = _end(converter, late, {}, [])
+    _report_parts(converter, ctx)
+    end = _end(converter, late, {}, [], ctx.report_unknown())
     if end is not None:
         yield end
 
@@ -201,6 +203,7 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
                 late.update(header)
         else:
             skipped["unknown record"] = skipped.get("unknown record", 0) + 1
+            ctx.unknown("(a record with no id, sessionId, $set or $rewindTo)", line=line_no)
         if not started:
             started = True
             yield _session({}, ctx)
@@ -208,9 +211,18 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         return
     for index, record in enumerate(messages.values()):
         yield from converter.events(record, f"messages[{index}]")
-    end = _end(converter, late, skipped, notes)
+    _report_parts(converter, ctx)
+    unknown = ctx.report_unknown()
+    end = _end(converter, late, skipped, notes, unknown)
     if end is not None:
         yield end
+
+
+def _report_parts(converter: RecordConverter, ctx: ReadContext) -> None:
+    """Parts of a kind not known here were kept whole (meta.geminiPart):
+    report them through the unknown policy too."""
+    for _ in range(converter.parts.unknown_parts):
+        ctx.unknown("(unknown part)", what="content part")
 
 
 def _add_messages(messages: dict[str, dict], records: list) -> None:
@@ -262,4 +274,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
+    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)"),
 )

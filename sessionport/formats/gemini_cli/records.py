@@ -18,6 +18,8 @@ NOTICE_TYPES = ("info", "error", "warning")
 FINISHED = ("success", "error", "cancelled")
 # User records gemini-cli itself never sends to the model as typed text.
 INJECTED_PREFIXES = ("<session_context>", "<hook_context>")
+# Message record types besides user and gemini (chatRecordingTypes.ts).
+NOTICE_TYPES = frozenset(("info", "error", "warning"))
 USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
 
@@ -111,6 +113,9 @@ class RecordConverter:
     def _notice(self, record: dict, kind: Any, base: dict) -> Iterator[dict]:
         self.notices += 1
         label = kind if isinstance(kind, str) else "unknown"
+        if label not in NOTICE_TYPES:
+            # Kept visible as a notice all the same: nothing is dropped.
+            self.ctx.unknown(label)
         yield message_event("system", _text_of(record.get("content")), **base, meta={"kind": "text", "notice": label})
 
     def _user(self, record: dict, path: str, base: dict) -> Iterator[dict]:

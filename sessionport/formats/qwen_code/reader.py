@@ -1,0 +1,92 @@
+"""``qwen-code``: Qwen Code session logs (``~/.qwen/projects/*/chats/*.jsonl``), import only."""
+
+from __future__ import annotations
+
+import os
+from typing import BinaryIO, Iterator
+
+from sessionport.context import ReadContext
+from sessionport.jsonl import first_json_line, iter_records
+from sessionport.model import end_event, session_event
+from sessionport.registry import Importer
+from sessionport.formats.qwen_code.records import RECORD_TYPES, RecordConverter
+
+SOURCE = "qwen-code"
+_ENVELOPE = ("uuid", "sessionId", "parentUuid", "timestamp")
+
+
+def sniff(head: bytes) -> int:
+    first = first_json_line(head)
+    if not isinstance(first, dict) or first.get("type") not in RECORD_TYPES:
+        return 0
+    if sum(1 for key in _ENVELOPE if key in first) < 2:
+        return 0
+    message = first.get("message")
+    if isinstance(message, dict) and isinstance(message.get("parts"), list) and "content" not in message:
+        return 97  # Gemini parts in Claude Code's envelope: only Qwen Code writes that
+    if first.get("type") == "system" and isinstance(first.get("systemPayload"), dict):
+        return 97
+    if first.get("type") == "tool_result" and isinstance(first.get("toolCallResult"), dict):
+        return 97
+    return 0
+
+
+def _session(record: dict, ctx: ReadContext) -> dict:
+    metadata = {}
+    for key in ("version", "gitBranch"):
+        value = record.get(key)
+        if isinstance(value, str) and value:
+            metadata[key] = value
+    sid = record.get("sessionId")
+    if not isinstance(sid, str) and ctx.path:
+        sid = os.path.splitext(os.path.basename(ctx.path))[0]
+    cwd = record.get("cwd")
+    stamp = record.get("timestamp")
+    return session_event(
+        SOURCE,
+        sessionId=sid if isinstance(sid, str) else None,
+        cwd=cwd if isinstance(cwd, str) else None,
+        createdAt=stamp if isinstance(stamp, str) else None,
+        metadata=metadata,
+    )
+
+
+def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    converter = RecordConverter(ctx)
+    started = False
+    messages = lines = 0
+    for line_no, record in iter_records(stream, ctx):
+        lines += 1
+        if not isinstance(record, dict):
+            ctx.bad_record(f"expected a Qwen Code record (a JSON object), found a JSON {type(record).__name__}", line=line_no)
+            continue
+        events = converter.events(record, line_no)
+        if not started and (events or isinstance(record.get("sessionId"), str)):
+            started = True
+            yield _session(record, ctx)
+        messages += len(events)
+        yield from events
+    unknown = ctx.report_unknown()
+    if not started:
+        ctx.warn("the file holds no Qwen Code records; no conversation in it" if not lines else "the file holds no conversation")
+        return
+    counts = {"messages": messages, "lines": lines, **converter.counts}
+    if converter.parts.placeholders:
+        converter.skipped["placeholder result"] = converter.parts.placeholders
+    yield end_event(
+        usage=converter.usage or None,
+        counts=counts,
+        skipped=converter.skipped or None,
+        title=converter.title,
+        unknown=unknown or None,
+    )
+
+
+IMPORTER = Importer(
+    name="qwen-code",
+    description="Qwen Code session logs (~/.qwen/projects/*/chats/*.jsonl)",
+    read=read,
+    sniff=sniff,
+    patterns=("*.jsonl",),
+    versions=("0.11.1", "0.15.0", "0.22.2"),
+)

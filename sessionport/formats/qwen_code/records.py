@@ -1,0 +1,209 @@
+"""One Qwen Code record -> canonical events.
+
+Record types: ``user`` (a prompt), ``assistant`` (one model response: text,
+thought and functionCall parts, with ``usageMetadata``), ``tool_result``
+(functionResponse parts, with ``toolCallResult`` for the UI) and ``system``
+(``subtype`` says which: UI telemetry, compression checkpoints, slash
+commands, notifications, session state...).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from sessionport.context import ReadContext
+from sessionport.gemini_parts import CallPairing, PartConverter
+from sessionport.model import message_event
+
+# System records whose ``message`` is content the model is given: kept as
+# injected messages of their kind.
+SPOKEN_SUBTYPES = frozenset((
+    "notification", "background_task_completed", "cron", "mid_turn_user_message", "realtime_message",
+    "agent_launch_prompt",
+))
+# System records that are session state, UI replay or telemetry: counted.
+STATE_SUBTYPES = frozenset((
+    "ui_telemetry", "attribution_snapshot", "session_notes", "at_command", "parent_session", "session_source",
+    "session_execution_engine", "omni_recall", "session_model", "session_approval_mode", "rewind",
+    "agent_bootstrap", "agent_retry", "agent_session_ready", "file_history_snapshot", "user_text_elements",
+    "session_artifact_event", "session_artifact_snapshot", "session_sources_snapshot", "branch_checkpoint",
+    "goal_state", "goal_runtime", "goal_turn_end", "turn_result", "managed_session_header_v1",
+    "managed_session_event_v1", "managed_session_commit_v1",
+))
+RECORD_TYPES = frozenset(("user", "assistant", "tool_result", "system"))
+ALIAS_WINDOW = 4096
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def usage_of(metadata: Any) -> dict | None:
+    """``usageMetadata`` in the shared shape (as the ``gemini`` format reads it)."""
+    if not isinstance(metadata, dict):
+        return None
+    prompt = _int(metadata.get("promptTokenCount")) + _int(metadata.get("toolUsePromptTokenCount"))
+    thoughts = _int(metadata.get("thoughtsTokenCount"))
+    output = _int(metadata.get("candidatesTokenCount")) + thoughts
+    if not (prompt or output):
+        return None
+    return {
+        "input_tokens": prompt,
+        "cached_input_tokens": _int(metadata.get("cachedContentTokenCount")),
+        "output_tokens": output,
+        "reasoning_output_tokens": thoughts,
+        "total_tokens": prompt + output,
+    }
+
+
+class RecordConverter:
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.parts = PartConverter(ctx, CallPairing("qwen-call"))
+        self.alias: OrderedDict[str, str | None] = OrderedDict()
+        self.skipped: dict[str, int] = {}
+        self.usage: dict[str, int] = {}
+        self.title: str | None = None
+        self.counts: dict[str, int] = {}
+
+    # -- chain ------------------------------------------------------------
+    def parent_of(self, record: dict) -> str | None:
+        parent = record.get("parentUuid")
+        return self.alias.get(parent, parent) if isinstance(parent, str) else None
+
+    def skip(self, record: dict, key: str) -> list[dict]:
+        uid = record.get("uuid")
+        if isinstance(uid, str):
+            self.alias[uid] = self.parent_of(record)
+            if len(self.alias) > ALIAS_WINDOW:
+                self.alias.popitem(last=False)
+        self.skipped[key] = self.skipped.get(key, 0) + 1
+        return []
+
+    # -- records ----------------------------------------------------------
+    def events(self, record: dict, line_no: int) -> list[dict]:
+        rtype = record.get("type")
+        if not isinstance(rtype, str) or rtype not in RECORD_TYPES:
+            name = rtype if isinstance(rtype, str) else "(no type)"
+            self.ctx.unknown(name, line=line_no)
+            return self.skip(record, name)
+        if rtype == "system":
+            return self.system(record, line_no)
+        message = record.get("message")
+        if not isinstance(message, dict):
+            return self.skip(record, f"{rtype} (no message)")
+        base = self.base(record)
+        role = "assistant" if rtype == "assistant" else "user"
+        events = list(self.parts.parts_events(message.get("parts"), role, f"line {line_no}: message.parts", base=base, join_text=True))
+        events = self.number(events, record)
+        if not events:
+            return self.skip(record, f"{rtype} (empty)")
+        if rtype == "assistant":
+            model = record.get("model")
+            for event in events:
+                if isinstance(model, str) and model:
+                    event.setdefault("meta", {})["model"] = model
+            usage = usage_of(record.get("usageMetadata"))
+            if usage:
+                events[-1].setdefault("meta", {})["usage"] = usage
+                for key, value in usage.items():
+                    self.usage[key] = self.usage.get(key, 0) + value
+        elif rtype == "tool_result":
+            result = record.get("toolCallResult")
+            status = result.get("status") if isinstance(result, dict) else None
+            for event in events:
+                if event.get("meta", {}).get("kind") == "tool_result" and status in ("error", "cancelled"):
+                    event["isError"] = True
+                    event["meta"]["status"] = status
+        self.unknown_parts()
+        return events
+
+    def system(self, record: dict, line_no: int) -> list[dict]:
+        subtype = record.get("subtype")
+        name = subtype if isinstance(subtype, str) else "(no subtype)"
+        payload = record.get("systemPayload") if isinstance(record.get("systemPayload"), dict) else {}
+        if name == "custom_title":
+            title = payload.get("customTitle")
+            if isinstance(title, str) and title:
+                self.title = title
+            return self.skip(record, "system/custom_title")
+        if name == "chat_compression":
+            history = payload.get("compressedHistory")
+            info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+            meta: dict[str, Any] = {"kind": "compaction", "subtype": name}
+            for key in ("originalTokenCount", "newTokenCount"):
+                if isinstance(info.get(key), int):
+                    meta[key] = info[key]
+            count = len(history) if isinstance(history, list) else 0
+            return [self.single("system", f"[chat compressed: {count} history item(s) kept]", record, meta)]
+        if name == "slash_command":
+            command = payload.get("rawCommand")
+            if payload.get("phase") == "invocation" and isinstance(command, str) and command:
+                meta = {"subtype": name}
+                if payload.get("sentToModel") is not True:
+                    meta["injected"] = True  # typed, but only the UI ran it
+                return [self.single("user", command, record, meta)]
+            return self.skip(record, f"system/{name}/{payload.get('phase')}")
+        if name in SPOKEN_SUBTYPES:
+            message = record.get("message")
+            text = ""
+            if isinstance(message, dict):
+                events = list(self.parts.parts_events(message.get("parts"), "user", f"line {line_no}: message.parts", join_text=True))
+                text = "\n".join(e["text"] for e in events)
+            if not text:
+                shown = payload.get("displayText")
+                text = shown if isinstance(shown, str) else ""
+            if not text:
+                return self.skip(record, f"system/{name}")
+            return [self.single("user", text, record, {"injected": True, "injectedKind": name})]
+        if name not in STATE_SUBTYPES:
+            self.ctx.unknown(f"system/{name}", line=line_no)
+        return self.skip(record, f"system/{name}")
+
+    # -- helpers ----------------------------------------------------------
+    def base(self, record: dict) -> dict:
+        base: dict[str, Any] = {}
+        stamp = record.get("timestamp")
+        if isinstance(stamp, str) and stamp:
+            base["timestamp"] = stamp
+        parent = self.parent_of(record)
+        if parent:
+            base["parentId"] = parent
+        meta: dict[str, Any] = {}
+        if record.get("isSidechain") is True:
+            meta["sidechain"] = True
+            if isinstance(record.get("agentId"), str):
+                meta["agentId"] = record["agentId"]
+        if meta:
+            base["meta"] = meta
+        return base
+
+    def number(self, events: list[dict], record: dict) -> list[dict]:
+        uid = record.get("uuid")
+        if isinstance(uid, str) and uid:
+            for n, event in enumerate(events):
+                event["id"] = uid if n == 0 else f"{uid}#{n}"
+                # key order of model.MESSAGE_FIELDS: rebuild through message_event
+                events[n] = message_event(**{k: v for k, v in event.items() if k != "type"})
+        return events
+
+    def single(self, role: str, text: str, record: dict, meta: dict) -> dict:
+        base = self.base(record)
+        uid = record.get("uuid")
+        return message_event(
+            role,
+            text,
+            timestamp=base.get("timestamp"),
+            id=uid if isinstance(uid, str) and uid else None,
+            parentId=base.get("parentId"),
+            meta={**base.get("meta", {}), **meta},
+        )
+
+    def unknown_parts(self) -> None:
+        # The part converter keeps unknown parts whole (meta.geminiPart) and
+        # counts them; report each once through the unknown policy.
+        while self.parts.unknown_parts:
+            self.parts.unknown_parts -= 1
+            self.counts["unknownParts"] = self.counts.get("unknownParts", 0) + 1
+            self.ctx.unknown("(unknown part)", what="content part")

@@ -1,0 +1,113 @@
+"""The qwen-code importer: a session log checked against an independent
+count of its raw records, detection against its look-alikes (Claude Code's
+envelope, Gemini CLI's parts), and ``ls`` discovery of ``~/.qwen``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import orjson
+import pytest
+
+import sessionport
+
+from conftest import FIXTURES, run_cli
+
+SESSION = next((FIXTURES / "qwen-code").glob("*.jsonl"))
+
+
+def raw_facts(path) -> dict:
+    prompts, texts, thoughts, calls, results, errors, usage = [], [], [], [], [], [], {"in": 0, "out": 0}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        parts = (record.get("message") or {}).get("parts") or []
+        if record["type"] == "user":
+            prompts.append("".join(p["text"] for p in parts if "text" in p))
+        elif record["type"] == "assistant":
+            for part in parts:
+                if "functionCall" in part:
+                    calls.append(part["functionCall"]["id"])
+                elif part.get("thought"):
+                    thoughts.append(part["text"])
+                elif "text" in part:
+                    texts.append(part["text"])
+            meta = record.get("usageMetadata") or {}
+            usage["in"] += meta.get("promptTokenCount", 0)
+            usage["out"] += meta.get("candidatesTokenCount", 0) + meta.get("thoughtsTokenCount", 0)
+        elif record["type"] == "tool_result":
+            for part in parts:
+                results.append(part["functionResponse"]["id"])
+                if record["toolCallResult"]["status"] == "error":
+                    errors.append(part["functionResponse"]["id"])
+    return {"prompts": prompts, "texts": texts, "thoughts": thoughts, "calls": calls, "results": results, "errors": errors, "usage": usage}
+
+
+def test_every_prompt_answer_call_and_result_is_in_the_stream():
+    result = run_cli("convert", SESSION, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    events = [orjson.loads(line) for line in result.stdout.splitlines()]
+    facts = raw_facts(SESSION)
+    session, body, end = events[0], [e for e in events if e["type"] == "message"], events[-1]
+    kind = lambda e: e.get("meta", {}).get("kind", "text")
+    assert session["source"] == "qwen-code" and session["cwd"] == "/home/dev/engram" and session["metadata"]["version"] == "0.22.2"
+    assert [e["text"] for e in body if e["role"] == "user" and not e.get("meta", {}).get("injected")] == facts["prompts"]
+    assert [e["text"] for e in body if e["role"] == "assistant" and kind(e) == "text"] == facts["texts"]
+    assert [e["text"] for e in body if kind(e) == "thinking"] == facts["thoughts"]
+    assert [e["toolCallId"] for e in body if kind(e) == "tool_use"] == facts["calls"]
+    assert [e["toolCallId"] for e in body if kind(e) == "tool_result"] == facts["results"]
+    assert [e["toolCallId"] for e in body if e.get("isError")] == facts["errors"]
+    assert end["usage"]["input_tokens"] == facts["usage"]["in"] and end["usage"]["output_tokens"] == facts["usage"]["out"]
+    assert end["title"] == "Listing txt files"
+    assert end["skipped"]["system/ui_telemetry"] == 2
+    assert not result.stderr
+
+
+def test_the_chain_skips_telemetry_records():
+    body = [e for e in sessionport.read(str(SESSION)) if e["type"] == "message"]
+    answer = next(e for e in body if e["text"] == "The directory contains one file: hello.txt.")
+    result = next(e for e in body if e.get("toolCallId") == "call_mock_1" and e["meta"]["kind"] == "tool_result")
+    assert answer["parentId"] == result["id"]  # past the ui_telemetry record between them
+
+
+def test_what_qwen_code_puts_before_the_model_is_injected():
+    body = [e for e in sessionport.read(str(SESSION)) if e["type"] == "message"]
+    notification = next(e for e in body if e.get("meta", {}).get("injectedKind") == "notification")
+    assert notification["role"] == "user" and notification["text"].startswith("Background shell")
+    compaction = next(e for e in body if e.get("meta", {}).get("kind") == "compaction")
+    assert compaction["meta"]["newTokenCount"] == 600
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_detected_over_claude_code_and_gemini_cli(first, tmp_path):
+    lines = SESSION.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"".join(lines[first:]))  # a user line first, or a system line
+    events = list(sessionport.read(str(path)))
+    assert events[0]["source"] == "qwen-code"
+
+
+def test_unknown_subtypes_and_types_are_reported(tmp_path):
+    extra = b'{"uuid":"x1","parentUuid":null,"sessionId":"s","timestamp":"2026-08-28T03:48:00.000Z","type":"system","subtype":"telepathy","systemPayload":{}}\n'
+    extra += b'{"uuid":"x2","parentUuid":"x1","sessionId":"s","timestamp":"2026-08-28T03:48:01.000Z","type":"hologram","message":{"role":"user","parts":[{"text":"hi"}]}}\n'
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(SESSION.read_bytes() + extra)
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0
+    end = orjson.loads(result.stdout.splitlines()[-1])
+    assert end["unknown"] == {"record": {"system/telepathy": 1, "hologram": 1}}
+    assert b"`system/telepathy`; please report" in result.stderr
+    assert run_cli("convert", path, "--to", "portable-jsonl", "--strict").returncode == 1
+
+
+def test_ls_finds_qwen_sessions(tmp_path):
+    chats = tmp_path / ".qwen" / "projects" / "-home-dev-engram" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(SESSION, chats / SESSION.name)
+    (tmp_path / ".qwen" / "projects" / "-home-dev-engram" / "notes.jsonl").write_text("{}\n")  # not in chats/
+    result = run_cli("ls", "--json", "--source", "qwen-code", env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": "", "CODEX_HOME": ""})
+    assert result.returncode == 0, result.stderr
+    rows = orjson.loads(result.stdout)
+    assert [(r["source"], r["sessionId"], r["prompt"]) for r in rows] == [("qwen-code", "9ac9a7c3-51d2-4e0b-8f3a-2ce24fc677d6", "list the txt files")]
+    converted = run_cli("convert", "@9ac9a7c3", "--to", "portable-jsonl", env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": "", "CODEX_HOME": ""})
+    assert converted.returncode == 0 and b'"source":"qwen-code"' in converted.stdout
