@@ -165,6 +165,15 @@ def test_one_input_into_a_directory_takes_the_input_name(tmp_path):
     assert piped.returncode == 2 and b"give -o a file path" in piped.stderr
 
 
+def test_o_with_another_format_extension_is_not_taken_for_a_directory(folder, tmp_path):
+    result = run_cli("convert", folder, "--to", "html", "-o", tmp_path / "notes.md")
+    assert result.returncode == 2
+    assert b"notes.md/" in result.stderr and b".html" in result.stderr
+    assert not (tmp_path / "notes.md").exists()
+    plain = run_cli("convert", folder, "--to", "html", "-o", tmp_path / "pages")
+    assert plain.returncode == 0 and _files(tmp_path / "pages") == ["0.html", "1.html", "2.html"]
+
+
 def test_a_one_session_format_refuses_one_file_for_several_inputs(folder, tmp_path):
     result = run_cli("convert", folder, "--to", "codex", "-o", tmp_path / "all.jsonl")
     assert result.returncode == 2

@@ -134,9 +134,10 @@ def layout(output: str | None, format: str) -> str:
     file holding the combined stream) or ``directory`` (one file per input).
 
     A path ending in ``/`` or naming an existing directory is a directory; a
-    path ending in the format's extension is a file; any other new path is
-    a directory (created).  An existing file with another extension is
-    refused rather than guessed at.
+    path ending in the format's extension is a file; a new path without an
+    extension is a directory (created).  An existing file, or a new name
+    with another extension (``-o notes.md`` for HTML), is refused rather
+    than guessed at.
     """
     if output is None or output == "-":
         return STREAM
@@ -150,9 +151,11 @@ def layout(output: str | None, format: str) -> str:
                 f"write one file per input with -o {os.path.splitext(output)[0]}/, or pick one session with --session ID"
             )
         return FILE
-    if os.path.exists(output):
+    if os.path.exists(output) or os.path.splitext(os.path.basename(output))[1]:
+        # An existing file, or a new name that looks like a file of another
+        # format: guessing "a directory" would surprise, so say both ways.
         raise UsageError(
-            f"{output}: several inputs need -o to be a directory (one output per input), "
+            f"{output}: several inputs need -o to be a directory (-o {output}/ for one output per input), "
             f"or a file ending in {extension_of(format)} for one {format} file holding them all"
         )
     return DIRECTORY
