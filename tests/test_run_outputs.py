@@ -274,3 +274,11 @@ def test_import_session_never_overwrites_a_trace_of_the_same_second(tmp_path):
     names = [os.path.basename(p.removeprefix("AgentScope trace written to ")) for p in printed]
     assert names == ["run-session-2026-06-04-184100.trace.json", "run-session-2026-06-04-184100-2.trace.json", "run-session-2026-06-04-184100-3.trace.json"]
     assert all(os.path.isabs(p.removeprefix("AgentScope trace written to ")) for p in printed)
+
+
+def test_an_http_url_with_a_query_is_one_input_named_after_its_path():
+    from sessionport.pipeline.inputs import resolve
+
+    resolved = resolve(["https://example.com/logs/a.jsonl?token=x&v=[1]"])
+    assert not resolved.batch
+    assert [s.relative for s in resolved.sources] == ["a.jsonl"]
