@@ -165,6 +165,15 @@ def test_one_input_into_a_directory_takes_the_input_name(tmp_path):
     assert piped.returncode == 2 and b"give -o a file path" in piped.stderr
 
 
+def test_o_with_another_format_extension_is_not_taken_for_a_directory(folder, tmp_path):
+    result = run_cli("convert", folder, "--to", "html", "-o", tmp_path / "notes.md")
+    assert result.returncode == 2
+    assert b"notes.md/" in result.stderr and b".html" in result.stderr
+    assert not (tmp_path / "notes.md").exists()
+    plain = run_cli("convert", folder, "--to", "html", "-o", tmp_path / "pages")
+    assert plain.returncode == 0 and _files(tmp_path / "pages") == ["0.html", "1.html", "2.html"]
+
+
 def test_a_one_session_format_refuses_one_file_for_several_inputs(folder, tmp_path):
     result = run_cli("convert", folder, "--to", "codex", "-o", tmp_path / "all.jsonl")
     assert result.returncode == 2
@@ -265,3 +274,11 @@ def test_import_session_never_overwrites_a_trace_of_the_same_second(tmp_path):
     names = [os.path.basename(p.removeprefix("AgentScope trace written to ")) for p in printed]
     assert names == ["run-session-2026-06-04-184100.trace.json", "run-session-2026-06-04-184100-2.trace.json", "run-session-2026-06-04-184100-3.trace.json"]
     assert all(os.path.isabs(p.removeprefix("AgentScope trace written to ")) for p in printed)
+
+
+def test_an_http_url_with_a_query_is_one_input_named_after_its_path():
+    from sessionport.pipeline.inputs import resolve
+
+    resolved = resolve(["https://example.com/logs/a.jsonl?token=x&v=[1]"])
+    assert not resolved.batch
+    assert [s.relative for s in resolved.sources] == ["a.jsonl"]

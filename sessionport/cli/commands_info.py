@@ -6,7 +6,6 @@ import click
 import ijson
 import orjson
 
-from sessionport.pipeline.inputs import resolve
 from sessionport.pipeline.run import Reading, Result, each_input
 from sessionport.registry import get_registry
 from sessionport.reports.summary import summarize, totals
@@ -87,22 +86,19 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
     """Summarize sessions without printing message bodies.
 
     Counts by role, kind and tool, models, time span, token usage and
-    skipped records, per session and in total.
+    skipped records, per session and in total. Over several inputs or a
+    directory, an input that cannot be read is reported and the others go
+    on (exit 1 at the end), as with convert.
     """
     read_opts, _, _ = split_format_options(kwargs)
-    resolved = resolve(inputs)
-    result = Result(len(resolved), batch=resolved.batch)
-    warnings: list[str] = []
 
-    def report(outcome):
-        # The warnings are part of the report; in a batch an error is shown
-        # as it happens and the other inputs go on.
-        result.outcomes.append(outcome)
-        warnings.extend(outcome.warnings)
+    def show_error(outcome):
         if not outcome.ok:
             click.echo(f"sessionport: error: {outcome.error}", err=True)
 
-    sessions = [s for found in each_input(resolved, Reading(from_, strict, skip_bad, dict(read_opts), quiet), summarize, report) for s in found]
+    found, result = each_input(inputs, Reading(from_, strict, skip_bad, dict(read_opts), quiet), summarize, show_error)
+    sessions = [s for summaries in found for s in summaries]
+    warnings = [w for outcome in result.outcomes for w in outcome.warnings]
     per_session = [s.as_dict() for s in sessions]
     total = totals(sessions)
     if as_json:

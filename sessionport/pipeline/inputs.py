@@ -72,7 +72,7 @@ def resolve(specs: Sequence[str | None], globs: Sequence[str] = (), *, home: str
             continue
         assert spec is not None
         if is_url(spec):
-            if _is_pattern(spec.split("::", 1)[0]):
+            if _is_url_pattern(spec):
                 sources.extend(_url_pattern(spec))
                 names_many = True
             else:
@@ -106,7 +106,7 @@ def names_many(spec: str) -> bool:
     if is_stdin(spec):
         return False
     if is_url(spec):
-        return _is_pattern(spec.split("::", 1)[0])
+        return _is_url_pattern(spec)
     if spec.startswith("@") and not os.path.exists(spec):
         return spec == "@all"
     return os.path.isdir(spec) or (_is_pattern(spec) and not os.path.exists(spec))
@@ -114,6 +114,13 @@ def names_many(spec: str) -> bool:
 
 def _is_pattern(spec: str) -> bool:
     return any(c in spec for c in PATTERN_CHARS)
+
+
+def _is_url_pattern(spec: str) -> bool:
+    # An HTTP URL names one resource (a "?" starts its query); other file
+    # systems (s3, gs, memory, zip ...) list and match.
+    first = spec.split("::", 1)[0]
+    return not first.lower().startswith(("http://", "https://")) and _is_pattern(first)
 
 
 def _companion(path: str) -> bool:
@@ -170,7 +177,13 @@ def _local_pattern(spec: str) -> list[Source]:
 
 
 def _url_name(spec: str) -> str:
-    path = spec.split("::", 1)[0].split("://", 1)[1]
+    first = spec.split("::", 1)[0]
+    if first.lower().startswith(("http://", "https://")):
+        from urllib.parse import urlsplit
+
+        path = urlsplit(first).path
+    else:
+        path = first.split("://", 1)[1]
     return os.path.basename(path.rstrip("/")) or "input"
 
 

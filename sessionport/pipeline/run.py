@@ -101,23 +101,34 @@ def read_all(inputs: Inputs, reading: Reading) -> Iterator[dict]:
         yield from read_source(source, reading)
 
 
-def each_input(inputs: Inputs, reading: Reading, consume: Callable[[Iterator[dict]], Any], on_outcome: Callable[[Outcome], None]) -> list[Any]:
-    """``consume(events)`` for every input, in order.  A single input's error
-    is raised; in a batch a failing input is reported and the others go on.
-    Each outcome carries the warnings of its input (already shown on stderr
-    unless ``reading.quiet``)."""
-    results = []
+def each_input(
+    inputs: Inputs | Sequence[str | None],
+    reading: Reading,
+    consume: Callable[[Iterator[dict]], Any],
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> tuple[list[Any], Result]:
+    """``consume(events)`` for every input, in order (``inspect``): what each
+    returned, and the run's result.  A single input's error is raised; in a
+    batch a failing input is reported and the others go on, as in
+    :func:`run`.  Each outcome carries its input's warnings (already shown
+    on stderr unless ``reading.quiet``)."""
+    if not isinstance(inputs, Inputs):
+        inputs = resolve(inputs)
+    report = on_outcome or (lambda outcome: None)
+    result = Result(len(inputs), batch=inputs.batch)
+    values = []
     for source in inputs.sources:
         ctx = ReadContext(on_warning=_silent) if reading.quiet else ReadContext()
         try:
-            results.append(consume(read_source(source, reading, ctx)))
+            values.append(consume(read_source(source, reading, ctx)))
+            outcome = Outcome(source.spec, None, True, None, ctx.warnings)
         except SessionportError as exc:
             if not inputs.batch:
                 raise
-            on_outcome(Outcome(source.spec, None, False, str(exc), ctx.warnings))
-            continue
-        on_outcome(Outcome(source.spec, None, True, None, ctx.warnings))
-    return results
+            outcome = Outcome(source.spec, None, False, str(exc), ctx.warnings)
+        result.outcomes.append(outcome)
+        report(outcome)
+    return values, result
 
 
 def run(

@@ -37,32 +37,42 @@ def _identity(path: str) -> tuple | None:
     return (st.st_dev, st.st_ino)
 
 
-def _inside(path: str, directory: str) -> bool:
-    real_dir = os.path.realpath(directory)
-    real = os.path.realpath(path)
-    return real == real_dir or real.startswith(real_dir.rstrip(os.sep) + os.sep)
-
-
 class OutputGuard:
     """Refuses outputs onto inputs, onto each other, or outside their directory."""
 
     def __init__(self, inputs: Iterable[str | None] = ()) -> None:
+        # Real paths of folders, resolved once: a batch of thousands of
+        # files in a few folders resolves each folder once, not each file.
+        self._folders: dict[str, str] = {}
         self._inputs: dict[str, str] = {}
         self._input_ids: dict[tuple, str] = {}
         for spec in inputs:
             if not spec or is_stdin(spec) or is_url(spec):
                 continue
             path = spec[len("file://") :] if spec.startswith("file://") else spec
-            self._inputs[os.path.realpath(path)] = spec
+            self._inputs[self._real(path)] = spec
             identity = _identity(path)
             if identity:
                 self._input_ids[identity] = spec
         self._handed: set[str] = set()
 
-    def input_at(self, path: str) -> str | None:
-        """The input ``path`` would overwrite, if any."""
-        found = self._inputs.get(os.path.realpath(path))
-        if found is None:
+    def _real(self, path: str) -> str:
+        """``os.path.realpath(path)``, its folder's part looked up once."""
+        folder, name = os.path.split(os.path.abspath(path))
+        real_folder = self._folders.get(folder)
+        if real_folder is None:
+            real_folder = self._folders[folder] = os.path.realpath(folder)
+        real = os.path.join(real_folder, name)
+        return os.path.realpath(real) if os.path.islink(real) else real
+
+    def _inside(self, real: str, directory: str) -> bool:
+        real_dir = self._real(directory.rstrip("/" + os.sep) or os.sep)
+        return real == real_dir or real.startswith(real_dir.rstrip(os.sep) + os.sep)
+
+    def input_at(self, path: str, real: str | None = None) -> str | None:
+        """The input ``path`` would overwrite, if any (hard links too)."""
+        found = self._inputs.get(real or self._real(path))
+        if found is None and self._input_ids:
             identity = _identity(path)
             found = self._input_ids.get(identity) if identity else None
         return found
@@ -94,13 +104,13 @@ class OutputGuard:
                 break
         blocked = None
         for candidate in dict.fromkeys((os.path.join(directory, stem + extension), os.path.join(directory, plain + extension))):
-            if not _inside(candidate, directory):
+            key = self._real(candidate)
+            if not self._inside(key, directory):
                 raise RefusedTarget(f"{candidate}: resolves outside {directory} (through a link); refusing to write it")
-            key = os.path.realpath(candidate)
             if key in self._handed:
                 blocked = blocked or f"{candidate}: another input of this run is written there"
                 continue
-            overwritten = self.input_at(candidate)
+            overwritten = self.input_at(candidate, key)
             if overwritten is not None:
                 blocked = f"{candidate}: would overwrite the input {overwritten}"
                 continue
@@ -124,9 +134,10 @@ def layout(output: str | None, format: str) -> str:
     file holding the combined stream) or ``directory`` (one file per input).
 
     A path ending in ``/`` or naming an existing directory is a directory; a
-    path ending in the format's extension is a file; any other new path is
-    a directory (created).  An existing file with another extension is
-    refused rather than guessed at.
+    path ending in the format's extension is a file; a new path without an
+    extension is a directory (created).  An existing file, or a new name
+    with another extension (``-o notes.md`` for HTML), is refused rather
+    than guessed at.
     """
     if output is None or output == "-":
         return STREAM
@@ -140,9 +151,11 @@ def layout(output: str | None, format: str) -> str:
                 f"write one file per input with -o {os.path.splitext(output)[0]}/, or pick one session with --session ID"
             )
         return FILE
-    if os.path.exists(output):
+    if os.path.exists(output) or os.path.splitext(os.path.basename(output))[1]:
+        # An existing file, or a new name that looks like a file of another
+        # format: guessing "a directory" would surprise, so say both ways.
         raise UsageError(
-            f"{output}: several inputs need -o to be a directory (one output per input), "
+            f"{output}: several inputs need -o to be a directory (-o {output}/ for one output per input), "
             f"or a file ending in {extension_of(format)} for one {format} file holding them all"
         )
     return DIRECTORY
