@@ -333,7 +333,12 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         return
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise UsageError(f"{path}: directory {directory} does not exist")
+        # As AgentScope does for .agentscope/: a missing folder of the
+        # target is made, like mkdir -p.
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as exc:
+            raise _os_error(path, exc) from None
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory; -o takes a file path")
     try:

@@ -152,7 +152,6 @@ def tsv_rows(text: str) -> bool:
 
 
 PIPELINE = "waits for the output rule: an @ID that names one session is one input, so -o is a file"
-NEW_DIR = "waits for -o to create a missing parent directory of a file target"
 OUTPUT_FILE = "waits for the output rule: -o ending in the format's extension is one file holding the combined stream"
 
 EXPECT: dict[str, Expect] = {
@@ -197,10 +196,10 @@ EXPECT: dict[str, Expect] = {
     "sessionport inspect ~/.codex/sessions --json | jq .usage": Expect(stdout=lambda out: isinstance(json.loads(out), dict) and "input_tokens" in out),
     "sessionport filter rollout.jsonl --head 10 | sessionport to markdown": Expect(stdout=markdown),
     "sessionport convert @5f0c1e2a --to agentscope-trace -o .agentscope/run.trace.json": Expect(
-        files=(".agentscope/run.trace.json",), xfail=NEW_DIR),
+        files=(".agentscope/run.trace.json",)),
     "sessionport validate .agentscope/run.trace.json": Expect(
         stdout=lambda out: "valid agentscope-trace" in out,
-        after=("sessionport convert @5f0c1e2a --to agentscope-trace -o .agentscope/run.trace.json",), xfail=NEW_DIR),
+        after=("sessionport convert @5f0c1e2a --to agentscope-trace -o .agentscope/run.trace.json",)),
 }
 
 

@@ -282,3 +282,13 @@ def test_an_http_url_with_a_query_is_one_input_named_after_its_path():
     resolved = resolve(["https://example.com/logs/a.jsonl?token=x&v=[1]"])
     assert not resolved.batch
     assert [s.relative for s in resolved.sources] == ["a.jsonl"]
+
+
+def test_o_makes_the_missing_folders_of_a_file_target(tmp_path):
+    from conftest import FIXTURES, run_cli
+
+    target = tmp_path / "new" / "deeper" / "session.md"
+    done = run_cli("convert", FIXTURES / "claude-code" / "session.jsonl", "--to", "markdown", "-o", target)
+    assert done.returncode == 0, done.stderr
+    assert target.read_text().startswith(("<a id=", "#", "---"))
+    assert not [p for p in target.parent.iterdir() if p.name.endswith(".part")]
