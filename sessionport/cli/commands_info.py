@@ -6,11 +6,10 @@ import click
 import ijson
 import orjson
 
-from sessionport import api
 from sessionport.pipeline.batch import expand
 from sessionport.context import ReadContext
 from sessionport.registry import get_registry
-from sessionport.reports.summary import summarize, totals
+from sessionport.reports.summary import summarize_input, totals
 from sessionport.cli.app import cli
 from sessionport.cli.options import read_options, split_format_options
 
@@ -91,7 +90,7 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
     for source in expand(inputs):
         spec = source.spec
         ctx = ReadContext(on_warning=lambda message: None) if quiet else ReadContext()
-        sessions.extend(summarize(api.read(spec, format=from_, strict=strict, skip_bad=skip_bad, options=read_opts, context=ctx)))
+        sessions.extend(summarize_input(spec, format=from_, strict=strict, skip_bad=skip_bad, options=read_opts, context=ctx))
         warnings.extend(ctx.warnings)
     per_session = [s.as_dict() for s in sessions]
     total = totals(sessions)

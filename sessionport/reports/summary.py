@@ -40,6 +40,22 @@ class SessionSummary:
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
+    def count(self, role: Any, kind: Any, tool: Any, model: Any, stamp: Any) -> None:
+        """One message: its role, its kind (``text`` unless the event says),
+        the tool it calls (None for anything but a call) and its model."""
+        self.messages += 1
+        self.roles[role] += 1
+        self.kinds[kind] += 1
+        if tool:
+            self.tools[tool] += 1
+        if model:
+            self.models[model] += 1
+        if isinstance(stamp, str):
+            if self.first is None or stamp < self.first:
+                self.first = stamp
+            if self.last is None or stamp > self.last:
+                self.last = stamp
+
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "source": self.source,
@@ -80,14 +96,34 @@ def _duration(first: str | None, last: str | None) -> float | None:
         return None
 
 
-def summarize(events: Iterable[dict]) -> list[SessionSummary]:
-    sessions: list[SessionSummary] = []
-    current: SessionSummary | None = None
-    for event in events:
+class Summarizer:
+    """Builds the summaries of a stream of events, one event at a time.
+
+    :meth:`take` is what ``summarize`` does per event; an importer's census
+    calls :meth:`SessionSummary.count` directly for the messages it never
+    builds, at the point of the stream where the reader would have yielded
+    them (so counters keep their first-seen order).
+    """
+
+    __slots__ = ("sessions", "current")
+
+    def __init__(self) -> None:
+        self.sessions: list[SessionSummary] = []
+        self.current: SessionSummary | None = None
+
+    def session(self) -> SessionSummary:
+        """The session messages count into (an anonymous one if none started)."""
+        current = self.current
+        if current is None:
+            current = self.current = SessionSummary()
+            self.sessions.append(current)
+        return current
+
+    def take(self, event: dict) -> None:
         kind = event.get("type")
         if kind == "session":
             metadata = event.get("metadata") or {}
-            current = SessionSummary(
+            current = self.current = SessionSummary(
                 source=event.get("source"),
                 sessionId=event.get("sessionId"),
                 title=event.get("title"),
@@ -98,27 +134,19 @@ def summarize(events: Iterable[dict]) -> list[SessionSummary]:
             notes = metadata.get("notes") if isinstance(metadata, dict) else None
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)
-            sessions.append(current)
+            self.sessions.append(current)
         elif kind == "message":
-            if current is None:
-                current = SessionSummary()
-                sessions.append(current)
-            current.messages += 1
-            current.roles[event.get("role")] += 1
             meta = event.get("meta") or {}
-            current.kinds[meta.get("kind", "text")] += 1
-            if event.get("toolName") and meta.get("kind", "tool_use") == "tool_use":
-                current.tools[event["toolName"]] += 1
-            model = meta.get("model")
-            if model:
-                current.models[model] += 1
-            stamp = event.get("timestamp")
-            if isinstance(stamp, str):
-                if current.first is None or stamp < current.first:
-                    current.first = stamp
-                if current.last is None or stamp > current.last:
-                    current.last = stamp
-        elif kind == "end" and current is not None:
+            tool = event.get("toolName")
+            self.session().count(
+                event.get("role"),
+                meta.get("kind", "text"),
+                tool if tool and meta.get("kind", "tool_use") == "tool_use" else None,
+                meta.get("model"),
+                event.get("timestamp"),
+            )
+        elif kind == "end" and self.current is not None:
+            current = self.current
             usage = event.get("usage")
             if isinstance(usage, dict):
                 current.usage = empty_usage()
@@ -129,7 +157,63 @@ def summarize(events: Iterable[dict]) -> list[SessionSummary]:
             notes = event.get("notes")
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)
-    return sessions
+
+
+def summarize(events: Iterable[dict]) -> list[SessionSummary]:
+    summarizer = Summarizer()
+    take = summarizer.take
+    for event in events:
+        take(event)
+    return summarizer.sessions
+
+
+def summarize_input(
+    source: str | None,
+    *,
+    format: str | None = None,
+    strict: bool = False,
+    skip_bad: bool = False,
+    options: dict[str, Any] | None = None,
+    context: Any = None,
+) -> list[SessionSummary]:
+    """The summaries of one input: from the importer's census when it has
+    one (counts taken from the records, no message events built), else from
+    the events of a full read.  Both give the same summaries; the input is
+    opened, detected and reported on exactly as ``sessionport.read`` does."""
+    from sessionport import api
+    from sessionport.context import ReadContext
+    from sessionport.detect import detect, is_blank
+    from sessionport.io import open_input
+    from sessionport.registry import get_registry
+
+    registry = get_registry()
+    importer = registry.importer(format) if format else None
+    if importer is not None and importer.census is None:
+        return summarize(api.read(source, format=format, strict=strict, skip_bad=skip_bad, options=options, context=context))
+    inp = open_input(source)
+    ctx = context or ReadContext()
+    ctx.name, ctx.path = inp.name, inp.path
+    ctx.position, ctx.size = inp.bytes_read, inp.size
+    ctx.strict, ctx.skip_bad = strict or ctx.strict, skip_bad or ctx.skip_bad
+    if options:
+        ctx.options.update(options)
+    ctx.open_seekable = api._seekable_opener(inp)
+    try:
+        if importer is None:
+            if is_blank(inp.head):
+                ctx.warn("the input is empty; no sessions in it")
+                return []
+            importer = detect(inp.head, inp.name, registry)
+        ctx.options.setdefault("_format", importer.name)
+        census = importer.census_function()
+        if census is not None:
+            sessions = census(inp.stream, ctx)
+        else:
+            sessions = summarize(importer.read(inp.stream, ctx))
+        ctx.report_bad()
+        return sessions
+    finally:
+        inp.close()
 
 
 def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
