@@ -321,6 +321,213 @@ def test_inspect_of_a_bad_line_fails_the_same_way(tmp_path):
 
 
 def test_importers_without_a_census_are_summarized_from_their_events():
-    path = FIXTURES / "claude-code" / "session.jsonl"
+    from sessionport.registry import get_registry
+
+    without = [imp.name for imp in get_registry().importers() if imp.census is None]
+    assert "gemini-cli" in without
+    path = FIXTURES / "gemini-cli" / next(p.name for p in (FIXTURES / "gemini-cli").iterdir() if p.suffix == ".json")
     assert_same(path, {})
-    assert_same(path, {"format": "claude-code"})
+
+
+# -- Claude Code ------------------------------------------------------------
+
+CLAUDE_FIXTURES = sorted(p for p in (FIXTURES / "claude-code").rglob("*.jsonl"))
+CLAUDE_SESSION = FIXTURES / "claude-code" / "session.jsonl"
+CLAUDE_OPTIONS = {
+    "defaults": {},
+    "no-subagents": {"options": {"no_subagents": True}},
+    "skip-bad": {"skip_bad": True},
+    "strict": {"strict": True},
+    "as-claude-code": {"format": "claude-code"},
+}
+
+
+def counting_claude_census(monkeypatch) -> list:
+    from sessionport.formats.claude_code import census as module
+
+    runs: list = []
+    original = module.TranscriptCensus.census
+
+    def census_and_keep(self, stream):
+        runs.append(self)
+        return original(self, stream)
+
+    monkeypatch.setattr(module.TranscriptCensus, "census", census_and_keep)
+    return runs
+
+
+@requires_corpus
+@pytest.mark.parametrize("options", CLAUDE_OPTIONS, ids=list(CLAUDE_OPTIONS))
+@pytest.mark.parametrize("path", corpus_files("claude-code", "*.jsonl"), ids=lambda p: p.name)
+def test_census_equals_full_read_on_claude_code_corpus(path, options):
+    assert_same(path, CLAUDE_OPTIONS[options])
+
+
+@pytest.mark.parametrize("options", CLAUDE_OPTIONS, ids=list(CLAUDE_OPTIONS))
+@pytest.mark.parametrize("path", CLAUDE_FIXTURES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_census_equals_full_read_on_claude_code_fixtures(path, options):
+    assert_same(path, CLAUDE_OPTIONS[options])
+
+
+@pytest.fixture(scope="module")
+def generated_claude(tmp_path_factory) -> list[Path]:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from generate import generate
+    finally:
+        sys.path.pop(0)
+    folder = tmp_path_factory.mktemp("generated-claude")
+    paths = []
+    for seed in (1, 2, 3):
+        path = folder / f"claude-{seed}.jsonl"
+        generate("claude-code", 900_000, str(path), seed=seed)
+        paths.append(path)
+    return paths
+
+
+def test_census_equals_full_read_on_generated_claude_code_logs(generated_claude, monkeypatch):
+    runs = counting_claude_census(monkeypatch)
+    for path in generated_claude:
+        got = assert_same(path, {})
+        assert got["sessions"][0]["messages"] > 100 and got["totals"]["usage"]["output_tokens"] > 0
+    for run, path in zip(runs, generated_claude):
+        common = sum(1 for line in path.read_bytes().splitlines() if b'"type":"assistant"' in line or b'"type":"tool_result"' in line)
+        assert run.decoded > 0.8 * common, (run.decoded, common)
+
+
+def claude_lines() -> list[bytes]:
+    return CLAUDE_SESSION.read_bytes().splitlines(keepends=True)
+
+
+def _c_index(lines, needle: bytes, start: int = 0) -> int:
+    return next(i for i, line in enumerate(lines) if i >= start and needle in line)
+
+
+def _c_after_start(lines):
+    """Where lines go to be read once the session has started."""
+    return _c_index(lines, b'"type":"tool_result"') + 1
+
+
+def _c_insert(lines, new):
+    at = _c_after_start(lines)
+    return lines[:at] + new + lines[at:]
+
+
+def _assistant(lines, content: bytes, msg_id: bytes = b"msg_demo_B", extra: bytes = b"") -> bytes:
+    line = lines[_c_index(lines, b'"id":"msg_demo_B"')]
+    head, rest = line.split(b'"content":', 1)
+    tail = rest.split(b',"stop_reason"', 1)[1]
+    return (head + b'"content":' + content + b',"stop_reason"' + tail).replace(b"msg_demo_B", msg_id).replace(b'"uuid":"', extra + b'"uuid":"', 1)
+
+
+def _c_invalid_utf8(lines):
+    i = _c_index(lines, b'"type":"tool_result"')
+    lines[i] = lines[i].replace(b"README.md", b"READ\xffME.md", 1)
+    return lines
+
+
+def _c_blocks(lines):
+    many = b'[{"type":"text","text":"a"},{"type":"server_tool_use","id":"srv_1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"srv_1","content":[]},{"type":"redacted_thinking","data":"eA=="},{"type":"image","source":{}},{"type":"tool_use","name":"","input":null}]'
+    return _c_insert(lines, [_assistant(lines, many, b"msg_many"), _assistant(lines, b'"just text"', b"msg_str"), _assistant(lines, b"null", b"msg_none"), _assistant(lines, b'["not a block", 3]', b"msg_odd"), _assistant(lines, b'{"type":"text"}', b"msg_obj")])
+
+
+def _c_odd_envelopes(lines):
+    line = lines[_c_index(lines, b'"id":"msg_demo_B"')]
+    no_message = line.split(b'"message":', 1)[0] + b'"uuid":"00000000-0000-4000-8000-0000000000aa","timestamp":"2026-04-01T10:00:09.000Z"}\n'
+    string_message = line.split(b'"message":', 1)[0] + b'"message":"hello","uuid":"00000000-0000-4000-8000-0000000000ab","timestamp":""}\n'
+    no_stamp = line.replace(b'"timestamp":"', b'"timestampX":"', 1).replace(b"msg_demo_B", b"msg_nostamp")
+    odd_model = line.replace(b'"model":"claude-sonnet-4-5"', b'"model":["x"]', 1).replace(b"msg_demo_B", b"msg_oddmodel")
+    deep = line.replace(b'"stop_reason":null', b'"stop_reason":' + b"[" * 1100 + b"]" * 1100, 1).replace(b"msg_demo_B", b"msg_deep")
+    return _c_insert(lines, [no_message, string_message, no_stamp, odd_model, deep])
+
+
+def _c_user_shapes(lines):
+    i = _c_index(lines, b'"type":"tool_result"')
+    result = lines[i]
+    two = result.replace(b'"content":[{"tool_use_id"', b'"content":[{"type":"text","text":"also"},{"tool_use_id"', 1)
+    meta = result.replace(b'"content":[{"tool_use_id":"toolu_demo_1","type":"tool_result"', b'"content":[{"tool_use_id":"toolu_demo_1","type":"tool_resultX"', 1)
+    empty = result.split(b'"content":', 1)[0] + b'"content":[]},"uuid":"00000000-0000-4000-8000-0000000000ac","timestamp":"2026-04-01T10:00:03.000Z"}\n'
+    return _c_insert(lines, [two, meta, empty])
+
+
+def _c_interleaved_ids(lines):
+    # Two API responses whose lines alternate: usage counts the last value
+    # of each message id once.
+    a1 = _assistant(lines, b'[{"type":"text","text":"a1"}]', b"msg_X")
+    b1 = _assistant(lines, b'[{"type":"text","text":"b1"}]', b"msg_Y")
+    a2 = _assistant(lines, b'[{"type":"tool_use","id":"t9","name":"Read","input":{}}]', b"msg_X").replace(b'"output_tokens":7', b'"output_tokens":70', 1)
+    return _c_insert(lines, [a1, b1, a2])
+
+
+def _c_torn(lines):
+    at = _c_after_start(lines)
+    lines[at] = lines[at][: len(lines[at]) // 2] + b"\n"
+    return lines
+
+
+def _c_crlf(lines):
+    return [line.replace(b"\n", b"\r\n") for line in lines]
+
+
+def _c_bom_nul(lines):
+    return [b"\xef\xbb\xbf" + lines[0], *lines[1:], b"\x00" * 32]
+
+
+def _c_assistant_first(lines):
+    # The session starts with the messages the grouper releases: assistant
+    # lines first hold their messages back until the first prompt.
+    first_user = _c_index(lines, b'"type":"user"')
+    assistants = [line for line in lines if b'"type":"assistant"' in line]
+    rest = [line for line in lines if line not in assistants]
+    return rest[:first_user] + assistants + rest[first_user:]
+
+
+def _c_prompt_after_start(lines):
+    user = lines[_c_index(lines, b'"content":"List the files')]
+    later = user.replace(b"List the files here, please.", b"And the hidden ones?").replace(b"000000000001\",\"timestamp", b"0000000000ff\",\"timestamp")
+    return _c_insert(lines, [later])
+
+
+CLAUDE_VARIANTS = {
+    "invalid-utf8": _c_invalid_utf8,
+    "blocks": _c_blocks,
+    "odd-envelopes": _c_odd_envelopes,
+    "user-shapes": _c_user_shapes,
+    "interleaved-ids": _c_interleaved_ids,
+    "torn-mid-file": _c_torn,
+    "crlf": _c_crlf,
+    "bom-and-nul-tail": _c_bom_nul,
+    "assistant-first": _c_assistant_first,
+    "prompt-after-start": _c_prompt_after_start,
+}
+
+
+@pytest.mark.parametrize("options", CLAUDE_OPTIONS, ids=list(CLAUDE_OPTIONS))
+@pytest.mark.parametrize("name", CLAUDE_VARIANTS)
+def test_census_equals_full_read_on_adversarial_claude_code_logs(tmp_path, name, options):
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(b"".join(CLAUDE_VARIANTS[name](claude_lines())))
+    assert_same(path, CLAUDE_OPTIONS[options])
+
+
+def test_the_claude_code_variants_change_what_is_counted(tmp_path):
+    base = outcome(full, CLAUDE_SESSION, {"skip_bad": True})
+    for name, change in CLAUDE_VARIANTS.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_bytes(b"".join(change(claude_lines())))
+        got = outcome(full, path, {"skip_bad": True})
+        if name == "crlf":
+            assert got == base, name
+        else:
+            assert got != base, name
+
+
+def test_inspect_of_a_claude_code_project_with_subagents(monkeypatch):
+    path = FIXTURES / "claude-code" / "project" / "5a1c2e3f-0000-4000-8000-000000000002.jsonl"
+    runs = counting_claude_census(monkeypatch)
+    got = assert_same(path, {})
+    assert len(got["sessions"]) == 2 and got["sessions"][1].get("parentSessionId")
+    assert len(runs) == 2  # the subagent transcript went through the census too
+    result = run_cli("inspect", "--json", str(path))
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["sessionCount"] == 2

@@ -131,4 +131,5 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     options=(NO_SUBAGENTS,),
+    census="sessionport.formats.claude_code.census:census",
 )
