@@ -365,6 +365,12 @@ def main() -> None:
     if args.install_peers:
         install_peers()
         return
+    json_path = Path(args.json).resolve() if args.json else None
+    # Run every process from the data directory: started from a checkout,
+    # ``python -m sessionport`` would import the checkout's package instead
+    # of the one installed in the interpreter's environment.
+    DATA.mkdir(parents=True, exist_ok=True)
+    os.chdir(DATA)
     cases = [c for c in CASES if not (args.no_peers and c.group == "peer")]
     if args.only:
         cases = [c for c in cases if any(word in c.name for word in args.only)]
@@ -409,9 +415,9 @@ def main() -> None:
     if max([*round_loads, load_start[0], load_end[0]]) > cores:
         print(f"warning: the load average exceeded the {cores} cores during this run: wall times and wall ratios are unreliable; trust the CPU ratios (least of {args.rounds} rounds) and the instruction counts", file=sys.stderr)
         result["overloaded"] = True
-    if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(result, indent=2))
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":
