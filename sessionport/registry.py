@@ -72,6 +72,22 @@ class Importer:
     # (``sessionport formats --json``; the format's docs page says how).
     versions: tuple[str, ...] = ()
 
+    # Optional: ``census(stream, ctx)`` returns the ``inspect`` summaries of
+    # the input (a list of ``reports.summary.SessionSummary``) exactly as
+    # summarizing ``read`` would, without building message events.  A
+    # ``"module:function"`` string is imported on first use, so what only
+    # ``inspect`` needs is not loaded at every start.
+    census: Callable[..., list] | str | None = None
+
+    def census_function(self) -> Callable[..., list] | None:
+        census = self.census
+        if isinstance(census, str):
+            from importlib import import_module
+
+            module, _, attr = census.partition(":")
+            census = getattr(import_module(module), attr)
+        return census
+
 
 @dataclass(frozen=True)
 class Loss:

@@ -8,7 +8,7 @@ import orjson
 
 from sessionport.pipeline.run import Reading, Result, each_input
 from sessionport.registry import get_registry
-from sessionport.reports.summary import summarize, totals
+from sessionport.summary import census_or_read, totals
 from sessionport.cli.app import cli
 from sessionport.cli.options import closing_line, read_options, split_format_options
 
@@ -96,7 +96,7 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         if not outcome.ok:
             click.echo(f"sessionport: error: {outcome.error}", err=True)
 
-    found, result = each_input(inputs, Reading(from_, strict, skip_bad, dict(read_opts), quiet), summarize, show_error)
+    found, result = each_input(inputs, Reading(from_, strict, skip_bad, dict(read_opts), quiet), list, show_error, run=census_or_read)
     sessions = [s for summaries in found for s in summaries]
     warnings = [w for outcome in result.outcomes for w in outcome.warnings]
     per_session = [s.as_dict() for s in sessions]

@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError, UsageError
+from sessionport.summary import SessionSummary, census_or_read
 from sessionport.pipeline import batch, stream, targets
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.inputs import Inputs, Source, resolve
@@ -83,11 +84,12 @@ def _silent(message: str) -> None:
     pass
 
 
-def read_source(source: Source | str | None, reading: Reading, context: ReadContext | None = None) -> Iterator[dict]:
-    """The events of one input, read as ``reading`` says."""
+def read_source(source: Source | str | None, reading: Reading, context: ReadContext | None = None, run: Callable | None = None) -> Iterator[dict]:
+    """The events of one input, read as ``reading`` says (``run``: see
+    :func:`stream.read`)."""
     spec = source.spec if isinstance(source, Source) else source
     ctx = context or (ReadContext(on_warning=_silent) if reading.quiet else ReadContext())
-    events = stream.read(spec, format=reading.format, strict=reading.strict, skip_bad=reading.skip_bad, options=dict(reading.options), context=ctx)
+    events = stream.read(spec, format=reading.format, strict=reading.strict, skip_bad=reading.skip_bad, options=dict(reading.options), context=ctx, run=run)
     if reading.progress:
         from sessionport.reports import progress
 
@@ -106,8 +108,10 @@ def each_input(
     reading: Reading,
     consume: Callable[[Iterator[dict]], Any],
     on_outcome: Callable[[Outcome], None] | None = None,
+    run: Callable | None = None,
 ) -> tuple[list[Any], Result]:
-    """``consume(events)`` for every input, in order (``inspect``): what each
+    """``consume(events)`` for every input, in order (``inspect``; ``run``:
+    see :func:`stream.read`): what each
     returned, and the run's result.  A single input's error is raised; in a
     batch a failing input is reported and the others go on, as in
     :func:`run`.  Each outcome carries its input's warnings (already shown
@@ -120,7 +124,7 @@ def each_input(
     for source in inputs.sources:
         ctx = ReadContext(on_warning=_silent) if reading.quiet else ReadContext()
         try:
-            values.append(consume(read_source(source, reading, ctx)))
+            values.append(consume(read_source(source, reading, ctx, run)))
             outcome = Outcome(source.spec, None, True, None, ctx.warnings)
         except SessionportError as exc:
             if not inputs.batch:
@@ -207,3 +211,17 @@ def directory_jobs(sources: Sequence[Source], directory: str, template: batch.Jo
 def write(events: Iterable[dict], sink: Sink, inputs: Sequence[str | None] = ()) -> None:
     """Events to one output, guarded against writing onto ``inputs``."""
     stream.write(events, sink.output, format=sink.format, options=dict(sink.options), inputs=list(inputs))
+
+
+def summarize_input(
+    source: str | None,
+    *,
+    format: str | None = None,
+    strict: bool = False,
+    skip_bad: bool = False,
+    options: dict[str, Any] | None = None,
+    context: Any = None,
+) -> list[SessionSummary]:
+    """The summaries of one input, opened, detected and reported on exactly
+    as ``sessionport.read`` does."""
+    return list(stream.read(source, format=format, strict=strict, skip_bad=skip_bad, options=options, context=context, run=census_or_read))

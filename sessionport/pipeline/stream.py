@@ -40,11 +40,14 @@ def read(
     skip_bad: bool = False,
     options: dict[str, Any] | None = None,
     context: ReadContext | None = None,
+    run: Callable[[Any, BinaryIO, ReadContext], Iterable] | None = None,
 ) -> Iterator[dict]:
     """Yield the events of ``source`` (a path, URL, ``-`` or None for stdin).
 
     The input is opened when iteration starts and closed when it ends.
-    ``format`` overrides detection.
+    ``format`` overrides detection.  ``run(importer, stream, ctx)``, when
+    given, takes the place of ``importer.read`` (``inspect`` counts with the
+    importer's census) and what it returns is yielded.
     """
     registry = get_registry()
     importer = registry.importer(format) if format else None
@@ -63,23 +66,34 @@ def read(
                 return
             importer = detect(inp.head, inp.name, registry)
         ctx.options.setdefault("_format", importer.name)
-        if format and not is_blank(inp.head):
-            yield from _forced(importer, inp, ctx, registry)
+        if run is not None:
+            items, found = run(importer, inp.stream, ctx), _holds_messages
         else:
-            yield from importer.read(inp.stream, ctx)
+            items, found = importer.read(inp.stream, ctx), _is_message
+        if format and not is_blank(inp.head):
+            items = _forced(items, found, importer, inp, ctx, registry)
+        yield from items
         ctx.report_bad()
     finally:
         inp.close()
 
 
-def _forced(importer, inp: Input, ctx: ReadContext, registry) -> Iterator[dict]:
+def _is_message(event: dict) -> bool:
+    return event.get("type") == "message"
+
+
+def _holds_messages(summary: Any) -> bool:
+    # What a ``run`` yields in place of events (inspect's session summaries).
+    return bool(getattr(summary, "messages", 0))
+
+
+def _forced(items: Iterable, found: Callable[[Any], bool], importer, inp: Input, ctx: ReadContext, registry) -> Iterator:
     """An importer named with ``--from``: when it finds no message in an
     input that is not empty, say so and what detection makes of it."""
     messages = 0
-    for event in importer.read(inp.stream, ctx):
-        if event.get("type") == "message":
-            messages += 1
-        yield event
+    for item in items:
+        messages += found(item)
+        yield item
     if messages:
         return
     from sessionport.detect import rank

@@ -42,6 +42,22 @@ class SessionSummary:
     unknown: dict[str, dict[str, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
+    def count(self, role: Any, kind: Any, tool: Any, model: Any, stamp: Any) -> None:
+        """One message: its role, its kind (``text`` unless the event says),
+        the tool it calls (None for anything but a call) and its model."""
+        self.messages += 1
+        self.roles[role] += 1
+        self.kinds[kind] += 1
+        if tool:
+            self.tools[tool] += 1
+        if model:
+            self.models[model] += 1
+        if isinstance(stamp, str):
+            if self.first is None or stamp < self.first:
+                self.first = stamp
+            if self.last is None or stamp > self.last:
+                self.last = stamp
+
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "source": self.source,
@@ -84,14 +100,34 @@ def _duration(first: str | None, last: str | None) -> float | None:
         return None
 
 
-def summarize(events: Iterable[dict]) -> list[SessionSummary]:
-    sessions: list[SessionSummary] = []
-    current: SessionSummary | None = None
-    for event in events:
+class Summarizer:
+    """Builds the summaries of a stream of events, one event at a time.
+
+    :meth:`take` is what ``summarize`` does per event; an importer's census
+    calls :meth:`SessionSummary.count` directly for the messages it never
+    builds, at the point of the stream where the reader would have yielded
+    them (so counters keep their first-seen order).
+    """
+
+    __slots__ = ("sessions", "current")
+
+    def __init__(self) -> None:
+        self.sessions: list[SessionSummary] = []
+        self.current: SessionSummary | None = None
+
+    def session(self) -> SessionSummary:
+        """The session messages count into (an anonymous one if none started)."""
+        current = self.current
+        if current is None:
+            current = self.current = SessionSummary()
+            self.sessions.append(current)
+        return current
+
+    def take(self, event: dict) -> None:
         kind = event.get("type")
         if kind == "session":
             metadata = event.get("metadata") or {}
-            current = SessionSummary(
+            current = self.current = SessionSummary(
                 source=event.get("source"),
                 sessionId=event.get("sessionId"),
                 title=event.get("title"),
@@ -102,27 +138,19 @@ def summarize(events: Iterable[dict]) -> list[SessionSummary]:
             notes = metadata.get("notes") if isinstance(metadata, dict) else None
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)
-            sessions.append(current)
+            self.sessions.append(current)
         elif kind == "message":
-            if current is None:
-                current = SessionSummary()
-                sessions.append(current)
-            current.messages += 1
-            current.roles[event.get("role")] += 1
             meta = event.get("meta") or {}
-            current.kinds[meta.get("kind", "text")] += 1
-            if event.get("toolName") and meta.get("kind", "tool_use") == "tool_use":
-                current.tools[event["toolName"]] += 1
-            model = meta.get("model")
-            if model:
-                current.models[model] += 1
-            stamp = event.get("timestamp")
-            if isinstance(stamp, str):
-                if current.first is None or stamp < current.first:
-                    current.first = stamp
-                if current.last is None or stamp > current.last:
-                    current.last = stamp
-        elif kind == "end" and current is not None:
+            tool = event.get("toolName")
+            self.session().count(
+                event.get("role"),
+                meta.get("kind", "text"),
+                tool if tool and meta.get("kind", "tool_use") == "tool_use" else None,
+                meta.get("model"),
+                event.get("timestamp"),
+            )
+        elif kind == "end" and self.current is not None:
+            current = self.current
             usage = event.get("usage")
             if isinstance(usage, dict):
                 current.usage = empty_usage()
@@ -136,7 +164,25 @@ def summarize(events: Iterable[dict]) -> list[SessionSummary]:
             notes = event.get("notes")
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)
-    return sessions
+
+
+def summarize(events: Iterable[dict]) -> list[SessionSummary]:
+    summarizer = Summarizer()
+    take = summarizer.take
+    for event in events:
+        take(event)
+    return summarizer.sessions
+
+
+def census_or_read(importer: Any, stream: Any, ctx: Any) -> list[SessionSummary]:
+    """The summaries of one opened input (a ``run`` for ``stream.read``):
+    from the importer's census when it has one (counts taken from the
+    records, no message events built), else from the events of its read.
+    Both give the same summaries."""
+    census = importer.census_function()
+    if census is not None:
+        return census(stream, ctx)
+    return summarize(importer.read(stream, ctx))
 
 
 def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
