@@ -20,7 +20,7 @@ TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
 
 
 # Anything esc changes: markup characters, CR, ESC and the other controls.
-_PLAIN = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f\x7f]").search
+_PLAIN = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]").search
 
 
 def esc(value: object) -> str:

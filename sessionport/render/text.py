@@ -159,13 +159,24 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
+# Bidirectional embeddings, overrides and isolates (U+202A..U+202E,
+# U+2066..U+2069) reorder what follows them on screen: "gpj.exe" can be made
+# to read "exe.jpg".  They are replaced like control characters; the marks
+# U+200E/U+200F, which reorder nothing by themselves, are kept.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile("[" + BIDI_CONTROLS + "]")
+
+
 def replace_controls(text: str) -> str:
-    """``text`` with control characters other than tab and line ends made
-    U+FFFD.  Texts are first checked at the byte level (in UTF-8 these
-    characters are only ever themselves): when, as usual, there is nothing
-    to replace, an encode and a ``bytes.translate`` beat the regex at every
-    length, from a few characters (about 0.15 against 0.2 us) to megabytes
-    of tool output (several times)."""
+    """``text`` with control characters other than tab and line ends, and
+    bidi override characters, made U+FFFD.  Texts are first checked at the
+    byte level (in UTF-8 these control characters are only ever themselves):
+    when, as usual, there is nothing to replace, an encode and a
+    ``bytes.translate`` beat the regex at every length, from a few
+    characters (about 0.15 against 0.2 us) to megabytes of tool output
+    (several times).  Bidi characters are looked for only in non-ASCII text."""
+    if not text.isascii() and _BIDI.search(text) is not None:
+        text = _BIDI.sub("\ufffd", text)
     data = text.encode("utf-8", "surrogatepass")
     if len(data.translate(None, _CONTROL_BYTES)) == len(data):
         return text

@@ -1,0 +1,199 @@
+"""Message Markdown as safe HTML, one message at a time.
+
+User and assistant text and thinking are Markdown written by a model or a
+person.  They are rendered with markdown-it-py (CommonMark plus tables and
+strikethrough) with raw HTML switched off, so ``<script>`` in a message is
+text; links are made only for ``http``, ``https`` and ``mailto`` targets
+(every other scheme, however spelled, stays text) and carry
+``rel="nofollow noopener noreferrer"``; a Markdown image is shown as a link
+to it, never loaded.  Bare ``http(s)`` URLs become links as before.  Fenced
+code is highlighted by Pygments (its stylesheet is part of the page's one
+inline stylesheet, see :func:`highlight_css`).
+
+markdown-it-py and Pygments are imported on the first message rendered,
+never at start-up.  Text with nothing Markdown could act on (most short
+prose) skips the parser: :func:`_plain_paragraphs` writes what the parser
+would.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from sessionport.render.text import URL, split_urls
+
+ALLOWED_SCHEMES = ("http:", "https:", "mailto:")
+# Past this size a code block is shown without highlighting: Pygments takes
+# about a second per megabyte.
+HIGHLIGHT_LIMIT = 40_000
+# Characters and line starts that can make Markdown of plain text.  Without
+# any of them the text is paragraphs of lines, written directly.
+_MARKUP = re.compile(r"[\\`*_\[\]<>|~&]|://|^[ \t#=+-]|[ \t]$|^\d{1,9}[.)]|\t", re.M)
+_BLANK_RUN = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+
+
+def _clean_url(url: str) -> str:
+    return url.strip().lower()
+
+
+def allowed_link(url: str) -> bool:
+    """Whether a link target (already entity-decoded and normalised by the
+    parser) may become a link: http, https and mailto only."""
+    return _clean_url(url).startswith(ALLOWED_SCHEMES)
+
+
+@functools.lru_cache(maxsize=64)
+def _lexer(lang: str):
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+    except (ClassNotFound, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _formatter():
+    from pygments.formatters import HtmlFormatter
+
+    return HtmlFormatter(nowrap=True)
+
+
+def highlight(code: str, lang: str, attrs: str = "") -> str:
+    """Highlighted HTML of ``code`` (spans only), or "" to leave it plain."""
+    if not lang or len(code) > HIGHLIGHT_LIMIT:
+        return ""
+    lexer = _lexer(lang.lower()[:40])
+    if lexer is None:
+        return ""
+    from pygments import highlight as pyg_highlight
+
+    return pyg_highlight(code, lexer, _formatter())
+
+
+HIGHLIGHT_SCOPE = ".md pre"
+
+
+@functools.lru_cache(maxsize=1)
+def highlight_css() -> str:
+    """Pygments' token colours for code in rendered Markdown, light and dark
+    (only the token rules: the block's own background is the page's)."""
+    from pygments.formatters import HtmlFormatter
+
+    def rules(style: str) -> str:
+        css = HtmlFormatter(style=style).get_style_defs(HIGHLIGHT_SCOPE)
+        keep = [line.split(" /*")[0] for line in css.splitlines() if line.startswith(HIGHLIGHT_SCOPE + " .") and ".hll" not in line]
+        return "".join(keep)
+
+    return rules("default") + "@media (prefers-color-scheme:dark){" + rules("github-dark") + "}"
+
+
+def _link_open(self, tokens, idx, options, env):
+    token = tokens[idx]
+    token.attrSet("rel", "nofollow noopener noreferrer")
+    token.attrSet("target", "_blank")
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _image(self, tokens, idx, options, env):
+    """An image as a link to it (the page loads nothing); its alt text shown."""
+    from markdown_it.common.utils import escapeHtml
+
+    token = tokens[idx]
+    src = token.attrGet("src") or ""
+    alt = self.renderInlineAsText(token.children or [], options, env) or "image"
+    label = f"[image: {escapeHtml(alt)}]"
+    if not allowed_link(src):
+        return escapeHtml(label)
+    return f'<a href="{escapeHtml(src)}" rel="nofollow noopener noreferrer" target="_blank">{label}</a>'
+
+
+def _linkify(state) -> None:
+    """Bare http(s) URLs in text (outside links and code) become links."""
+    from markdown_it.token import Token
+
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        children = block.children
+        if not any(t.type == "text" and "://" in t.content for t in children):
+            continue
+        out = []
+        depth = 0
+        for token in children:
+            if token.type == "link_open":
+                depth += 1
+            elif token.type == "link_close":
+                depth -= 1
+            if token.type != "text" or depth or "://" not in token.content:
+                out.append(token)
+                continue
+            for is_url, piece in split_urls(token.content):
+                if not is_url:
+                    text = Token("text", "", 0)
+                    text.content = piece
+                    out.append(text)
+                    continue
+                opener = Token("link_open", "a", 1)
+                opener.attrs = {"href": state.md.normalizeLink(piece)}
+                opener.markup, opener.info = "linkify", "auto"
+                text = Token("text", "", 0)
+                text.content = piece
+                out += [opener, text, Token("link_close", "a", -1)]
+        block.children = out
+
+
+@functools.lru_cache(maxsize=1)
+def parser():
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "breaks": True, "highlight": highlight})
+    md.enable(["table", "strikethrough"])
+    md.validateLink = allowed_link
+    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("image", _image)
+    md.core.ruler.push("bare_urls", _linkify)
+    return md
+
+
+@functools.lru_cache(maxsize=1)
+def block_parser():
+    """Block structure only (no inline pass), raw HTML off."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False})
+    md.disable(["inline"])
+    return md
+
+
+@functools.lru_cache(maxsize=1)
+def html_parser():
+    """A CommonMark parser as permissive as Obsidian's: raw HTML on, every
+    link kept, to check what a Markdown document would become there."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": True})
+    md.enable(["table", "strikethrough"])
+    md.validateLink = lambda url: True
+    return md
+
+
+def _plain_paragraphs(text: str) -> str:
+    """What the parser gives for text :data:`_MARKUP` finds nothing in."""
+    out = []
+    for para in _BLANK_RUN.split(text.strip("\n")):
+        if para:
+            out.append("<p>" + para.replace('"', "&quot;").replace("\n", "<br />\n") + "</p>\n")
+    return "".join(out)
+
+
+def render_markdown(text: str) -> str:
+    """``text`` (already free of control and bidi characters) as HTML."""
+    if _MARKUP.search(text) is None:
+        return _plain_paragraphs(text)
+    return parser().render(text)
+
+
+__all__ = ["render_markdown", "highlight_css", "allowed_link", "URL"]
