@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from sessionport.render.session import format_time
-from sessionport.render.text import replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
-from sessionport.render.tools import DIFF_LINE_RULES, diff_line_class, first_line as _first_line, view_tool_call
+from sessionport.render.text import clean_text, replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
+from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line, view_tool_call
 
 _LANG = re.compile(r"[^\w+#.-]")
 OPEN_DIFF_LINES = 40
@@ -223,3 +223,79 @@ def gist(text: str, limit: int = 140) -> str:
 
 def facts_list(pairs: list[tuple[str, str]]) -> str:
     return '<dl class="facts">' + "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in pairs) + "</dl>"
+
+
+# -- rendered Markdown, tool units, commands ----------------------------------
+
+LONG_OUTPUT_LINES = 30
+
+
+def markdown_block(text: str, css: str = "md") -> str:
+    """A message's Markdown rendered (see :mod:`sessionport.render.markup`)."""
+    if not text.strip():
+        return '<p class="empty">(empty message)</p>'
+    from sessionport.render.markup import render_markdown
+
+    return f'<div class="{css}">{render_markdown(clean_text(text))}</div>'
+
+
+def tool_input_html(view: ToolView) -> str:
+    """The input of a call, shown by what it is."""
+    kind = view.kind
+    if kind == "shell":
+        return f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>'
+    if kind == "diff":
+        return _diff_block(view.body)
+    if kind == "read":
+        detail = f' <span class="range">{esc(view.detail)}</span>' if view.detail else ""
+        return f'<p class="path"><span class="what">read</span> <code>{esc(view.body)}</code>{detail}</p>'
+    if kind == "markdown":
+        return markdown_block(view.body, "md plan")
+    if kind == "code":
+        from sessionport.render.markup import highlight
+
+        code = clean_text(view.body)
+        lit = highlight(code, _LANG.sub("", view.detail)) or esc(code)
+        return f'<div class="md"><pre><code>{lit}</code></pre></div>'
+    if view.body.strip():
+        return plain_block(view.body, TOOL_CLASS[kind])
+    return '<p class="empty">(no input)</p>'
+
+
+def output_html(text: str, max_output: int | None) -> tuple[str, int]:
+    """A tool output block (collapsed when long) and its line count."""
+    lines = count_lines(text)
+    if not text:
+        return '<p class="empty">(no output)</p>', 0
+    body, cut = trim_lines(text, max_output)
+    block = plain_block(body)
+    if cut:
+        block += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
+    if lines > LONG_OUTPUT_LINES:
+        first = esc(_first_line(text)[:160])
+        block = f'<details class="long"><summary><span class="lines">{lines:,} lines</span><span class="brief">{first}</span></summary>{block}</details>'
+    return block, lines
+
+
+def unit_summary(name: str, brief: str, error: bool, lines: int, answered: bool) -> str:
+    badge = '<span class="badge err">error</span>' if error else ""
+    size = f'<span class="lines">{lines:,} line{"s" if lines != 1 else ""}</span>' if lines > 1 else ""
+    waiting = "" if answered else '<span class="lines">no result</span>'
+    return f'<summary><span class="badge">{esc(name)}</span><span class="brief">{esc(brief)}</span>{badge}{size}{waiting}</summary>'
+
+
+def result_html(dom_id: str, output: str, error: bool, note: str = "") -> str:
+    label = "error" if error else "output"
+    return f'<div class="tool-out{" error" if error else ""}" id="{dom_id}"><div class="out-head"><span class="badge">{label}</span>{note}{anchor(dom_id)}</div>{output}</div>'
+
+
+def command_html(label: str, args: str, output: str = "", error: str = "", shell: bool = False) -> str:
+    chip = f'<span class="chip{" shell" if shell else ""}">{esc(label)}</span>'
+    if args:
+        chip += f' <code class="args">{esc(args)}</code>'
+    parts = [f'<div class="cmd">{chip}</div>']
+    if output:
+        parts.append(plain_block(output, "out cmd-out"))
+    if error:
+        parts.append(plain_block(error, "out cmd-err"))
+    return "".join(parts)

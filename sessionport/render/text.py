@@ -183,6 +183,17 @@ def replace_controls(text: str) -> str:
     return _CONTROL.sub("\ufffd", text)
 
 
+def clean_text(text: str) -> str:
+    """Text without terminal escape codes, control or bidi override
+    characters, and with one kind of line end: what both readable
+    exporters show of any transcript text."""
+    if "\x1b" in text:
+        text = strip_terminal_codes(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return replace_controls(text)
+
+
 def count_lines(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
