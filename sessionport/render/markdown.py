@@ -11,6 +11,7 @@ whatever the input size; output appears when the input is read.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from typing import BinaryIO, Callable, Iterable
@@ -31,11 +32,14 @@ from sessionport.render.session import (
 )
 from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
 from sessionport.render.tools import view_tool_call
-from sessionport.render.markdown_blocks import code_span, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.markdown_blocks import code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.commands import parse_command
+from sessionport.render.pairing import PendingCalls
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
 
 SPOOL_MEMORY = 8 << 20
 TOOL_LANG = {"shell": "sh", "diff": "diff", "json": "json", "text": "text"}
+LONG_OUTPUT_LINES = 30  # a longer tool output is collapsed
 
 
 class _TocEntry:
@@ -57,6 +61,9 @@ class MarkdownWriter:
         self.tracker: SessionTracker | None = None
         self.turn: str | None = None
         self.show_all = options.tools and options.thinking and options.injected
+        self.pending = PendingCalls(self._write_unit, emit)
+        self.open_command: str | None = None
+        self.commands = 0
 
     # sessions -------------------------------------------------------------
 
@@ -80,6 +87,8 @@ class MarkdownWriter:
     def finish(self) -> None:
         if self.tracker is None:
             return
+        self._close_command()
+        self.pending.flush()
         tracker, entry = self.tracker, self.toc[-1]
         parts = tracker.summary_parts()
         if entry.date is None and tracker.first is not None:
@@ -102,42 +111,72 @@ class MarkdownWriter:
         if parts is None:
             return
         meta, kind, text = parts
+        role = message.get("role")
+        command = parse_command(text) if role == "user" and kind == "text" and text[:1] == "<" else None
+        if self.open_command is not None and (command is None or command.kind != "output"):
+            self._close_command()
         sidechain = False
         if meta:
             if meta.get("injected"):
                 self.turn = None
-                lines = count_lines(text)
-                label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
-                self.emit(details(label, fenced(text, "text")) + "\n")
+                if command is not None and command.kind == "caveat":
+                    label = "Local command caveat"
+                else:
+                    lines = count_lines(text)
+                    label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
+                self.pending.text(details(label, fenced(text, "text")) + "\n")
                 return
             sidechain = bool(meta.get("sidechain"))
-        label = turn_label_of(message.get("role"), kind, sidechain)
+        label = turn_label_of(role, kind, sidechain)
+        head = ""
         if label != self.turn:
             self.turn = label
             stamp = message.get("timestamp")
             when = format_time(stamp) if stamp is not None else ""
-            self.emit(f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n")
+            head = f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n"
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
-            self.emit(self._tool_call(message, text))
+            self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
         elif kind == "tool_result":
-            self.emit(self._tool_result(message, text))
+            result = self._tool_result(message, text)
+            if not self.pending.result(message.get("toolCallId"), result, len(result)):
+                self.pending.text(head + result)
+        elif command is not None:
+            self._command(command, head)
         elif kind == "thinking":
-            self.emit(details("Thinking", message_markdown(text)) + "\n")
+            self.pending.text(head + details("Thinking", message_markdown(text)) + "\n")
         elif kind in ("summary", "compaction"):
-            self.emit(details(summary_text(kind.capitalize()), message_markdown(text)) + "\n")
-        elif message.get("role") == "system":
-            self.emit(details("System message", fenced(text, "text")) + "\n")
+            self.pending.text(head + details(summary_text(kind.capitalize()), message_markdown(text)) + "\n")
+        elif role == "system":
+            self.pending.text(head + details("System message", fenced(text, "text")) + "\n")
         else:
-            self.emit((message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n")
+            self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n")
+
+    def _write_unit(self, unit) -> None:
+        if unit.call.__class__ is tuple:  # a command and its output
+            _, head, command = unit.call
+            output = unit.result
+            self.emit(head + command_markdown(command, output))
+            return
+        self.emit(unit.call)
+        if unit.result is not None:
+            self.emit(unit.result)
 
     def _tool_call(self, message: dict, text: str) -> str:
         view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
         head = f"**Tool call:** {code_span(str(message.get('toolName') or 'tool'))}"
+        if view.summary and view.kind in ("diff", "markdown"):
+            head += f" · {inline(view.summary)}"
         if message.get("toolCallId") is not None:
             head += f" · {code_span(str(message['toolCallId']))}"
+        if view.kind == "read":
+            detail = f" ({inline(view.detail)})" if view.detail else ""
+            return f"{head}\n\nRead {code_span(view.body)}{detail}\n\n"
+        if view.kind == "markdown":
+            return f"{head}\n\n" + details("Input", message_markdown(view.body)) + "\n"
         if view.kind == "text" and not view.body.strip():
             return head + "\n\n"
-        return fenced(view.body, TOOL_LANG[view.kind], f"{head}\n\n", "\n")
+        lang = re.sub(r"[^\w+.-]", "", view.detail) if view.kind == "code" else TOOL_LANG[view.kind]
+        return fenced(view.body, lang, f"{head}\n\n", "\n")
 
     def _tool_result(self, message: dict, text: str) -> str:
         label = "Result (error)" if message.get("isError") else "Result"
@@ -147,9 +186,28 @@ class MarkdownWriter:
         if not text:
             return f"{head} *(no output)*\n\n"
         body, cut = trim_lines(text, self.options.max_output)
-        if not cut:
-            return fenced(body, "text", f"{head}\n\n", "\n")
-        return fenced(body, "text", f"{head}\n\n", f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n")
+        after = f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n" if cut else "\n"
+        lines = count_lines(body)
+        if lines > LONG_OUTPUT_LINES:
+            return details(f"{summary_text(label)} · {lines:,} lines", fenced(body, "text")) + after
+        return fenced(body, "text", f"{head}\n\n", after)
+
+    def _command(self, command, head: str) -> None:
+        if command.kind == "output" and self.open_command is not None:
+            key, self.open_command = self.open_command, None
+            self.pending.result(key, command, len(command.stdout) + len(command.stderr))
+            return
+        if command.kind == "command":
+            self.commands += 1
+            self.open_command = f"\0command {self.commands}"
+            self.pending.call(self.open_command, ("command", head, command), 200)
+            return
+        self.pending.text(head + command_markdown(None, command))
+
+    def _close_command(self) -> None:
+        if self.open_command is not None:
+            key, self.open_command = self.open_command, None
+            self.pending.result(key, None, 0)
 
     # the parts written last, in front ----------------------------------------
 

@@ -191,3 +191,22 @@ def details(summary: str, body: str) -> str:
 def summary_text(text: str) -> str:
     """Text for inside ``<summary>``: HTML-escaped, on one line."""
     return " ".join(clean(text).split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def command_markdown(command, output) -> str:
+    """A Claude Code command (``/context``, ``! ls``) and what it printed;
+    either may be None."""
+    parts = []
+    if command is not None:
+        line = f"**Command:** {code_span(command.label)}"
+        if command.args:
+            line += f" {code_span(command.args)}"
+        parts.append(line + "\n\n")
+    if output is not None:
+        if command is None:
+            parts.append("**Command output:**\n\n")
+        if output.stdout:
+            parts.append(fenced(output.stdout, "text", "", "\n"))
+        if output.stderr:
+            parts.append(fenced(output.stderr, "text", "*stderr:*\n\n", "\n"))
+    return "".join(parts)
