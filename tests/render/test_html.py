@@ -103,7 +103,7 @@ def assert_nothing_injected(parsed: Audit, *, browser: bool = False) -> None:
             assert not name.startswith("on"), f"event handler attribute {name}={value!r} on <{tag}>"
             assert name not in ("src", "srcdoc", "formaction", "style", "background"), f"{name} on <{tag}>"
             if name == "href":
-                assert value.startswith("#") or re.match(r"https?://", value), f"unsafe href {value!r}"
+                assert value.startswith("#") or re.match(r"https?://|mailto:", value), f"unsafe href {value!r}"
                 if not value.startswith("#"):
                     assert tag == "a" and attrs.get("rel") == "nofollow noopener noreferrer"
 
