@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import BinaryIO, Iterable
 
 from sessionport.context import WriteContext
+from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, RenderOptions
 from sessionport.render.session import SessionTracker, extra_metadata, feed, header_facts, session_title, shown_parts, turn_label_of
@@ -28,6 +29,7 @@ from sessionport.render.html_blocks import (
     esc,
     facts_list,
     gist,
+    images_html,
     markdown_block,
     message_head,
     output_html,
@@ -74,6 +76,7 @@ class HtmlWriter:
         self.turn: str | None = None
         self.number = 0
         self.show_all = options.tools and options.thinking and options.injected
+        self.embed = options.embed_images
         page = ChunkedWriter(out, self.CHUNK)
         self.emit, self.flush = page.emit, page.flush
         self.pending = PendingCalls(self._write_unit, self.emit)
@@ -200,7 +203,8 @@ class HtmlWriter:
             if role == "user" and not sidechain and text.strip():
                 self._toc(dom_id, text)
             spawned = self._spawned_by(text) if sidechain and role == "user" else ""
-            body = f'{spawned}<div class="bubble">{markdown_block(text)}</div>'
+            media = images_html(message) if self.embed and "media" in message else ""
+            body = f'{spawned}<div class="bubble">{markdown_block(text)}{media}</div>'
         self.pending.text(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="{_KIND_ATTRS.get(kind) or esc(kind)}">{head}{body}</article>\n')
 
     def _toc(self, dom_id: str, text: str) -> None:
@@ -236,6 +240,8 @@ class HtmlWriter:
         error = bool(message.get("isError"))
         self.tool_errors += error
         output, lines = output_html(text, self.options.max_output)
+        if self.embed and "media" in message:
+            output += images_html(message)
         call_id = message.get("toolCallId")
         if self.pending.result(call_id, (dom_id, output, error, lines), len(output)):
             return
@@ -322,7 +328,10 @@ class HtmlWriter:
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    writer = HtmlWriter(out, RenderOptions.from_options(ctx.options))
+    options = RenderOptions.from_options(ctx.options)
+    if options.image_dir is not None:
+        raise UsageError(f"--images {options.images!r}: the HTML page takes 'placeholder' or 'embed' (a directory of images is for Markdown)")
+    writer = HtmlWriter(out, options)
     try:
         feed(events, writer)
         writer.close()

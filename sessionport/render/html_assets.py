@@ -231,6 +231,7 @@ details.long>summary{display:flex;gap:.5rem;align-items:baseline;font-size:12px;
 .cmd .args{font-family:var(--mono);font-size:12.5px}
 .cmd-err{color:var(--err)}
 .no-result{font-size:12px}
+.media img{display:block;max-width:100%;max-height:32rem;margin:.5rem 0;border:1px solid var(--line);border-radius:6px}
 """
 
 

@@ -299,3 +299,19 @@ def command_html(label: str, args: str, output: str = "", error: str = "", shell
     if error:
         parts.append(plain_block(error, "out cmd-err"))
     return "".join(parts)
+
+
+def images_html(message: dict) -> str:
+    """The images a message carries, inline (``--images embed``), each checked
+    by :mod:`sessionport.render.images`; a refused one says why."""
+    from sessionport.model import human_size
+    from sessionport.render.images import images_of
+
+    parts = []
+    for n, image in enumerate(images_of(message), 1):
+        if image.ok:
+            label = esc(f"image {n} ({image.mime}, {human_size(len(image.data or b''))})")
+            parts.append(f'<img alt="{label}" title="{label}" src="{image.data_url()}">')
+        else:
+            parts.append(f'<p class="cut">image {n} not shown: {esc(image.reason)}</p>')
+    return f'<div class="media">{"".join(parts)}</div>' if parts else ""

@@ -11,12 +11,14 @@ whatever the input size; output appears when the input is read.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
 from typing import BinaryIO, Callable, Iterable
 
 from sessionport.context import WriteContext
+from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
 from sessionport.render.session import (
@@ -64,6 +66,9 @@ class MarkdownWriter:
         self.pending = PendingCalls(self._write_unit, emit)
         self.open_command: str | None = None
         self.commands = 0
+        self.image_dir: str | None = None  # where --images DIR writes (the directory as given)
+        self.image_link = ""  # that directory as the document links it
+        self.images_written = 0
 
     # sessions -------------------------------------------------------------
 
@@ -137,7 +142,7 @@ class MarkdownWriter:
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
             self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
         elif kind == "tool_result":
-            result = self._tool_result(message, text)
+            result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
             if not self.pending.result(message.get("toolCallId"), result, len(result)):
                 self.pending.text(head + result)
         elif command is not None:
@@ -149,7 +154,34 @@ class MarkdownWriter:
         elif role == "system":
             self.pending.text(head + details("System message", fenced(text, "text")) + "\n")
         else:
-            self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n")
+            images = self._images(message) if "media" in message else ""
+            self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n" + images)
+
+    def _images(self, message: dict) -> str:
+        """The images a message carries: inline or written to the image
+        directory and linked (placeholders otherwise: the text has them)."""
+        options = self.options
+        if not (options.embed_images or options.image_dir):
+            return ""
+        from sessionport.model import human_size
+        from sessionport.render.images import images_of
+
+        lines = []
+        for n, image in enumerate(images_of(message), 1):
+            if not image.ok:
+                lines.append(f"*(image {n} not shown: {inline(image.reason)})*")
+                continue
+            alt = f"image {n} ({image.mime}, {human_size(len(image.data or b''))})"
+            if options.embed_images:
+                lines.append(f"![{inline(alt)}]({image.data_url()})")
+                continue
+            self.images_written += 1
+            name = f"image-{self.images_written:04d}.{image.extension}"
+            with open(os.path.join(self.image_dir or ".", name), "wb") as handle:
+                handle.write(image.data or b"")
+            target = "/".join((*self.image_link.split(os.sep), name)) if self.image_link else name
+            lines.append(f"![{inline(alt)}](<{target}>)")
+        return "\n\n".join(lines) + "\n\n" if lines else ""
 
     def _write_unit(self, unit) -> None:
         if unit.call.__class__ is tuple:  # a command and its output
@@ -256,12 +288,29 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     with tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY) as spool:
         body = ChunkedWriter(spool, BODY_CHUNK)
         writer = MarkdownWriter(body.emit, options)
+        if options.image_dir is not None:
+            writer.image_dir, writer.image_link = image_directory(options.image_dir, ctx.name)
         feed(events, writer)
         writer.finish()
         body.flush()
         out.write(writer.preamble().encode("utf-8", "replace"))
         spool.seek(0)
         shutil.copyfileobj(spool, out, 1 << 20)
+
+
+def image_directory(directory: str, output: str) -> tuple[str, str]:
+    """``--images DIR``: the directory (made when missing) and how the
+    document links into it (relative to the document when it is a file)."""
+    if "<" in directory or ">" in directory or "\n" in directory:
+        raise UsageError(f"--images {directory!r}: a directory name cannot hold '<', '>' or a line end")
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--images {directory!r}: cannot make the directory ({exc.strerror or exc})") from None
+    if output and not output.startswith("<") and output != "-":
+        base = os.path.dirname(os.path.abspath(output))
+        return directory, os.path.relpath(os.path.abspath(directory), base)
+    return directory, os.path.normpath(directory)
 
 
 EXPORTER = Exporter(

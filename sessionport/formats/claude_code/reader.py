@@ -21,6 +21,12 @@ CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"
 ENVELOPE_ONLY_TYPES = frozenset(("queue-operation", "permission-mode", "last-prompt", "ai-title", "custom-title"))
 READ_BUFFER = 1 << 20
 
+KEEP_IMAGES = Option(
+    name="keep_images",
+    flags=("--keep-images",),
+    help="Claude Code: carry pasted and tool-result images in the stream (as `media`), for `--images embed` of the Markdown/HTML exporters.",
+    is_flag=True,
+)
 NO_SUBAGENTS = Option(
     name="no_subagents",
     flags=("--no-subagents",),
@@ -130,5 +136,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
-    options=(NO_SUBAGENTS,),
+    options=(NO_SUBAGENTS, KEEP_IMAGES),
 )
