@@ -19,7 +19,17 @@ from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, RenderOptions
-from sessionport.render.session import SessionTracker, extra_metadata, feed, header_facts, session_title, shown_parts, turn_label_of
+from sessionport.render.session import (
+    SessionTracker,
+    extra_metadata,
+    feed,
+    header_facts,
+    parent_call,
+    session_title,
+    shown_parts,
+    spawned_agent,
+    turn_label_of,
+)
 from sessionport.render.text import ChunkedWriter, count_lines
 from sessionport.render.html_assets import JS, content_security_policy, page_css
 from sessionport.render.html_blocks import (
@@ -57,6 +67,11 @@ PAGE_HEAD = (
     'aria-label="Filter messages"><button type="button" id="toggle">Expand all</button><span id="hits"></span></div></header>\n'
     '<main id="main">\n'
 )
+
+
+def meta_of(message: dict) -> dict | None:
+    meta = message.get("meta")
+    return meta if meta.__class__ is dict else None
 
 
 MAX_TOC = 500  # prompts listed per session; past it the list says how many more
@@ -104,6 +119,11 @@ class HtmlWriter:
         self._session_state()
         sid = f"s{number}"
         parts = [f'<section class="session" id="{sid}">', '<header class="session-head">', f'<h1><a href="#{sid}">{esc(title)}</a></h1>']
+        own, parent_id = parent_call(session)
+        if own:
+            link = self.pending.link_of(parent_id)
+            back = f' · <a href="#{link}">spawned by this call ↑</a>' if link else ""
+            parts.append(f'<p class="spawn" id="{own}">Subagent session{back}</p>')
         parts.append(facts_list(header_facts(session)))
         extra = extra_metadata(session)
         if extra:
@@ -202,6 +222,8 @@ class HtmlWriter:
             css = "user" if role == "user" else "assistant"
             if role == "user" and not sidechain and text.strip():
                 self._toc(dom_id, text)
+                # a new prompt: calls still waiting are not answered any more
+                self.pending.flush()
             spawned = self._spawned_by(text) if sidechain and role == "user" else ""
             media = images_html(message) if self.embed and "media" in message else ""
             body = f'{spawned}<div class="bubble">{markdown_block(text)}{media}</div>'
@@ -242,6 +264,10 @@ class HtmlWriter:
         output, lines = output_html(text, self.options.max_output)
         if self.embed and "media" in message:
             output += images_html(message)
+        agent = spawned_agent(meta_of(message))
+        if agent:
+            output += f'<p class="spawn"><a href="#{agent}">subagent session ↓</a></p>'
+
         call_id = message.get("toolCallId")
         if self.pending.result(call_id, (dom_id, output, error, lines), len(output)):
             return

@@ -210,12 +210,17 @@ def collapsed(label: str, inner: str, extra: str = "") -> str:
     return f'<details><summary>{esc(label)}{extra}</summary>{inner}</details>'
 
 
+_EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|`+")
+
+
 def gist(text: str, limit: int = 140) -> str:
     """The first line of a text, for a collapsed block's label (escaped)."""
     end = text.find("\n")
     line = (text if end < 0 else text[:end]).strip(" *#_")
     if not line and end >= 0:  # a first line of only markup: look further (rare)
         line = next((l.strip(" *#_") for l in text.split("\n") if l.strip(" *#_")), "")
+    if "*" in line or "_" in line or "`" in line:  # the label is plain text: no Markdown marks
+        line = _EMPHASIS.sub("", line)
     if len(line) > limit:
         line = line[: limit - 1] + "…"
     return f'<span class="gist">{esc(line)}</span>' if line else ""

@@ -27,6 +27,8 @@ from sessionport.render.session import (
     format_time,
     header_facts,
     feed,
+    parent_call,
+    spawned_agent,
     parse_time,
     session_title,
     shown_parts,
@@ -81,6 +83,10 @@ class MarkdownWriter:
         self.tracker = SessionTracker()
         self.turn = None
         lines = [f'<a id="{anchor}"></a>', "", f"# {inline(title)}", ""]
+        own, parent_id = parent_call(session)
+        if own:
+            lines[0] += f'<a id="{own}"></a>'
+            lines += ["*Subagent session*" + (f" · spawned by call {code_span(str(parent_id))}" if parent_id is not None else ""), ""]
         lines += [f"- **{label}:** {code_span(value) if label in ('Session', 'Directory', 'Source', 'Model') else inline(value)}" for label, value in header_facts(session)]
         self.emit("\n".join(lines) + "\n")
         extra = extra_metadata(session)
@@ -143,6 +149,9 @@ class MarkdownWriter:
             self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
         elif kind == "tool_result":
             result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
+            agent = spawned_agent(meta)
+            if agent:
+                result += f"[Subagent session ↓](#{agent})\n\n"
             if not self.pending.result(message.get("toolCallId"), result, len(result)):
                 self.pending.text(head + result)
         elif command is not None:
@@ -154,6 +163,8 @@ class MarkdownWriter:
         elif role == "system":
             self.pending.text(head + details("System message", fenced(text, "text")) + "\n")
         else:
+            if role == "user" and not sidechain and text.strip():
+                self.pending.flush()  # a new prompt: calls still waiting are not answered any more
             images = self._images(message) if "media" in message else ""
             self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n" + images)
 

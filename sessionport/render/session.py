@@ -173,6 +173,29 @@ def turn_label_of(role: Any, kind: str, sidechain: bool) -> str:
     return label
 
 
+def agent_anchor(agent_id: Any) -> str | None:
+    """The in-page anchor of a subagent's session, derived from its agent
+    id (a digest: ids are never copied from the transcript into the page)."""
+    if not isinstance(agent_id, str) or not agent_id:
+        return None
+    import hashlib
+
+    return "agent-" + hashlib.sha256(agent_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def spawned_agent(meta: dict | None) -> str | None:
+    """The anchor of the subagent session a tool result says it spawned."""
+    return agent_anchor(meta.get("spawnedAgentId")) if meta else None
+
+
+def parent_call(session: dict) -> tuple[str | None, Any]:
+    """A subagent session's own anchor and the call id that spawned it."""
+    metadata = session.get("metadata")
+    if not isinstance(metadata, dict):
+        return None, None
+    return agent_anchor(metadata.get("agentId")), metadata.get("parentToolCallId")
+
+
 def header_facts(session: dict) -> list[tuple[str, str]]:
     """(label, value) pairs known when the session starts."""
     facts: list[tuple[str, str]] = []
