@@ -69,11 +69,6 @@ PAGE_HEAD = (
 )
 
 
-def meta_of(message: dict) -> dict | None:
-    meta = message.get("meta")
-    return meta if meta.__class__ is dict else None
-
-
 MAX_TOC = 500  # prompts listed per session; past it the list says how many more
 TOC_LABEL = 90
 MAX_SPAWNS = 1000  # Task/Agent prompts remembered to link a subagent run to its call
@@ -264,7 +259,8 @@ class HtmlWriter:
         output, lines = output_html(text, self.options.max_output)
         if self.embed and "media" in message:
             output += images_html(message)
-        agent = spawned_agent(meta_of(message))
+        meta = message.get("meta")
+        agent = spawned_agent(meta) if meta.__class__ is dict and "spawnedAgentId" in meta else None
         if agent:
             output += f'<p class="spawn"><a href="#{agent}">subagent session ↓</a></p>'
 

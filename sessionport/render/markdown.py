@@ -149,7 +149,7 @@ class MarkdownWriter:
             self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
         elif kind == "tool_result":
             result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
-            agent = spawned_agent(meta)
+            agent = spawned_agent(meta) if meta and "spawnedAgentId" in meta else None
             if agent:
                 result += f"[Subagent session ↓](#{agent})\n\n"
             if not self.pending.result(message.get("toolCallId"), result, len(result)):

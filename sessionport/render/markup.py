@@ -189,10 +189,22 @@ def _plain_paragraphs(text: str) -> str:
     return "".join(out)
 
 
+# ``**strong**`` between spaces (or line ends) and closing before a space,
+# a line end or sentence punctuation: what CommonMark reads as strong
+# emphasis whatever surrounds it.  Reasoning summaries are headed this way,
+# and with nothing else to parse they skip the parser too.
+_STRONG = re.compile(r"(?:^|(?<=[ \t]))\*\*(?=[A-Za-z0-9(])([^*\n]*?[A-Za-z0-9.!?)])\*\*(?=$|[ \t.,;:!?])", re.M)
+
+
 def render_markdown(text: str) -> str:
     """``text`` (already free of control and bidi characters) as HTML."""
     if _MARKUP.search(text) is None:
         return _plain_paragraphs(text)
+    if "**" in text:
+        # \x01 and \x02 cannot be in the text: control characters were replaced
+        marked = _STRONG.sub("\x01\\1\x02", text)
+        if marked is not text and _MARKUP.search(marked) is None:
+            return _plain_paragraphs(marked).replace("\x01", "<strong>").replace("\x02", "</strong>")
     return parser().render(text)
 
 

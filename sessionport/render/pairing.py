@@ -120,6 +120,8 @@ class PendingCalls:
 
 
 def _key(call_id: Any) -> Any:
-    if call_id is None or call_id == "":
+    if call_id.__class__ is str:  # nearly every id
+        return call_id or None
+    if call_id is None:
         return None
     return call_id if isinstance(call_id, (str, int)) and not isinstance(call_id, bool) else str(call_id)

@@ -87,6 +87,28 @@ def test_plain_text_skips_the_parser_with_the_same_result():
         assert _plain_paragraphs(text) == parser().render(text)
 
 
+def test_strong_headings_skip_the_parser_with_the_same_result():
+    import random
+
+    from sessionport.render.markup import parser, render_markdown
+
+    words = "the a to of and in is 3 x9 \"q\" 'a' (b) ok! what? a=b 100% end. done,".split()
+    rng = random.Random(7)
+    for _ in range(3000):
+        parts = []
+        for _ in range(rng.randint(1, 16)):
+            word, roll = rng.choice(words), rng.random()
+            if roll < 0.15:
+                word = f"**{word}**"
+            elif roll < 0.2:
+                word = f"**{word} {rng.choice(words)}**"
+            elif roll < 0.23:
+                word = "**" + word if roll < 0.215 else word + "**"
+            parts += [word, rng.choice([" ", " ", "\n", "\n\n"])]
+        text = "".join(parts).strip()
+        assert render_markdown(text) == parser().render(text), text
+
+
 # -- calls and results ------------------------------------------------------------
 
 
