@@ -44,10 +44,12 @@ from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
 SPOOL_MEMORY = 8 << 20
 TOOL_LANG = {"shell": "sh", "diff": "diff", "json": "json", "text": "text"}
 LONG_OUTPUT_LINES = 30  # a longer tool output is collapsed
+MAX_PROMPTS = 500  # prompts listed per session
+PROMPT_LIST_MIN = 3  # a session with fewer prompts needs no list
 
 
 class _TocEntry:
-    __slots__ = ("anchor", "title", "source", "line", "session_id", "date")
+    __slots__ = ("anchor", "title", "source", "line", "session_id", "date", "prompts")
 
     def __init__(self, anchor: str, title: str, session: dict) -> None:
         self.anchor, self.title = anchor, title
@@ -55,6 +57,7 @@ class _TocEntry:
         self.session_id = session.get("sessionId")
         self.date = session.get("createdAt")
         self.line = ""
+        self.prompts = 0
 
 
 class MarkdownWriter:
@@ -68,6 +71,8 @@ class MarkdownWriter:
         self.pending = PendingCalls(self._write_unit, emit)
         self.open_command: str | None = None
         self.commands = 0
+        self.prompts: list[str] = []
+        self.more_prompts = 0
         self.image_dir: str | None = None  # where --images DIR writes (the directory as given)
         self.image_link = ""  # that directory as the document links it
         self.images_written = 0
@@ -82,6 +87,7 @@ class MarkdownWriter:
         self.toc.append(_TocEntry(anchor, title, session))
         self.tracker = SessionTracker()
         self.turn = None
+        self.prompts, self.more_prompts = [], 0
         lines = [f'<a id="{anchor}"></a>', "", f"# {inline(title)}", ""]
         own, parent_id = parent_call(session)
         if own:
@@ -109,6 +115,17 @@ class MarkdownWriter:
         for note in tracker.notes():
             self.emit(f"\n> {inline(note)}\n")
         self.emit("\n")
+        if len(self.prompts) + self.more_prompts >= PROMPT_LIST_MIN:
+            # written after the session (only then complete); the table of
+            # contents of several sessions links to it
+            number = len(self.toc)
+            total = len(self.prompts) + self.more_prompts
+            lines = [f'<a id="prompts-{number}"></a>', "", f"**Prompts of this session ({total:,}):**", ""]
+            lines += [f"{i}. [{inline(label)}](#prompt-{number}-{i})" for i, label in enumerate(self.prompts, 1)]
+            if self.more_prompts:
+                lines.append(f"\n*… and {self.more_prompts:,} more*")
+            self.emit("\n".join(lines) + "\n\n")
+            entry.prompts = total
         self.tracker = None
 
     def end_event(self, event: dict) -> None:
@@ -165,8 +182,18 @@ class MarkdownWriter:
         else:
             if role == "user" and not sidechain and text.strip():
                 self.pending.flush()  # a new prompt: calls still waiting are not answered any more
+                head = self._prompt_anchor(text) + head
             images = self._images(message) if "media" in message else ""
             self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n" + images)
+
+    def _prompt_anchor(self, text: str) -> str:
+        """An anchor for the prompts list written after the session."""
+        if len(self.prompts) >= MAX_PROMPTS:
+            self.more_prompts += 1
+            return ""
+        label = " ".join(text[:400].split())
+        self.prompts.append(label if len(label) <= 90 else label[:89] + "…")
+        return f'<a id="prompt-{len(self.toc)}-{len(self.prompts)}"></a>\n\n'
 
     def _images(self, message: dict) -> str:
         """The images a message carries: inline or written to the image
@@ -262,7 +289,8 @@ class MarkdownWriter:
             lines = [f"# {len(self.toc)} sessions", "", "## Contents", ""]
             for i, entry in enumerate(self.toc, 1):
                 extra = " · ".join(x for x in (entry.source, entry.line) if x)
-                lines.append(f"{i}. [{inline(entry.title)}](#{entry.anchor})" + (f" — {inline(extra)}" if extra else ""))
+                prompts = f" · [{entry.prompts:,} prompts](#prompts-{i})" if entry.prompts else ""
+                lines.append(f"{i}. [{inline(entry.title)}](#{entry.anchor})" + (f" — {inline(extra)}" if extra else "") + prompts)
             parts.append("\n".join(lines) + "\n\n")
         return "".join(parts)
 

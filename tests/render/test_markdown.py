@@ -254,7 +254,7 @@ def test_memory_stays_flat_on_a_large_stream(monkeypatch):
 
 # -- real files, through whatever importers are registered -----------------
 
-OUR_HTML = re.compile(r'^(<details>|</details>|<summary>[^<]*</summary>|<a id="(?:session-\d+|agent-[0-9a-f]{16})">|</a>|<a id="session-\d+"></a>)$')
+OUR_HTML = re.compile(r'^(<details>|</details>|<summary>[^<]*</summary>|<a id="(?:session-\d+|agent-[0-9a-f]{16}|prompts?-\d+(?:-\d+)?)">|</a>|<a id="session-\d+"></a>)$')
 
 
 def corpus_params(fmt: str) -> list:
