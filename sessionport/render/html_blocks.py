@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from sessionport.render.markup import render_markdown  # markdown-it-py itself loads on first use
 from sessionport.render.session import format_time
 from sessionport.render.text import clean_text, replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
 from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line, view_tool_call
@@ -239,8 +240,6 @@ def markdown_block(text: str, css: str = "md") -> str:
     """A message's Markdown rendered (see :mod:`sessionport.render.markup`)."""
     if not text.strip():
         return '<p class="empty">(empty message)</p>'
-    from sessionport.render.markup import render_markdown
-
     return f'<div class="{css}">{render_markdown(clean_text(text))}</div>'
 
 

@@ -13,7 +13,7 @@ to the call.  Memory is therefore bounded whatever the stream holds.
 
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import deque
 from typing import Any, Callable
 
 MAX_HELD = 1000
@@ -42,36 +42,43 @@ class PendingCalls:
         self.write_text = write_text
         self.queue: deque = deque()
         self.waiting: dict = {}  # call id -> Unit
-        self.written: OrderedDict = OrderedDict()  # call id -> what the writer needs to link to it
+        self.written: dict = {}  # call id -> what the writer needs to link to it (oldest first)
         self.chars = 0
 
     def call(self, call_id: Any, rendered: Any, size: int, link: Any = None) -> Unit:
         unit = Unit(call_id, rendered, size)
         key = _key(call_id)
+        queue = self.queue
+        self.chars += size
         if key is not None and key not in self.waiting:
             self.waiting[key] = unit
-            self.queue.append(unit)
-            self.chars += size
-            self._bound()
+            queue.append(unit)
+            # the front of the queue is always waiting: a call added behind
+            # it frees nothing, only the bound may write something
+            if len(queue) > MAX_HELD or self.chars > MAX_HELD_CHARS:
+                self._bound()
         else:  # no id to match a result by: nothing to wait for
-            self.queue.append(unit)
-            self.chars += size
-            self._drain()
+            queue.append(unit)
+            if len(queue) == 1:
+                self._drain()
         if key is not None and link is not None:
-            self.written[key] = link
-            if len(self.written) > MAX_WRITTEN:
-                self.written.popitem(last=False)
+            written = self.written
+            written[key] = link
+            if len(written) > MAX_WRITTEN:
+                del written[next(iter(written))]
         return unit
 
     def result(self, call_id: Any, rendered: Any, size: int) -> bool:
         """Join a result to its waiting call; False when none waits."""
-        unit = self.waiting.pop(_key(call_id), None) if _key(call_id) is not None else None
+        key = _key(call_id)
+        unit = self.waiting.pop(key, None) if key is not None else None
         if unit is None:
             return False
         unit.result = rendered
         unit.size += size
         self.chars += size
-        self._drain()
+        if self.queue[0] is unit:
+            self._drain()
         return True
 
     def waiting_unit(self, call_id: Any) -> Unit | None:
@@ -83,12 +90,14 @@ class PendingCalls:
         return self.written.get(key) if key is not None else None
 
     def text(self, text: str) -> None:
-        if not self.queue:
+        queue = self.queue
+        if not queue:
             self.write_text(text)
             return
-        self.queue.append(text)
+        queue.append(text)
         self.chars += len(text)
-        self._bound()
+        if len(queue) > MAX_HELD or self.chars > MAX_HELD_CHARS:
+            self._bound()
 
     def flush(self) -> None:
         """Write everything held (calls without a result as they are)."""

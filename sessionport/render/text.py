@@ -183,10 +183,15 @@ def replace_controls(text: str) -> str:
     return _CONTROL.sub("\ufffd", text)
 
 
+_NEEDS_CLEANING = re.compile("[\x00-\x08\x0b-\x1f\x7f" + BIDI_CONTROLS + "]").search
+
+
 def clean_text(text: str) -> str:
     """Text without terminal escape codes, control or bidi override
     characters, and with one kind of line end: what both readable
     exporters show of any transcript text."""
+    if _NEEDS_CLEANING(text) is None:  # the usual text: one scan, nothing to do
+        return text
     if "\x1b" in text:
         text = strip_terminal_codes(text)
     if "\r" in text:

@@ -398,3 +398,10 @@ def test_corpus_hostile_fixture_still_renders_safely_with_images_embedded():
 
     events = [orjson.loads(line) for line in (FIXTURES / "html" / "hostile.jsonl").read_bytes().splitlines() if line.strip()]
     assert_nothing_injected(audit(html(events, images="embed")))
+
+
+def test_the_kept_highlighting_stylesheet_is_what_pygments_makes():
+    from sessionport.render.highlight_css import CSS
+    from sessionport.render.markup import generate_highlight_css
+
+    assert CSS == generate_highlight_css(), "run: python -m sessionport.render.markup > sessionport/render/highlight_css.py"
