@@ -43,6 +43,7 @@ from sessionport.render.html_blocks import (
     markdown_block,
     message_head,
     output_html,
+    plain_label,
     plain_block,
     result_html,
     side_anchor,
@@ -155,7 +156,7 @@ class HtmlWriter:
             counts.append(f"{self.commands:,} command{'s' if self.commands != 1 else ''}")
         counts += [p for p in parts[1:] if p.startswith("tokens")]
         nav = [f'<aside class="session-nav"><p class="counts">{esc(" · ".join(counts))}</p>']
-        if self.prompts:
+        if len(self.prompts) > 1:
             total = len(self.prompts) + self.more_prompts
             items = "".join(f'<li><a href="#{dom}">{esc(label)}</a></li>' for dom, label in self.prompts)
             more = f'<li class="more">… and {self.more_prompts:,} more</li>' if self.more_prompts else ""
@@ -228,7 +229,7 @@ class HtmlWriter:
         if len(self.prompts) >= MAX_TOC:
             self.more_prompts += 1
             return
-        label = " ".join(text[:400].split())
+        label = plain_label(text)
         if len(label) > TOC_LABEL:
             label = label[: TOC_LABEL - 1] + "…"
         self.prompts.append((dom_id, label))

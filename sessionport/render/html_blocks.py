@@ -12,7 +12,7 @@ import re
 
 from sessionport.render.markup import render_markdown  # markdown-it-py itself loads on first use
 from sessionport.render.session import format_time
-from sessionport.render.text import clean_text, replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
+from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, plain_label, replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
 from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line, view_tool_call
 
 _LANG = re.compile(r"[^\w+#.-]")
@@ -209,9 +209,6 @@ def tool_result(message: dict, text: str, max_output: int | None) -> str:
 def collapsed(label: str, inner: str, extra: str = "") -> str:
     """A closed ``<details>`` whose label is transcript-free or escaped."""
     return f'<details><summary>{esc(label)}{extra}</summary>{inner}</details>'
-
-
-_EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|`+")
 
 
 def gist(text: str, limit: int = 140) -> str:

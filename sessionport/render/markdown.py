@@ -38,6 +38,7 @@ from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
 from sessionport.render.tools import view_tool_call
 from sessionport.render.markdown_blocks import code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
 from sessionport.render.commands import parse_command
+from sessionport.render.text import plain_label
 from sessionport.render.pairing import PendingCalls
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
 
@@ -191,7 +192,7 @@ class MarkdownWriter:
         if len(self.prompts) >= MAX_PROMPTS:
             self.more_prompts += 1
             return ""
-        label = " ".join(text[:400].split())
+        label = plain_label(text)
         self.prompts.append(label if len(label) <= 90 else label[:89] + "…")
         return f'<a id="prompt-{len(self.toc)}-{len(self.prompts)}"></a>\n\n'
 

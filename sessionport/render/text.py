@@ -199,6 +199,17 @@ def clean_text(text: str) -> str:
     return replace_controls(text)
 
 
+# Markdown's emphasis and code marks, left out of one-line labels
+EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|`+")
+
+
+def plain_label(text: str) -> str:
+    """The start of a text on one line without Markdown's emphasis and code
+    marks, for a table of contents (escaped where it is written)."""
+    label = " ".join(text[:400].split())
+    return EMPHASIS.sub("", label) if "*" in label or "_" in label or "`" in label else label
+
+
 def count_lines(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
