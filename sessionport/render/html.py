@@ -50,7 +50,7 @@ from sessionport.render.html_blocks import (
     tool_input_html,
     unit_summary,
 )
-from sessionport.render.commands import parse_command
+from sessionport.render.commands import is_caveat, parse_command
 from sessionport.render.pairing import PendingCalls
 from sessionport.render.tools import first_line as _first_line, view_tool_call
 
@@ -184,7 +184,7 @@ class HtmlWriter:
             if meta.get("injected"):
                 self.turn = None
                 lines = count_lines(text)
-                if command is not None and command.kind == "caveat":
+                if is_caveat(text):
                     label = "Local command caveat"
                 else:
                     label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
@@ -251,7 +251,8 @@ class HtmlWriter:
             if isinstance(prompt, str) and prompt.strip() and call_id is not None:
                 if len(self.spawns) >= MAX_SPAWNS:
                     self.spawns.pop(next(iter(self.spawns)))
-                self.spawns[" ".join(prompt.split())[:2000]] = (call_id, dom_id)
+                # a digest of the prompt, not the prompt: up to MAX_SPAWNS are kept
+                self.spawns[hash(" ".join(prompt.split()))] = (call_id, dom_id)
         self.pending.call(call_id, piece, len(body) + len(head) + 200, link=dom_id)
 
     def _tool_result(self, message: dict, text: str, dom_id: str, head: str, extra_css: str) -> None:
@@ -296,7 +297,7 @@ class HtmlWriter:
     def _spawned_by(self, text: str) -> str:
         """A subagent's first prompt: link it to the call that spawned it, and
         the call (still waiting for its result) to it."""
-        found = self.spawns.pop(" ".join(text.split())[:2000], None)
+        found = self.spawns.pop(hash(" ".join(text.split())), None)
         if found is None:
             return ""
         call_id, call_dom = found

@@ -37,7 +37,7 @@ from sessionport.render.session import (
 from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
 from sessionport.render.tools import view_tool_call
 from sessionport.render.markdown_blocks import code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
-from sessionport.render.commands import parse_command
+from sessionport.render.commands import is_caveat, parse_command
 from sessionport.render.text import plain_label
 from sessionport.render.pairing import PendingCalls
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
@@ -148,7 +148,7 @@ class MarkdownWriter:
         if meta:
             if meta.get("injected"):
                 self.turn = None
-                if command is not None and command.kind == "caveat":
+                if is_caveat(text):
                     label = "Local command caveat"
                 else:
                     lines = count_lines(text)

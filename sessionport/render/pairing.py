@@ -19,7 +19,7 @@ from typing import Any, Callable
 MAX_HELD = 1000
 MAX_HELD_CHARS = 4_000_000
 # calls already written, remembered to link a late result to its call
-MAX_WRITTEN = 10_000
+MAX_WRITTEN = 4096
 
 
 class Unit:
