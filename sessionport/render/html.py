@@ -45,7 +45,7 @@ from sessionport.render.html_blocks import (
     output_html,
     plain_label,
     plain_block,
-    result_html,
+    result_head,
     side_anchor,
     tool_input_html,
     unit_summary,
@@ -260,14 +260,14 @@ class HtmlWriter:
         self.tool_errors += error
         output, lines = output_html(text, self.options.max_output)
         if self.embed and "media" in message:
-            output += images_html(message)
+            output += (images_html(message),)
         meta = message.get("meta")
         agent = spawned_agent(meta) if meta.__class__ is dict and "spawnedAgentId" in meta else None
         if agent:
-            output += f'<p class="spawn"><a href="#{agent}">subagent session ↓</a></p>'
+            output += (f'<p class="spawn"><a href="#{agent}">subagent session ↓</a></p>',)
 
         call_id = message.get("toolCallId")
-        if self.pending.result(call_id, (dom_id, output, error, lines), len(output)):
+        if self.pending.result(call_id, (dom_id, output, error, lines), sum(map(len, output))):
             return
         # no call waits for it: on its own, linked to its call when that was written
         link = self.pending.link_of(call_id)
@@ -275,7 +275,7 @@ class HtmlWriter:
         name = message.get("toolName")
         summary = unit_summary(str(name) if name else ("error" if error else "output"), _first_line(text)[:160] or "(no output)", error, lines, True)
         css = "tool result error" if error else "tool result"
-        self.pending.text(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_result">{head}<details>{summary}{note and "<p>" + note + "</p>"}{output}</details></article>\n')
+        self.pending.text(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_result">{head}<details>{summary}{note and "<p>" + note + "</p>"}{"".join(output)}</details></article>\n')
 
     def _write_unit(self, unit) -> None:
         call = unit.call
@@ -286,13 +286,17 @@ class HtmlWriter:
         error = bool(result and result[2])
         summary = unit_summary(name, brief, error, result[3] if result else 0, result is not None)
         extra = "".join(unit.extra)
-        if result is not None:
-            out = result_html(result[0], result[1], error)
-        else:
-            out = '<p class="empty no-result">no result in the transcript</p>'
         css = "tool call error" if error else "tool call"
         opened = " open" if is_open else ""
-        self.emit(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_use">{head}<details class="unit"{opened}>{summary}<div class="tool-in">{body}</div>{extra}{out}</details></article>\n')
+        emit = self.emit
+        emit(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_use">{head}<details class="unit"{opened}>{summary}<div class="tool-in">{body}</div>{extra}')
+        if result is not None:
+            emit(result_head(result[0], error))
+            for piece in result[1]:
+                emit(piece)
+            emit("</div></details></article>\n")
+        else:
+            emit('<p class="empty no-result">no result in the transcript</p></details></article>\n')
 
     def _spawned_by(self, text: str) -> str:
         """A subagent's first prompt: link it to the call that spawned it, and

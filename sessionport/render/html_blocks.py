@@ -235,7 +235,7 @@ LONG_OUTPUT_LINES = 30
 
 def markdown_block(text: str, css: str = "md") -> str:
     """A message's Markdown rendered (see :mod:`sessionport.render.markup`)."""
-    if not text.strip():
+    if not text or text.isspace():
         return '<p class="empty">(empty message)</p>'
     return f'<div class="{css}">{render_markdown(clean_text(text))}</div>'
 
@@ -263,19 +263,22 @@ def tool_input_html(view: ToolView) -> str:
     return '<p class="empty">(no input)</p>'
 
 
-def output_html(text: str, max_output: int | None) -> tuple[str, int]:
-    """A tool output block (collapsed when long) and its line count."""
+def output_html(text: str, max_output: int | None) -> tuple[tuple[str, ...], int]:
+    """A tool output block (collapsed when long), as pieces to write one after
+    another (outputs run to megabytes: each join would copy them), and its
+    line count."""
     lines = count_lines(text)
     if not text:
-        return '<p class="empty">(no output)</p>', 0
+        return ('<p class="empty">(no output)</p>',), 0
     body, cut = trim_lines(text, max_output)
-    block = plain_block(body)
+    after = "</pre>"
     if cut:
-        block += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
+        after += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
     if lines > LONG_OUTPUT_LINES:
         first = esc(_first_line(text)[:160])
-        block = f'<details class="long"><summary><span class="lines">{lines:,} lines</span><span class="brief">{first}</span></summary>{block}</details>'
-    return block, lines
+        before = f'<details class="long"><summary><span class="lines">{lines:,} lines</span><span class="brief">{first}</span></summary><pre class="out">'
+        return (before, esc(body), after + "</details>"), lines
+    return ('<pre class="out">', esc(body), after), lines
 
 
 def unit_summary(name: str, brief: str, error: bool, lines: int, answered: bool) -> str:
@@ -285,9 +288,10 @@ def unit_summary(name: str, brief: str, error: bool, lines: int, answered: bool)
     return f'<summary><span class="badge">{esc(name)}</span><span class="brief">{esc(brief)}</span>{badge}{size}{waiting}</summary>'
 
 
-def result_html(dom_id: str, output: str, error: bool, note: str = "") -> str:
+def result_head(dom_id: str, error: bool, note: str = "") -> str:
+    """The opening of a result inside its call's unit (closed by ``</div>``)."""
     label = "error" if error else "output"
-    return f'<div class="tool-out{" error" if error else ""}" id="{dom_id}"><div class="out-head"><span class="badge">{label}</span>{note}{anchor(dom_id)}</div>{output}</div>'
+    return f'<div class="tool-out{" error" if error else ""}" id="{dom_id}"><div class="out-head"><span class="badge">{label}</span>{note}{anchor(dom_id)}</div>'
 
 
 def command_html(label: str, args: str, output: str = "", error: str = "", shell: bool = False) -> str:
