@@ -30,7 +30,7 @@ from sessionport.render.session import (
     spawned_agent,
     turn_label_of,
 )
-from sessionport.render.text import ChunkedWriter, count_lines
+from sessionport.render.text import ChunkedWriter, count_lines, plain_label
 from sessionport.render.html_assets import JS, content_security_policy, page_css
 from sessionport.render.html_blocks import (
     OPEN_DIFF_LINES,
@@ -43,7 +43,6 @@ from sessionport.render.html_blocks import (
     markdown_block,
     message_head,
     output_html,
-    plain_label,
     plain_block,
     result_head,
     side_anchor,

@@ -2,8 +2,9 @@
 
 Every piece of transcript text goes through :func:`esc` (``html.escape`` with
 ``quote=True``) before it reaches the page, in element text and attribute
-values alike; element ids are generated here, never taken from the
-transcript.  Links are made only for ``http``/``https`` URLs.
+values alike, or, for message Markdown, through the renderer of
+:mod:`sessionport.render.markup` (raw HTML off, links only to http, https and
+mailto); element ids are generated here, never taken from the transcript.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import re
 
 from sessionport.render.markup import render_markdown  # markdown-it-py itself loads on first use
 from sessionport.render.session import format_time
-from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, plain_label, replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
-from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line, view_tool_call
+from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, replace_controls, count_lines, strip_terminal_codes, trim_lines
+from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line
 
 _LANG = re.compile(r"[^\w+#.-]")
 OPEN_DIFF_LINES = 40
@@ -50,47 +51,6 @@ def esc(value: object) -> str:
     if "'" in text:
         text = text.replace("'", "&#x27;")
     return text
-
-
-def link(url: str) -> str:
-    return f'<a href="{esc(url)}" rel="nofollow noopener noreferrer" target="_blank">{esc(url)}</a>'
-
-
-def _inline(prose: str) -> str:
-    out = []
-    for is_code, piece in split_code_spans(prose):
-        if is_code:
-            out.append(f"<code>{esc(piece)}</code>")
-            continue
-        for is_url, part in split_urls(piece):
-            out.append(link(part) if is_url else esc(part))
-    return "".join(out)
-
-
-def rich_text(text: str) -> str:
-    """A message's text: prose with inline code and links, fenced code as
-    code blocks."""
-    if not text.strip():
-        return '<p class="empty">(empty message)</p>'
-    if "`" not in text and "~~~" not in text and "://" not in text:
-        # no fence, code span or URL (most prose): one escaped paragraph,
-        # what _marked_up gives, without its generators
-        return f'<div class="prose">{esc(text.strip(chr(10)))}</div>'
-    return _marked_up(text)
-
-
-def _marked_up(text: str) -> str:
-    parts = []
-    for segment in split_fences(text):
-        if segment.code:
-            lang = _LANG.sub("", segment.info.split()[0]) if segment.info else ""
-            label = f'<span class="lang">{esc(lang)}</span>' if lang else ""
-            parts.append(f"<pre>{label}<code>{esc(segment.text)}</code></pre>")
-        else:
-            prose = segment.text.strip("\n")
-            if prose:
-                parts.append(f'<div class="prose">{_inline(prose)}</div>')
-    return "".join(parts)
 
 
 def plain_block(text: str, css: str = "out") -> str:
@@ -172,38 +132,6 @@ def message_head(label: str, timestamp: object, dom_id: str, source_id: object) 
     if timestamp is not None:
         when = f'<time datetime="{esc(timestamp)}">{esc(format_time(timestamp))}</time>'
     return f'<div class="msg-head"><span class="who">{esc(label)}</span>{when}{anchor(dom_id, source_id)}</div>'
-
-
-def tool_call(message: dict, text: str) -> str:
-    view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
-    name = message.get("toolName") or "tool"
-    brief = esc(view.summary)
-    if view.kind == "shell":
-        body = f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>'
-    elif view.kind == "diff":
-        body = _diff_block(view.body)
-    elif view.body.strip():
-        body = plain_block(view.body, TOOL_CLASS[view.kind])
-    else:
-        body = '<p class="empty">(no input)</p>'
-    call_id = message.get("toolCallId")
-    id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
-    # A short edit is what a reader most wants to see: show it open.
-    is_open = " open" if view.expand and view.body.count("\n") < OPEN_DIFF_LINES else ""
-    return f'<details{is_open}><summary><span class="badge">{esc(name)}</span><span class="brief">{brief}</span></summary>{body}{id_note}</details>'
-
-
-def tool_result(message: dict, text: str, max_output: int | None) -> str:
-    error = bool(message.get("isError"))
-    label = "error" if error else "output"
-    lines = count_lines(text)
-    first = _first_line(text)[:160] or "(no output)"
-    body, cut = trim_lines(text, max_output)
-    block = plain_block(body) if text else '<p class="empty">(no output)</p>'
-    if cut:
-        block += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
-    size = f'<span class="lines">{lines:,} line{"s" if lines != 1 else ""}</span>' if lines > 1 else ""
-    return f'<details><summary><span class="badge">{label}</span><span class="brief">{esc(first)}</span>{size}</summary>{block}</details>'
 
 
 def collapsed(label: str, inner: str, extra: str = "") -> str:

@@ -4,9 +4,12 @@
   escaped or put in a code span whose backtick run is longer than any run
   inside.
 - Message prose keeps its Markdown, but raw HTML outside code is turned into
-  text (``<`` becomes ``&lt;``), link targets with a scheme other than http,
-  https or mailto are broken up, and a code fence left open is closed, so
-  nothing in one message can swallow or restyle the rest of the document.
+  text (``<`` becomes ``&lt;``), link targets that are not plainly http,
+  https or mailto URLs are broken up, reference definitions are made text,
+  and code blocks are found as a CommonMark parser finds them (a fence it
+  does not close gets one of ours), so nothing in one message can swallow or
+  restyle the rest of the document; a message that still fails
+  :func:`safe_markdown` is written as a plain text block.
 - Tool input and output go in fenced blocks whose fence is longer than any
   backtick run inside.
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from sessionport.render.text import replace_controls, fence_for, longest_run, split_code_spans, split_fences, strip_terminal_codes
+from sessionport.render.text import replace_controls, fence_for, longest_run, split_code_spans, strip_terminal_codes
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
