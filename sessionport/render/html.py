@@ -16,12 +16,42 @@ from __future__ import annotations
 from typing import BinaryIO, Iterable
 
 from sessionport.context import WriteContext
+from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, RenderOptions
-from sessionport.render.session import SessionTracker, extra_metadata, feed, header_facts, session_title, shown_parts, turn_label_of
-from sessionport.render.text import ChunkedWriter, count_lines
-from sessionport.render.html_assets import CSS, JS, content_security_policy
-from sessionport.render.html_blocks import collapsed, esc, facts_list, gist, message_head, plain_block, rich_text, side_anchor, tool_call, tool_result
+from sessionport.render.session import (
+    SessionTracker,
+    extra_metadata,
+    feed,
+    header_facts,
+    parent_call,
+    session_title,
+    shown_parts,
+    spawned_agent,
+    turn_label_of,
+)
+from sessionport.render.text import ChunkedWriter, count_lines, plain_label
+from sessionport.render.html_assets import JS, content_security_policy, page_css
+from sessionport.render.html_blocks import (
+    OPEN_DIFF_LINES,
+    collapsed,
+    command_html,
+    esc,
+    facts_list,
+    gist,
+    images_html,
+    markdown_block,
+    message_head,
+    output_html,
+    plain_block,
+    result_head,
+    side_anchor,
+    tool_input_html,
+    unit_summary,
+)
+from sessionport.render.commands import is_caveat, parse_command
+from sessionport.render.pairing import PendingCalls
+from sessionport.render.tools import first_line as _first_line, view_tool_call
 
 # data-kind values that need no escaping
 _KIND_ATTRS = {kind: kind for kind in ("text", "thinking", "tool_use", "tool_result", "summary", "compaction")}
@@ -39,6 +69,11 @@ PAGE_HEAD = (
 )
 
 
+MAX_TOC = 500  # prompts listed per session; past it the list says how many more
+TOC_LABEL = 90
+MAX_SPAWNS = 1000  # Task/Agent prompts remembered to link a subagent run to its call
+
+
 class HtmlWriter:
     CHUNK = 1 << 16
 
@@ -51,13 +86,23 @@ class HtmlWriter:
         self.turn: str | None = None
         self.number = 0
         self.show_all = options.tools and options.thinking and options.injected
+        self.embed = options.embed_images
         page = ChunkedWriter(out, self.CHUNK)
         self.emit, self.flush = page.emit, page.flush
+        self.pending = PendingCalls(self._write_unit, self.emit)
+        self._session_state()
+
+    def _session_state(self) -> None:
+        self.prompts: list[tuple[str, str]] = []  # (dom id, label) for the table of contents
+        self.more_prompts = 0
+        self.tool_calls = self.tool_errors = self.commands = 0
+        self.spawns: dict = {}  # Task prompt -> call id
+        self.open_command: str | None = None
 
     def _page(self, title: str) -> None:
         if not self.started:
             self.started = True
-            self.emit(PAGE_HEAD.format(csp=esc(content_security_policy()), title=esc(title), css=CSS))
+            self.emit(PAGE_HEAD.format(csp=esc(content_security_policy()), title=esc(title), css=page_css()))
 
     def start(self, session: dict) -> None:
         self.finish()
@@ -66,13 +111,19 @@ class HtmlWriter:
         self._page(title)
         self.sessions.append((title, str(session.get("source") or "")))
         self.tracker, self.turn, self.number = SessionTracker(), None, 0
+        self._session_state()
         sid = f"s{number}"
         parts = [f'<section class="session" id="{sid}">', '<header class="session-head">', f'<h1><a href="#{sid}">{esc(title)}</a></h1>']
+        own, parent_id = parent_call(session)
+        if own:
+            link = self.pending.link_of(parent_id)
+            back = f' · <a href="#{link}">spawned by this call ↑</a>' if link else ""
+            parts.append(f'<p class="spawn" id="{own}">Subagent session{back}</p>')
         parts.append(facts_list(header_facts(session)))
         extra = extra_metadata(session)
         if extra:
             parts.append(collapsed("Metadata", facts_list(extra)))
-        parts.append("</header>\n")
+        parts.append('</header>\n<div class="msgs">\n')
         self.emit("".join(parts))
 
     def end_event(self, event: dict) -> None:
@@ -82,13 +133,38 @@ class HtmlWriter:
     def finish(self) -> None:
         if self.tracker is None:
             return
+        self._close_command()
+        self.pending.flush()
         parts = self.tracker.summary_parts()
         title, source = self.sessions[-1]
         day = self.tracker.first.strftime("%Y-%m-%d") if self.tracker.first else ""
         self.sessions[-1] = (title, " · ".join(p for p in (source, day, parts[0]) if p))
         notes = "".join(f"<p>{esc(n)}</p>" for n in self.tracker.notes())
-        self.emit(f'<footer class="session-end"><p>End of session: {esc(" · ".join(parts))}</p>{notes}</footer>\n</section>\n')
+        self.emit(f'</div>\n<footer class="session-end"><p>End of session: {esc(" · ".join(parts))}</p>{notes}</footer>\n')
+        self.emit(self._session_nav(parts))
+        self.emit("</section>\n")
         self.tracker = None
+
+    def _session_nav(self, parts: list[str]) -> str:
+        """Counts and the table of contents of the session's prompts, written
+        after the messages (only then known) and shown above them by CSS."""
+        counts = [parts[0]]
+        if self.tool_calls:
+            counts.append(f"{self.tool_calls:,} tool call{'s' if self.tool_calls != 1 else ''}" + (f" ({self.tool_errors:,} failed)" if self.tool_errors else ""))
+        if self.commands:
+            counts.append(f"{self.commands:,} command{'s' if self.commands != 1 else ''}")
+        counts += [p for p in parts[1:] if p.startswith("tokens")]
+        nav = [f'<aside class="session-nav"><p class="counts">{esc(" · ".join(counts))}</p>']
+        if len(self.prompts) > 1:
+            total = len(self.prompts) + self.more_prompts
+            items = "".join(f'<li><a href="#{dom}">{esc(label)}</a></li>' for dom, label in self.prompts)
+            more = f'<li class="more">… and {self.more_prompts:,} more</li>' if self.more_prompts else ""
+            is_open = " open" if total <= 12 else ""
+            nav.append(f'<details class="toc"{is_open}><summary>{total:,} prompt{"s" if total != 1 else ""}</summary><ol>{items}{more}</ol></details>')
+        nav.append("</aside>\n")
+        return "".join(nav)
+
+    # messages ---------------------------------------------------------------
 
     def message(self, message: dict) -> None:
         parts = shown_parts(self, message)
@@ -100,13 +176,19 @@ class HtmlWriter:
         role = message.get("role")
         source_id = message.get("id")
         sidechain = False
+        command = parse_command(text) if role == "user" and kind == "text" and text[:1] == "<" else None
+        if self.open_command is not None and (command is None or command.kind != "output"):
+            self._close_command()
         if meta:
             if meta.get("injected"):
                 self.turn = None
                 lines = count_lines(text)
-                label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
+                if is_caveat(text):
+                    label = "Local command caveat"
+                else:
+                    label = f"Injected context · {role or 'message'} · {lines:,} line{'s' if lines != 1 else ''}"
                 body = side_anchor(dom_id, source_id) + collapsed(label, plain_block(text))
-                self.emit(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
+                self.pending.text(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
                 return
             sidechain = bool(meta.get("sidechain"))
         turn = turn_label_of(role, kind, sidechain)
@@ -116,22 +198,145 @@ class HtmlWriter:
         else:
             # every message can be linked to, not only the first of a turn
             head = side_anchor(dom_id, source_id)
+        extra_css = " sidechain" if sidechain else ""
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
-            css, body = "tool call", tool_call(message, text)
-        elif kind == "tool_result":
-            css = "tool result error" if message.get("isError") else "tool result"
-            body = tool_result(message, text, self.options.max_output)
-        elif kind == "thinking":
-            css, body = "thinking", collapsed("Thinking", rich_text(text), gist(text))
+            self._tool_call(message, text, dom_id, head, extra_css)
+            return
+        if kind == "tool_result":
+            self._tool_result(message, text, dom_id, head, extra_css)
+            return
+        if command is not None:
+            self._command(command, dom_id, head, extra_css)
+            return
+        if kind == "thinking":
+            css, body = "thinking", collapsed("Thinking", markdown_block(text), gist(text))
         elif kind in ("summary", "compaction") or role == "system":
             label = kind.capitalize() if kind in ("summary", "compaction") else "System message"
-            css, body = "note", collapsed(label, rich_text(text))
+            css, body = "note", collapsed(label, markdown_block(text))
         else:
             css = "user" if role == "user" else "assistant"
-            body = f'<div class="bubble">{rich_text(text)}</div>'
-        if sidechain:
-            css += " sidechain"
-        self.emit(f'<article class="msg {css}" id="{dom_id}" data-kind="{_KIND_ATTRS.get(kind) or esc(kind)}">{head}{body}</article>\n')
+            if role == "user" and not sidechain and text.strip():
+                self._toc(dom_id, text)
+                # a new prompt: calls still waiting are not answered any more
+                self.pending.flush()
+            spawned = self._spawned_by(text) if sidechain and role == "user" else ""
+            media = images_html(message) if self.embed and "media" in message else ""
+            body = f'{spawned}<div class="bubble">{markdown_block(text)}{media}</div>'
+        self.pending.text(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="{_KIND_ATTRS.get(kind) or esc(kind)}">{head}{body}</article>\n')
+
+    def _toc(self, dom_id: str, text: str) -> None:
+        if len(self.prompts) >= MAX_TOC:
+            self.more_prompts += 1
+            return
+        label = plain_label(text)
+        if len(label) > TOC_LABEL:
+            label = label[: TOC_LABEL - 1] + "…"
+        self.prompts.append((dom_id, label))
+
+    # tool calls and their results as one unit -----------------------------------
+
+    def _tool_call(self, message: dict, text: str, dom_id: str, head: str, extra_css: str) -> None:
+        self.tool_calls += 1
+        name = str(message.get("toolName") or "tool")
+        view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
+        body = tool_input_html(view)
+        call_id = message.get("toolCallId")
+        id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
+        # A short edit is what a reader most wants to see: show it open.
+        is_open = view.expand and view.body.count("\n") < OPEN_DIFF_LINES
+        piece = (dom_id, head, name, view.summary, body + id_note, is_open, extra_css)
+        if view.kind == "markdown" and isinstance(message.get("toolInput"), dict):
+            prompt = message["toolInput"].get("prompt")
+            if isinstance(prompt, str) and prompt.strip() and call_id is not None:
+                if len(self.spawns) >= MAX_SPAWNS:
+                    self.spawns.pop(next(iter(self.spawns)))
+                # a digest of the prompt, not the prompt: up to MAX_SPAWNS are kept
+                self.spawns[hash(" ".join(prompt.split()))] = (call_id, dom_id)
+        self.pending.call(call_id, piece, len(body) + len(head) + 200, link=dom_id)
+
+    def _tool_result(self, message: dict, text: str, dom_id: str, head: str, extra_css: str) -> None:
+        error = bool(message.get("isError"))
+        self.tool_errors += error
+        output, lines = output_html(text, self.options.max_output)
+        if self.embed and "media" in message:
+            output += (images_html(message),)
+        meta = message.get("meta")
+        agent = spawned_agent(meta) if meta.__class__ is dict and "spawnedAgentId" in meta else None
+        if agent:
+            output += (f'<p class="spawn"><a href="#{agent}">subagent session ↓</a></p>',)
+
+        call_id = message.get("toolCallId")
+        if self.pending.result(call_id, (dom_id, output, error, lines), sum(map(len, output))):
+            return
+        # no call waits for it: on its own, linked to its call when that was written
+        link = self.pending.link_of(call_id)
+        note = f'<a class="to-call" href="#{link}">result of the call above ↑</a>' if link else (f'<span class="brief">call id {esc(call_id)}</span>' if call_id is not None else "")
+        name = message.get("toolName")
+        summary = unit_summary(str(name) if name else ("error" if error else "output"), _first_line(text)[:160] or "(no output)", error, lines, True)
+        css = "tool result error" if error else "tool result"
+        self.pending.text(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_result">{head}<details>{summary}{note and "<p>" + note + "</p>"}{"".join(output)}</details></article>\n')
+
+    def _write_unit(self, unit) -> None:
+        call = unit.call
+        if call[0] == "command":
+            return self._write_command(unit)
+        dom_id, head, name, brief, body, is_open, extra_css = call
+        result = unit.result
+        error = bool(result and result[2])
+        summary = unit_summary(name, brief, error, result[3] if result else 0, result is not None)
+        extra = "".join(unit.extra)
+        css = "tool call error" if error else "tool call"
+        opened = " open" if is_open else ""
+        emit = self.emit
+        emit(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_use">{head}<details class="unit"{opened}>{summary}<div class="tool-in">{body}</div>{extra}')
+        if result is not None:
+            emit(result_head(result[0], error))
+            for piece in result[1]:
+                emit(piece)
+            emit("</div></details></article>\n")
+        else:
+            emit('<p class="empty no-result">no result in the transcript</p></details></article>\n')
+
+    def _spawned_by(self, text: str) -> str:
+        """A subagent's first prompt: link it to the call that spawned it, and
+        the call (still waiting for its result) to it."""
+        found = self.spawns.pop(hash(" ".join(text.split())), None)
+        if found is None:
+            return ""
+        call_id, call_dom = found
+        unit = self.pending.waiting_unit(call_id)
+        if unit is not None:
+            unit.extra.append(f'<p class="spawn"><a href="#s{len(self.sessions)}-m{self.number}">subagent run ↓</a></p>')
+        return f'<p class="spawn"><a href="#{call_dom}">↑ spawned by this call</a></p>'
+
+    # Claude Code commands -------------------------------------------------------
+
+    def _command(self, command, dom_id: str, head: str, extra_css: str) -> None:
+        if command.kind == "output" and self.open_command is not None:
+            key, self.open_command = self.open_command, None
+            self.pending.result(key, (dom_id, command), len(command.stdout) + len(command.stderr))
+            return
+        if command.kind == "command":
+            self.commands += 1
+            self.open_command = f"\0command {dom_id}"
+            self.pending.call(self.open_command, ("command", dom_id, head, extra_css, command), 200)
+            self._toc(dom_id, command.label + (" " + command.args if command.args else ""))
+            return
+        # output with no command before it
+        body = command_html("output", "", command.stdout, command.stderr, command.shell)
+        self.pending.text(f'<article class="msg user command{extra_css}" id="{dom_id}" data-kind="command">{head}<div class="bubble">{body}</div></article>\n')
+
+    def _close_command(self) -> None:
+        if self.open_command is not None:
+            key, self.open_command = self.open_command, None
+            self.pending.result(key, None, 0)
+
+    def _write_command(self, unit) -> None:
+        _, dom_id, head, extra_css, command = unit.call
+        out = unit.result[1] if unit.result else None
+        body = command_html(command.label, command.args, out.stdout if out else "", out.stderr if out else "", command.shell)
+        anchor = f'<span class="out-anchor" id="{unit.result[0]}">{side_anchor(unit.result[0], None)}</span>' if unit.result else ""
+        self.emit(f'<article class="msg user command{extra_css}" id="{dom_id}" data-kind="command">{head}<div class="bubble">{body}{anchor}</div></article>\n')
 
     def close(self) -> None:
         self.finish()
@@ -150,7 +355,10 @@ class HtmlWriter:
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    writer = HtmlWriter(out, RenderOptions.from_options(ctx.options))
+    options = RenderOptions.from_options(ctx.options)
+    if options.image_dir is not None:
+        raise UsageError(f"--images {options.images!r}: the HTML page takes 'placeholder' or 'embed' (a directory of images is for Markdown)")
+    writer = HtmlWriter(out, options)
     try:
         feed(events, writer)
         writer.close()

@@ -185,6 +185,65 @@ JS = """
 """
 
 
+# Rendered Markdown, tool units, commands and the session's navigation.
+CSS_MARKUP = """
+.session{display:flex;flex-direction:column}
+.session-head{order:-2}
+.session-nav{order:-1;margin:-.5rem 0 1rem;font-size:13px}
+.session-nav .counts{margin:.2rem 0 .4rem;color:var(--muted)}
+.toc{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:.35rem .8rem}
+.toc summary{color:var(--muted)}
+.toc ol{margin:.3rem 0 .2rem;padding-left:1.6rem;max-height:18rem;overflow:auto}
+.toc li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.toc a{text-decoration:none}
+.toc .more{color:var(--muted);list-style:none}
+.md{overflow-wrap:anywhere}
+.md>:first-child{margin-top:0}
+.md>:last-child{margin-bottom:0}
+.md p,.md ul,.md ol,.md blockquote,.md table{margin:.45rem 0}
+.md ul,.md ol{padding-left:1.5rem}
+.md h1,.md h2,.md h3,.md h4,.md h5,.md h6{margin:.8rem 0 .35rem;line-height:1.3}
+.md h1{font-size:1.3rem}.md h2{font-size:1.18rem}.md h3{font-size:1.06rem}.md h4,.md h5,.md h6{font-size:1rem}
+.md blockquote{border-left:3px solid var(--line);margin-left:0;padding-left:.8rem;color:var(--muted)}
+.md code{font-family:var(--mono);font-size:.9em;background:var(--code);border:1px solid var(--line);border-radius:4px;padding:0 .25em}
+.md pre code{background:none;border:0;padding:0;font-size:inherit}
+.md table{border-collapse:collapse;display:block;overflow:auto}
+.md th,.md td{border:1px solid var(--line);padding:.25rem .55rem}
+.md th{background:var(--tool)}
+.md hr{border:0;border-top:1px solid var(--line)}
+.thinking .md{color:var(--muted);font-size:14px;padding:.35rem 0}
+.md.plan{background:var(--panel);border:1px solid var(--line);border-radius:8px;padding:.5rem .8rem;margin:.4rem 0}
+.tool>details.unit{background:var(--tool);border:1px solid var(--line);border-radius:8px;padding:.35rem .7rem}
+.tool>details.unit>summary{display:flex;align-items:baseline;gap:.5rem;font-size:13px;min-width:0}
+.tool-in{margin:.3rem 0}
+.tool-out{border-top:1px dashed var(--line);margin-top:.4rem;padding-top:.3rem}
+.out-head{display:flex;gap:.5rem;align-items:baseline;font-size:12px}
+.tool-out .badge{color:var(--muted)}
+.tool-out.error .badge,.badge.err{color:var(--err);border-color:var(--err)}
+details.long>summary{display:flex;gap:.5rem;align-items:baseline;font-size:12px;min-width:0}
+.path{margin:.3rem 0;font-size:13px}
+.path .what,.path .range{color:var(--muted)}
+.path code{font-family:var(--mono);font-size:12.5px}
+.spawn{margin:.2rem 0;font-size:12.5px}
+.cmd{display:flex;gap:.5rem;align-items:baseline;flex-wrap:wrap}
+.chip{font:600 12.5px var(--mono);padding:.1rem .55rem;border-radius:6px;background:var(--code);border:1px solid var(--accent);color:var(--accent)}
+.chip.shell{border-color:var(--muted);color:var(--ink)}
+.cmd .args{font-family:var(--mono);font-size:12.5px}
+.cmd-err{color:var(--err)}
+.no-result{font-size:12px}
+.media img{display:block;max-width:100%;max-height:32rem;margin:.5rem 0;border:1px solid var(--line);border-radius:6px}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def page_css() -> str:
+    """The page's one stylesheet: the viewer's, then code highlighting's
+    (Pygments, loaded only when a page is written)."""
+    from sessionport.render.markup import highlight_css
+
+    return CSS + CSS_MARKUP + highlight_css() + "\n"
+
+
 def _csp_hash(text: str) -> str:
     import hashlib  # loading OpenSSL costs every command's start-up a few ms; only pages need it
 
@@ -195,7 +254,7 @@ def _csp_hash(text: str) -> str:
 def content_security_policy() -> str:
     return (
         "default-src 'none'; "
-        f"style-src {_csp_hash(CSS)}; "
+        f"style-src {_csp_hash(page_css())}; "
         f"script-src {_csp_hash(JS)}; "
         "img-src data:; base-uri 'none'; form-action 'none'"
     )

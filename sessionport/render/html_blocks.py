@@ -2,17 +2,19 @@
 
 Every piece of transcript text goes through :func:`esc` (``html.escape`` with
 ``quote=True``) before it reaches the page, in element text and attribute
-values alike; element ids are generated here, never taken from the
-transcript.  Links are made only for ``http``/``https`` URLs.
+values alike, or, for message Markdown, through the renderer of
+:mod:`sessionport.render.markup` (raw HTML off, links only to http, https and
+mailto); element ids are generated here, never taken from the transcript.
 """
 
 from __future__ import annotations
 
 import re
 
+from sessionport.render.markup import render_markdown  # markdown-it-py itself loads on first use
 from sessionport.render.session import format_time
-from sessionport.render.text import replace_controls, count_lines, split_code_spans, split_fences, split_urls, strip_terminal_codes, trim_lines
-from sessionport.render.tools import DIFF_LINE_RULES, diff_line_class, first_line as _first_line, view_tool_call
+from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, replace_controls, count_lines, strip_terminal_codes, trim_lines
+from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line
 
 _LANG = re.compile(r"[^\w+#.-]")
 OPEN_DIFF_LINES = 40
@@ -20,7 +22,7 @@ TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
 
 
 # Anything esc changes: markup characters, CR, ESC and the other controls.
-_PLAIN = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f\x7f]").search
+_PLAIN = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]").search
 
 
 def esc(value: object) -> str:
@@ -49,47 +51,6 @@ def esc(value: object) -> str:
     if "'" in text:
         text = text.replace("'", "&#x27;")
     return text
-
-
-def link(url: str) -> str:
-    return f'<a href="{esc(url)}" rel="nofollow noopener noreferrer" target="_blank">{esc(url)}</a>'
-
-
-def _inline(prose: str) -> str:
-    out = []
-    for is_code, piece in split_code_spans(prose):
-        if is_code:
-            out.append(f"<code>{esc(piece)}</code>")
-            continue
-        for is_url, part in split_urls(piece):
-            out.append(link(part) if is_url else esc(part))
-    return "".join(out)
-
-
-def rich_text(text: str) -> str:
-    """A message's text: prose with inline code and links, fenced code as
-    code blocks."""
-    if not text.strip():
-        return '<p class="empty">(empty message)</p>'
-    if "`" not in text and "~~~" not in text and "://" not in text:
-        # no fence, code span or URL (most prose): one escaped paragraph,
-        # what _marked_up gives, without its generators
-        return f'<div class="prose">{esc(text.strip(chr(10)))}</div>'
-    return _marked_up(text)
-
-
-def _marked_up(text: str) -> str:
-    parts = []
-    for segment in split_fences(text):
-        if segment.code:
-            lang = _LANG.sub("", segment.info.split()[0]) if segment.info else ""
-            label = f'<span class="lang">{esc(lang)}</span>' if lang else ""
-            parts.append(f"<pre>{label}<code>{esc(segment.text)}</code></pre>")
-        else:
-            prose = segment.text.strip("\n")
-            if prose:
-                parts.append(f'<div class="prose">{_inline(prose)}</div>')
-    return "".join(parts)
 
 
 def plain_block(text: str, css: str = "out") -> str:
@@ -173,38 +134,6 @@ def message_head(label: str, timestamp: object, dom_id: str, source_id: object) 
     return f'<div class="msg-head"><span class="who">{esc(label)}</span>{when}{anchor(dom_id, source_id)}</div>'
 
 
-def tool_call(message: dict, text: str) -> str:
-    view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
-    name = message.get("toolName") or "tool"
-    brief = esc(view.summary)
-    if view.kind == "shell":
-        body = f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>'
-    elif view.kind == "diff":
-        body = _diff_block(view.body)
-    elif view.body.strip():
-        body = plain_block(view.body, TOOL_CLASS[view.kind])
-    else:
-        body = '<p class="empty">(no input)</p>'
-    call_id = message.get("toolCallId")
-    id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
-    # A short edit is what a reader most wants to see: show it open.
-    is_open = " open" if view.expand and view.body.count("\n") < OPEN_DIFF_LINES else ""
-    return f'<details{is_open}><summary><span class="badge">{esc(name)}</span><span class="brief">{brief}</span></summary>{body}{id_note}</details>'
-
-
-def tool_result(message: dict, text: str, max_output: int | None) -> str:
-    error = bool(message.get("isError"))
-    label = "error" if error else "output"
-    lines = count_lines(text)
-    first = _first_line(text)[:160] or "(no output)"
-    body, cut = trim_lines(text, max_output)
-    block = plain_block(body) if text else '<p class="empty">(no output)</p>'
-    if cut:
-        block += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
-    size = f'<span class="lines">{lines:,} line{"s" if lines != 1 else ""}</span>' if lines > 1 else ""
-    return f'<details><summary><span class="badge">{label}</span><span class="brief">{esc(first)}</span>{size}</summary>{block}</details>'
-
-
 def collapsed(label: str, inner: str, extra: str = "") -> str:
     """A closed ``<details>`` whose label is transcript-free or escaped."""
     return f'<details><summary>{esc(label)}{extra}</summary>{inner}</details>'
@@ -216,6 +145,8 @@ def gist(text: str, limit: int = 140) -> str:
     line = (text if end < 0 else text[:end]).strip(" *#_")
     if not line and end >= 0:  # a first line of only markup: look further (rare)
         line = next((l.strip(" *#_") for l in text.split("\n") if l.strip(" *#_")), "")
+    if "*" in line or "_" in line or "`" in line:  # the label is plain text: no Markdown marks
+        line = _EMPHASIS.sub("", line)
     if len(line) > limit:
         line = line[: limit - 1] + "…"
     return f'<span class="gist">{esc(line)}</span>' if line else ""
@@ -223,3 +154,97 @@ def gist(text: str, limit: int = 140) -> str:
 
 def facts_list(pairs: list[tuple[str, str]]) -> str:
     return '<dl class="facts">' + "".join(f"<div><dt>{esc(k)}</dt><dd>{esc(v)}</dd></div>" for k, v in pairs) + "</dl>"
+
+
+# -- rendered Markdown, tool units, commands ----------------------------------
+
+LONG_OUTPUT_LINES = 30
+
+
+def markdown_block(text: str, css: str = "md") -> str:
+    """A message's Markdown rendered (see :mod:`sessionport.render.markup`)."""
+    if not text or text.isspace():
+        return '<p class="empty">(empty message)</p>'
+    return f'<div class="{css}">{render_markdown(clean_text(text))}</div>'
+
+
+def tool_input_html(view: ToolView) -> str:
+    """The input of a call, shown by what it is."""
+    kind = view.kind
+    if kind == "shell":
+        return f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>'
+    if kind == "diff":
+        return _diff_block(view.body)
+    if kind == "read":
+        detail = f' <span class="range">{esc(view.detail)}</span>' if view.detail else ""
+        return f'<p class="path"><span class="what">read</span> <code>{esc(view.body)}</code>{detail}</p>'
+    if kind == "markdown":
+        return markdown_block(view.body, "md plan")
+    if kind == "code":
+        from sessionport.render.markup import highlight
+
+        code = clean_text(view.body)
+        lit = highlight(code, _LANG.sub("", view.detail)) or esc(code)
+        return f'<div class="md"><pre><code>{lit}</code></pre></div>'
+    if view.body.strip():
+        return plain_block(view.body, TOOL_CLASS[kind])
+    return '<p class="empty">(no input)</p>'
+
+
+def output_html(text: str, max_output: int | None) -> tuple[tuple[str, ...], int]:
+    """A tool output block (collapsed when long), as pieces to write one after
+    another (outputs run to megabytes: each join would copy them), and its
+    line count."""
+    lines = count_lines(text)
+    if not text:
+        return ('<p class="empty">(no output)</p>',), 0
+    body, cut = trim_lines(text, max_output)
+    after = "</pre>"
+    if cut:
+        after += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
+    if lines > LONG_OUTPUT_LINES:
+        first = esc(_first_line(text)[:160])
+        before = f'<details class="long"><summary><span class="lines">{lines:,} lines</span><span class="brief">{first}</span></summary><pre class="out">'
+        return (before, esc(body), after + "</details>"), lines
+    return ('<pre class="out">', esc(body), after), lines
+
+
+def unit_summary(name: str, brief: str, error: bool, lines: int, answered: bool) -> str:
+    badge = '<span class="badge err">error</span>' if error else ""
+    size = f'<span class="lines">{lines:,} line{"s" if lines != 1 else ""}</span>' if lines > 1 else ""
+    waiting = "" if answered else '<span class="lines">no result</span>'
+    return f'<summary><span class="badge">{esc(name)}</span><span class="brief">{esc(brief)}</span>{badge}{size}{waiting}</summary>'
+
+
+def result_head(dom_id: str, error: bool, note: str = "") -> str:
+    """The opening of a result inside its call's unit (closed by ``</div>``)."""
+    label = "error" if error else "output"
+    return f'<div class="tool-out{" error" if error else ""}" id="{dom_id}"><div class="out-head"><span class="badge">{label}</span>{note}{anchor(dom_id)}</div>'
+
+
+def command_html(label: str, args: str, output: str = "", error: str = "", shell: bool = False) -> str:
+    chip = f'<span class="chip{" shell" if shell else ""}">{esc(label)}</span>'
+    if args:
+        chip += f' <code class="args">{esc(args)}</code>'
+    parts = [f'<div class="cmd">{chip}</div>']
+    if output:
+        parts.append(plain_block(output, "out cmd-out"))
+    if error:
+        parts.append(plain_block(error, "out cmd-err"))
+    return "".join(parts)
+
+
+def images_html(message: dict) -> str:
+    """The images a message carries, inline (``--images embed``), each checked
+    by :mod:`sessionport.render.images`; a refused one says why."""
+    from sessionport.model import human_size
+    from sessionport.render.images import images_of
+
+    parts = []
+    for n, image in enumerate(images_of(message), 1):
+        if image.ok:
+            label = esc(f"image {n} ({image.mime}, {human_size(len(image.data or b''))})")
+            parts.append(f'<img alt="{label}" title="{label}" src="{image.data_url()}">')
+        else:
+            parts.append(f'<p class="cut">image {n} not shown: {esc(image.reason)}</p>')
+    return f'<div class="media">{"".join(parts)}</div>' if parts else ""

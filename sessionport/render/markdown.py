@@ -11,10 +11,13 @@ whatever the input size; output appears when the input is read.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from typing import BinaryIO, Callable, Iterable
 
 from sessionport.context import WriteContext
+from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
 from sessionport.render.session import (
@@ -23,6 +26,8 @@ from sessionport.render.session import (
     format_time,
     header_facts,
     feed,
+    parent_call,
+    spawned_agent,
     parse_time,
     session_title,
     shown_parts,
@@ -30,16 +35,22 @@ from sessionport.render.session import (
 )
 from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
 from sessionport.render.tools import view_tool_call
-from sessionport.render.markdown_blocks import code_span, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.markdown_blocks import code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.commands import is_caveat, parse_command
+from sessionport.render.text import plain_label
+from sessionport.render.pairing import PendingCalls
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
 from sessionport.io import spool_file
 
 SPOOL_MEMORY = 8 << 20
 TOOL_LANG = {"shell": "sh", "diff": "diff", "json": "json", "text": "text"}
+LONG_OUTPUT_LINES = 30  # a longer tool output is collapsed
+MAX_PROMPTS = 500  # prompts listed per session
+PROMPT_LIST_MIN = 3  # a session with fewer prompts needs no list
 
 
 class _TocEntry:
-    __slots__ = ("anchor", "title", "source", "line", "session_id", "date")
+    __slots__ = ("anchor", "title", "source", "line", "session_id", "date", "prompts")
 
     def __init__(self, anchor: str, title: str, session: dict) -> None:
         self.anchor, self.title = anchor, title
@@ -47,6 +58,7 @@ class _TocEntry:
         self.session_id = session.get("sessionId")
         self.date = session.get("createdAt")
         self.line = ""
+        self.prompts = 0
 
 
 class MarkdownWriter:
@@ -57,6 +69,14 @@ class MarkdownWriter:
         self.tracker: SessionTracker | None = None
         self.turn: str | None = None
         self.show_all = options.tools and options.thinking and options.injected
+        self.pending = PendingCalls(self._write_unit, emit)
+        self.open_command: str | None = None
+        self.commands = 0
+        self.prompts: list[str] = []
+        self.more_prompts = 0
+        self.image_dir: str | None = None  # where --images DIR writes (the directory as given)
+        self.image_link = ""  # that directory as the document links it
+        self.images_written = 0
 
     # sessions -------------------------------------------------------------
 
@@ -68,7 +88,12 @@ class MarkdownWriter:
         self.toc.append(_TocEntry(anchor, title, session))
         self.tracker = SessionTracker()
         self.turn = None
+        self.prompts, self.more_prompts = [], 0
         lines = [f'<a id="{anchor}"></a>', "", f"# {inline(title)}", ""]
+        own, parent_id = parent_call(session)
+        if own:
+            lines[0] += f'<a id="{own}"></a>'
+            lines += ["*Subagent session*" + (f" · spawned by call {code_span(str(parent_id))}" if parent_id is not None else ""), ""]
         lines += [f"- **{label}:** {code_span(value) if label in ('Session', 'Directory', 'Source', 'Model') else inline(value)}" for label, value in header_facts(session)]
         self.emit("\n".join(lines) + "\n")
         extra = extra_metadata(session)
@@ -80,6 +105,8 @@ class MarkdownWriter:
     def finish(self) -> None:
         if self.tracker is None:
             return
+        self._close_command()
+        self.pending.flush()
         tracker, entry = self.tracker, self.toc[-1]
         parts = tracker.summary_parts()
         if entry.date is None and tracker.first is not None:
@@ -89,6 +116,17 @@ class MarkdownWriter:
         for note in tracker.notes():
             self.emit(f"\n> {inline(note)}\n")
         self.emit("\n")
+        if len(self.prompts) + self.more_prompts >= PROMPT_LIST_MIN:
+            # written after the session (only then complete); the table of
+            # contents of several sessions links to it
+            number = len(self.toc)
+            total = len(self.prompts) + self.more_prompts
+            lines = [f'<a id="prompts-{number}"></a>', "", f"**Prompts of this session ({total:,}):**", ""]
+            lines += [f"{i}. [{inline(label)}](#prompt-{number}-{i})" for i, label in enumerate(self.prompts, 1)]
+            if self.more_prompts:
+                lines.append(f"\n*… and {self.more_prompts:,} more*")
+            self.emit("\n".join(lines) + "\n\n")
+            entry.prompts = total
         self.tracker = None
 
     def end_event(self, event: dict) -> None:
@@ -102,42 +140,114 @@ class MarkdownWriter:
         if parts is None:
             return
         meta, kind, text = parts
+        role = message.get("role")
+        command = parse_command(text) if role == "user" and kind == "text" and text[:1] == "<" else None
+        if self.open_command is not None and (command is None or command.kind != "output"):
+            self._close_command()
         sidechain = False
         if meta:
             if meta.get("injected"):
                 self.turn = None
-                lines = count_lines(text)
-                label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
-                self.emit(details(label, fenced(text, "text")) + "\n")
+                if is_caveat(text):
+                    label = "Local command caveat"
+                else:
+                    lines = count_lines(text)
+                    label = summary_text(f"Injected context ({message.get('role', 'message')}, {lines:,} line{'s' if lines != 1 else ''})")
+                self.pending.text(details(label, fenced(text, "text")) + "\n")
                 return
             sidechain = bool(meta.get("sidechain"))
-        label = turn_label_of(message.get("role"), kind, sidechain)
+        label = turn_label_of(role, kind, sidechain)
+        head = ""
         if label != self.turn:
             self.turn = label
             stamp = message.get("timestamp")
             when = format_time(stamp) if stamp is not None else ""
-            self.emit(f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n")
+            head = f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n"
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
-            self.emit(self._tool_call(message, text))
+            self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
         elif kind == "tool_result":
-            self.emit(self._tool_result(message, text))
+            result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
+            agent = spawned_agent(meta) if meta and "spawnedAgentId" in meta else None
+            if agent:
+                result += f"[Subagent session ↓](#{agent})\n\n"
+            if not self.pending.result(message.get("toolCallId"), result, len(result)):
+                self.pending.text(head + result)
+        elif command is not None:
+            self._command(command, head)
         elif kind == "thinking":
-            self.emit(details("Thinking", message_markdown(text)) + "\n")
+            self.pending.text(head + details("Thinking", message_markdown(text)) + "\n")
         elif kind in ("summary", "compaction"):
-            self.emit(details(summary_text(kind.capitalize()), message_markdown(text)) + "\n")
-        elif message.get("role") == "system":
-            self.emit(details("System message", fenced(text, "text")) + "\n")
+            self.pending.text(head + details(summary_text(kind.capitalize()), message_markdown(text)) + "\n")
+        elif role == "system":
+            self.pending.text(head + details("System message", fenced(text, "text")) + "\n")
         else:
-            self.emit((message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n")
+            if role == "user" and not sidechain and text.strip():
+                self.pending.flush()  # a new prompt: calls still waiting are not answered any more
+                head = self._prompt_anchor(text) + head
+            images = self._images(message) if "media" in message else ""
+            self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n" + images)
+
+    def _prompt_anchor(self, text: str) -> str:
+        """An anchor for the prompts list written after the session."""
+        if len(self.prompts) >= MAX_PROMPTS:
+            self.more_prompts += 1
+            return ""
+        label = plain_label(text)
+        self.prompts.append(label if len(label) <= 90 else label[:89] + "…")
+        return f'<a id="prompt-{len(self.toc)}-{len(self.prompts)}"></a>\n\n'
+
+    def _images(self, message: dict) -> str:
+        """The images a message carries: inline or written to the image
+        directory and linked (placeholders otherwise: the text has them)."""
+        options = self.options
+        if not (options.embed_images or options.image_dir):
+            return ""
+        from sessionport.model import human_size
+        from sessionport.render.images import images_of
+
+        lines = []
+        for n, image in enumerate(images_of(message), 1):
+            if not image.ok:
+                lines.append(f"*(image {n} not shown: {inline(image.reason)})*")
+                continue
+            alt = f"image {n} ({image.mime}, {human_size(len(image.data or b''))})"
+            if options.embed_images:
+                lines.append(f"![{inline(alt)}]({image.data_url()})")
+                continue
+            self.images_written += 1
+            name = f"image-{self.images_written:04d}.{image.extension}"
+            with open(os.path.join(self.image_dir or ".", name), "wb") as handle:
+                handle.write(image.data or b"")
+            target = "/".join((*self.image_link.split(os.sep), name)) if self.image_link else name
+            lines.append(f"![{inline(alt)}](<{target}>)")
+        return "\n\n".join(lines) + "\n\n" if lines else ""
+
+    def _write_unit(self, unit) -> None:
+        if unit.call.__class__ is tuple:  # a command and its output
+            _, head, command = unit.call
+            output = unit.result
+            self.emit(head + command_markdown(command, output))
+            return
+        self.emit(unit.call)
+        if unit.result is not None:
+            self.emit(unit.result)
 
     def _tool_call(self, message: dict, text: str) -> str:
         view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
         head = f"**Tool call:** {code_span(str(message.get('toolName') or 'tool'))}"
+        if view.summary and view.kind in ("diff", "markdown"):
+            head += f" · {inline(view.summary)}"
         if message.get("toolCallId") is not None:
             head += f" · {code_span(str(message['toolCallId']))}"
+        if view.kind == "read":
+            detail = f" ({inline(view.detail)})" if view.detail else ""
+            return f"{head}\n\nRead {code_span(view.body)}{detail}\n\n"
+        if view.kind == "markdown":
+            return f"{head}\n\n" + details("Input", message_markdown(view.body)) + "\n"
         if view.kind == "text" and not view.body.strip():
             return head + "\n\n"
-        return fenced(view.body, TOOL_LANG[view.kind], f"{head}\n\n", "\n")
+        lang = re.sub(r"[^\w+.-]", "", view.detail) if view.kind == "code" else TOOL_LANG[view.kind]
+        return fenced(view.body, lang, f"{head}\n\n", "\n")
 
     def _tool_result(self, message: dict, text: str) -> str:
         label = "Result (error)" if message.get("isError") else "Result"
@@ -147,9 +257,28 @@ class MarkdownWriter:
         if not text:
             return f"{head} *(no output)*\n\n"
         body, cut = trim_lines(text, self.options.max_output)
-        if not cut:
-            return fenced(body, "text", f"{head}\n\n", "\n")
-        return fenced(body, "text", f"{head}\n\n", f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n")
+        after = f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n" if cut else "\n"
+        lines = count_lines(body)
+        if lines > LONG_OUTPUT_LINES:
+            return details(f"{summary_text(label)} · {lines:,} lines", fenced(body, "text")) + after
+        return fenced(body, "text", f"{head}\n\n", after)
+
+    def _command(self, command, head: str) -> None:
+        if command.kind == "output" and self.open_command is not None:
+            key, self.open_command = self.open_command, None
+            self.pending.result(key, command, len(command.stdout) + len(command.stderr))
+            return
+        if command.kind == "command":
+            self.commands += 1
+            self.open_command = f"\0command {self.commands}"
+            self.pending.call(self.open_command, ("command", head, command), 200)
+            return
+        self.pending.text(head + command_markdown(None, command))
+
+    def _close_command(self) -> None:
+        if self.open_command is not None:
+            key, self.open_command = self.open_command, None
+            self.pending.result(key, None, 0)
 
     # the parts written last, in front ----------------------------------------
 
@@ -161,7 +290,8 @@ class MarkdownWriter:
             lines = [f"# {len(self.toc)} sessions", "", "## Contents", ""]
             for i, entry in enumerate(self.toc, 1):
                 extra = " · ".join(x for x in (entry.source, entry.line) if x)
-                lines.append(f"{i}. [{inline(entry.title)}](#{entry.anchor})" + (f" — {inline(extra)}" if extra else ""))
+                prompts = f" · [{entry.prompts:,} prompts](#prompts-{i})" if entry.prompts else ""
+                lines.append(f"{i}. [{inline(entry.title)}](#{entry.anchor})" + (f" — {inline(extra)}" if extra else "") + prompts)
             parts.append("\n".join(lines) + "\n\n")
         return "".join(parts)
 
@@ -198,12 +328,29 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     with spool_file(SPOOL_MEMORY) as spool:
         body = ChunkedWriter(spool, BODY_CHUNK)
         writer = MarkdownWriter(body.emit, options)
+        if options.image_dir is not None:
+            writer.image_dir, writer.image_link = image_directory(options.image_dir, ctx.name)
         feed(events, writer)
         writer.finish()
         body.flush()
         out.write(writer.preamble().encode("utf-8", "replace"))
         spool.seek(0)
         shutil.copyfileobj(spool, out, 1 << 20)
+
+
+def image_directory(directory: str, output: str) -> tuple[str, str]:
+    """``--images DIR``: the directory (made when missing) and how the
+    document links into it (relative to the document when it is a file)."""
+    if "<" in directory or ">" in directory or "\n" in directory:
+        raise UsageError(f"--images {directory!r}: a directory name cannot hold '<', '>' or a line end")
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--images {directory!r}: cannot make the directory ({exc.strerror or exc})") from None
+    if output and not output.startswith("<") and output != "-":
+        base = os.path.dirname(os.path.abspath(output))
+        return directory, os.path.relpath(os.path.abspath(directory), base)
+    return directory, os.path.normpath(directory)
 
 
 EXPORTER = Exporter(

@@ -25,6 +25,8 @@ def yaml_quote(value: str) -> str:
             out.append("\\n")
         elif char == "\t":
             out.append("\\t")
+        elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
+            out.append("\ufffd")  # bidi overrides reorder the title on screen
         elif code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF) or 0xD800 <= code <= 0xDFFF:
             out.append(f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
         else:

@@ -38,7 +38,18 @@ FRONT_MATTER = Option(
     is_flag=True,
 )
 
-COMMON_OPTIONS = (MAX_OUTPUT, NO_THINKING, NO_TOOLS, NO_INJECTED)
+IMAGES = Option(
+    name="images",
+    flags=("--images",),
+    help=(
+        "Markdown/HTML: images the stream carries (claude-code --keep-images): 'placeholder' (default) shows their placeholder text, "
+        "'embed' shows them inline (PNG, JPEG, GIF, WebP whose bytes match their type, up to 5 MB each; never SVG); "
+        "Markdown also takes a directory: write them there and link them."
+    ),
+    type=str,
+)
+
+COMMON_OPTIONS = (MAX_OUTPUT, NO_THINKING, NO_TOOLS, NO_INJECTED, IMAGES)
 
 TOOL_KINDS = frozenset({"tool_use", "tool_result"})
 
@@ -50,6 +61,7 @@ class RenderOptions:
     tools: bool = True
     injected: bool = True
     front_matter: bool = False
+    images: str = "placeholder"  # or "embed", or (Markdown) a directory to write them to
 
     @classmethod
     def from_options(cls, options: dict[str, Any]) -> "RenderOptions":
@@ -64,7 +76,16 @@ class RenderOptions:
             tools=not (options.get("hide_tools") or options.get("no_tools")),
             injected=not (options.get("hide_injected") or options.get("no_injected")),
             front_matter=bool(options.get("front_matter")),
+            images=str(options.get("images") or "placeholder"),
         )
+
+    @property
+    def embed_images(self) -> bool:
+        return self.images == "embed"
+
+    @property
+    def image_dir(self) -> str | None:
+        return None if self.images in ("placeholder", "embed") else self.images
 
     def shows(self, message: dict) -> bool:
         """Whether ``message`` is rendered at all under these options."""

@@ -18,6 +18,7 @@ from sessionport.model import session_event
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 MAX_MODELS = 5
 HEADER_METADATA_VALUE = 200
+USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -172,6 +173,29 @@ def turn_label_of(role: Any, kind: str, sidechain: bool) -> str:
     return label
 
 
+def agent_anchor(agent_id: Any) -> str | None:
+    """The in-page anchor of a subagent's session, derived from its agent
+    id (a digest: ids are never copied from the transcript into the page)."""
+    if not isinstance(agent_id, str) or not agent_id:
+        return None
+    import hashlib
+
+    return "agent-" + hashlib.sha256(agent_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def spawned_agent(meta: dict | None) -> str | None:
+    """The anchor of the subagent session a tool result says it spawned."""
+    return agent_anchor(meta.get("spawnedAgentId")) if meta else None
+
+
+def parent_call(session: dict) -> tuple[str | None, Any]:
+    """A subagent session's own anchor and the call id that spawned it."""
+    metadata = session.get("metadata")
+    if not isinstance(metadata, dict):
+        return None, None
+    return agent_anchor(metadata.get("agentId")), metadata.get("parentToolCallId")
+
+
 def header_facts(session: dict) -> list[tuple[str, str]]:
     """(label, value) pairs known when the session starts."""
     facts: list[tuple[str, str]] = []
@@ -228,6 +252,10 @@ class SessionTracker:
     parsed_last: datetime | None = None
     raw_first: str | None = None
     raw_last: str | None = None
+    # token usage of the messages in the stream (``meta.usage``, counted once
+    # per API message id): after a filter, what was kept
+    kept_usage: dict = field(default_factory=dict)
+    usage_ids: dict = field(default_factory=dict)
 
     def see(self, message: dict, shown: bool, meta: dict | None) -> None:
         """Count ``message``; ``meta`` is its ``meta`` if that is a dict,
@@ -250,6 +278,25 @@ class SessionTracker:
             model = meta.get("model")
             if model and isinstance(model, str) and model not in self.models and len(self.models) < MAX_MODELS:
                 self.models.append(model)
+            usage = meta.get("usage")
+            if usage.__class__ is dict:
+                self._add_usage(usage, meta.get("messageId"))
+
+    def _add_usage(self, usage: dict, api_id: Any) -> None:
+        """The blocks of one API message repeat its usage: count it once
+        (ids are remembered for the last few hundred messages: the blocks of
+        one message come together, interleaved at most with a few others)."""
+        if api_id.__class__ is str:
+            if api_id in self.usage_ids:
+                return
+            self.usage_ids[api_id] = None
+            if len(self.usage_ids) > 512:
+                del self.usage_ids[next(iter(self.usage_ids))]
+        kept = self.kept_usage
+        for key in USAGE_KEYS:
+            value = usage.get(key)
+            if value.__class__ is int:
+                kept[key] = kept.get(key, 0) + value
 
     def _moment(self, moment: datetime | None) -> None:
         if moment is not None:
@@ -294,10 +341,14 @@ class SessionTracker:
         if self.models:
             parts.append("model " + ", ".join(self.models))
         usage = (self.end or {}).get("usage")
-        if isinstance(usage, dict):
-            tokens = _usage_text(usage)
-            if tokens:
-                parts.append(tokens)
+        whole = _usage_text(usage) if isinstance(usage, dict) else ""
+        kept = _usage_text(self.kept_usage) if self.kept_usage else ""
+        # say which figure is which: after a filter the session's own total
+        # covers messages that are not in the stream any more
+        if whole:
+            parts.append("tokens for the whole session: " + whole)
+        if kept and kept != whole:
+            parts.append(f"tokens in the {self.messages:,} message{'s' if self.messages != 1 else ''} here: " + kept)
         skipped = (self.end or {}).get("skipped")
         if isinstance(skipped, dict) and skipped:
             total = sum(v for v in skipped.values() if isinstance(v, int))
@@ -323,4 +374,4 @@ def _usage_text(usage: dict[str, Any]) -> str:
         bits.append(f"{number('output_tokens'):,} out" + (f" ({reasoning:,} reasoning)" if reasoning else ""))
     if not bits and number("total_tokens") is not None:
         bits.append(f"{number('total_tokens'):,} total")
-    return "tokens: " + ", ".join(bits) if bits else ""
+    return ", ".join(bits)

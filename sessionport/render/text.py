@@ -159,17 +159,55 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _CONTROL_BYTES = bytes([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F])
 
 
+# Bidirectional embeddings, overrides and isolates (U+202A..U+202E,
+# U+2066..U+2069) reorder what follows them on screen: "gpj.exe" can be made
+# to read "exe.jpg".  They are replaced like control characters; the marks
+# U+200E/U+200F, which reorder nothing by themselves, are kept.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile("[" + BIDI_CONTROLS + "]")
+
+
 def replace_controls(text: str) -> str:
-    """``text`` with control characters other than tab and line ends made
-    U+FFFD.  Texts are first checked at the byte level (in UTF-8 these
-    characters are only ever themselves): when, as usual, there is nothing
-    to replace, an encode and a ``bytes.translate`` beat the regex at every
-    length, from a few characters (about 0.15 against 0.2 us) to megabytes
-    of tool output (several times)."""
+    """``text`` with control characters other than tab and line ends, and
+    bidi override characters, made U+FFFD.  Texts are first checked at the
+    byte level (in UTF-8 these control characters are only ever themselves):
+    when, as usual, there is nothing to replace, an encode and a
+    ``bytes.translate`` beat the regex at every length, from a few
+    characters (about 0.15 against 0.2 us) to megabytes of tool output
+    (several times).  Bidi characters are looked for only in non-ASCII text."""
+    if not text.isascii() and _BIDI.search(text) is not None:
+        text = _BIDI.sub("\ufffd", text)
     data = text.encode("utf-8", "surrogatepass")
     if len(data.translate(None, _CONTROL_BYTES)) == len(data):
         return text
     return _CONTROL.sub("\ufffd", text)
+
+
+_NEEDS_CLEANING = re.compile("[\x00-\x08\x0b-\x1f\x7f" + BIDI_CONTROLS + "]").search
+
+
+def clean_text(text: str) -> str:
+    """Text without terminal escape codes, control or bidi override
+    characters, and with one kind of line end: what both readable
+    exporters show of any transcript text."""
+    if _NEEDS_CLEANING(text) is None:  # the usual text: one scan, nothing to do
+        return text
+    if "\x1b" in text:
+        text = strip_terminal_codes(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return replace_controls(text)
+
+
+# Markdown's emphasis and code marks, left out of one-line labels
+EMPHASIS = re.compile(r"\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|`+")
+
+
+def plain_label(text: str) -> str:
+    """The start of a text on one line without Markdown's emphasis and code
+    marks, for a table of contents (escaped where it is written)."""
+    label = " ".join(text[:400].split())
+    return EMPHASIS.sub("", label) if "*" in label or "_" in label or "`" in label else label
 
 
 def count_lines(text: str) -> int:

@@ -1,7 +1,9 @@
 """How a tool call reads best, for both readable exporters.
 
 A shell command is shown as the command itself, an edit or a patch as a
-unified diff, anything else as compact JSON.  The shapes recognised are the
+unified diff, a file read as its path and line range, a plan or a prompt
+(``ExitPlanMode``, ``Task``/``Agent``) as Markdown, code given to an
+interpreter as code, anything else as pretty-printed JSON.  The shapes recognised are the
 ones the importers produce from real files: Claude Code ``Bash``/``Edit``/
 ``MultiEdit``/``Write``, Codex ``shell`` (argv list), ``shell_command``,
 ``exec_command``, ``local_shell`` and ``apply_patch`` (free-form patch text).
@@ -29,14 +31,17 @@ PATCH_MARKERS = ("*** Begin Patch", "diff --git ", "--- ", "Index: ")
 
 @dataclass
 class ToolView:
-    """``kind`` is ``shell``, ``diff``, ``json`` or ``text``; ``summary`` a
-    one-line description for a collapsed view."""
+    """``kind`` is ``shell``, ``diff``, ``read`` (``body`` the path,
+    ``detail`` the range), ``markdown``, ``code`` (``detail`` the language),
+    ``json`` or ``text``; ``summary`` a one-line description for a collapsed
+    view."""
 
     kind: str
     body: str
     summary: str = ""
     # an edit or patch a reader wants to see at once (a whole new file is not)
     expand: bool = False
+    detail: str = ""
 
 
 def first_line(text: str) -> str:
@@ -156,11 +161,60 @@ def patch_files(patch: str) -> list[str]:
     return [name.strip() for name in _PATCH_FILE_LINE.findall("\n" + patch)]
 
 
+READ_NAMES = frozenset({"read", "read_file", "readfile", "view", "read_many_files"})
+PROSE_NAMES = frozenset({"exitplanmode", "task", "agent", "update_plan"})
+PROSE_KEYS = ("plan", "prompt")
+CODE_KEYS = ("code",)
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _read_view(name: str, tool_input: dict) -> ToolView | None:
+    if name.lower() not in READ_NAMES:
+        return None
+    path = tool_input.get("file_path") or tool_input.get("path") or tool_input.get("absolute_path")
+    if not isinstance(path, str) or not path or not set(tool_input) <= {"file_path", "path", "absolute_path", "offset", "limit", "pages"}:
+        return None
+    offset, limit = _number(tool_input.get("offset")), _number(tool_input.get("limit"))
+    if offset is not None and limit is not None:
+        detail = f"lines {offset:,}–{offset + limit - 1:,}"
+    elif offset is not None:
+        detail = f"from line {offset:,}"
+    elif limit is not None:
+        detail = f"first {limit:,} lines"
+    else:
+        detail = ""
+    pages = tool_input.get("pages")
+    if isinstance(pages, str) and pages:
+        detail = " ".join(x for x in (detail, f"pages {pages}") if x)
+    return ToolView("read", path, path + (f" ({detail})" if detail else ""), detail=detail)
+
+
+def _prose_view(name: str, tool_input: dict) -> ToolView | None:
+    for key in PROSE_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip() and (name.lower() in PROSE_NAMES or len(tool_input) <= 3):
+            label = tool_input.get("description")
+            summary = _first_line(label) if isinstance(label, str) and label.strip() else _first_line(value)
+            kind = tool_input.get("subagent_type")
+            if isinstance(kind, str) and kind:
+                summary = f"{kind}: {summary}"
+            return ToolView("markdown", value, summary)
+    for key in CODE_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str) and value.strip() and len(tool_input) <= 3:
+            lang = tool_input.get("language") or tool_input.get("lang") or "python"
+            return ToolView("code", value, _first_line(value), detail=str(lang))
+    return None
+
+
 def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolView:
     """The readable form of one tool call."""
     name = name if isinstance(name, str) else ""
     if isinstance(tool_input, dict):
-        view = _shell_view(name, tool_input) or _edit_view(tool_input)
+        view = _shell_view(name, tool_input) or _edit_view(tool_input) or _read_view(name, tool_input) or _prose_view(name, tool_input)
         if view:
             return view
     patch = _patch_text(tool_input)
@@ -169,11 +223,14 @@ def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolVie
         return ToolView("diff", patch.strip("\n"), ", ".join(files[:3]) + (" …" if len(files) > 3 else ""), expand=True)
     if tool_input is None or tool_input == {}:
         return ToolView("text", text, _first_line(text))
+    if isinstance(tool_input, str):
+        # free-form input (a custom tool's text): shown as it is
+        return ToolView("text", tool_input, _first_line(text) if text else _first_line(tool_input))
     try:
-        body = orjson.dumps(tool_input, option=orjson.OPT_NON_STR_KEYS).decode()
+        body = orjson.dumps(tool_input, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_INDENT_2).decode()
     except TypeError:  # values built in Python that JSON cannot hold (huge ints, objects)
-        body = json.dumps(tool_input, default=repr, ensure_ascii=False)
-    return ToolView("json", body, _first_line(text) if text else _first_line(body, 100))
+        body = json.dumps(tool_input, default=repr, ensure_ascii=False, indent=2)
+    return ToolView("json", body, _first_line(text) if text else _first_line(" ".join(body[:400].split()), 100))
 
 
 # A diff line's CSS class from its first character: (longer prefix, class

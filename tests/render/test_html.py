@@ -14,6 +14,7 @@ import hashlib
 import io
 import re
 import tracemalloc
+import html as html_lib
 from html.parser import HTMLParser
 
 import orjson
@@ -21,20 +22,25 @@ import pytest
 
 import sessionport
 from sessionport.render import html as html_exporter
-from sessionport.render.html_assets import CSS, JS
+from sessionport.render.html_assets import JS, page_css
 from sessionport.model import end_event, message_event, session_event
 from sessionport.render.text import strip_terminal_codes
+from sessionport.render.commands import parse_command
 
 from conftest import FIXTURES
 
 HOSTILE = FIXTURES / "html" / "hostile.jsonl"
 TWO_SESSIONS = FIXTURES / "markdown" / "two-sessions.jsonl"
-# Elements the viewer itself writes; anything else came from a transcript.
+# Elements the viewer itself writes, and those rendered Markdown may hold
+# (formatting only: nothing that loads, runs or takes input); anything else
+# came from a transcript.
 OUR_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "div", "small", "input", "button", "span", "main",
     "section", "h1", "h2", "a", "dl", "dt", "dd", "details", "summary", "article", "time", "pre", "code", "p",
-    "footer", "nav", "ol", "li", "script",
+    "footer", "nav", "ol", "li", "script", "aside",
 }
+MARKDOWN_TAGS = {"ul", "h3", "h4", "h5", "h6", "strong", "em", "blockquote", "table", "thead", "tbody", "tr", "th", "td", "s", "br", "hr"}
+OUR_TAGS |= MARKDOWN_TAGS
 
 
 def load(path) -> list[dict]:
@@ -97,7 +103,7 @@ def assert_nothing_injected(parsed: Audit, *, browser: bool = False) -> None:
             assert not name.startswith("on"), f"event handler attribute {name}={value!r} on <{tag}>"
             assert name not in ("src", "srcdoc", "formaction", "style", "background"), f"{name} on <{tag}>"
             if name == "href":
-                assert value.startswith("#") or re.match(r"https?://", value), f"unsafe href {value!r}"
+                assert value.startswith("#") or re.match(r"https?://|mailto:", value), f"unsafe href {value!r}"
                 if not value.startswith("#"):
                     assert tag == "a" and attrs.get("rel") == "nofollow noopener noreferrer"
 
@@ -167,22 +173,30 @@ def test_content_security_policy_allows_only_our_own_blocks():
     for body, directive in ((parsed.scripts[0], "script-src"), (parsed.styles[0], "style-src")):
         digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
         assert f"{directive} 'sha256-{digest}'" in policy
-    assert parsed.scripts[0] == JS and parsed.styles[0] == CSS
+    assert parsed.scripts[0] == JS and parsed.styles[0] == page_css()
 
 
 # -- what is shown ---------------------------------------------------------
+
+
+MESSAGE_ID = re.compile(r"s\d+-m\d+")
 
 
 def messages_of(parsed: Audit) -> list[dict]:
     return [a for t, a in parsed.tags if t == "article"]
 
 
+def message_ids(parsed: Audit) -> list[str]:
+    """Every message's element id: an article, or inside its call's unit (a
+    result, a command's output)."""
+    return [a["id"] for t, a in parsed.tags if MESSAGE_ID.fullmatch(a.get("id") or "")]
+
+
 def test_every_message_has_its_own_anchor():
     events = load(TWO_SESSIONS)
     parsed = audit(render(events))
-    articles = messages_of(parsed)
-    assert len(articles) == sum(e["type"] == "message" for e in events)
-    ids = [a["id"] for a in articles]
+    ids = message_ids(parsed)
+    assert len(ids) == sum(e["type"] == "message" for e in events)
     assert len(set(ids)) == len(ids)
     assert ids[:2] == ["s1-m1", "s1-m2"]
     hrefs = {a["href"] for t, a in parsed.tags if t == "a"}
@@ -195,7 +209,7 @@ def test_tool_calls_read_as_commands_and_diffs():
     assert '<span class="prompt">$ </span>pytest -q</pre>' in page
     assert '<span class="add">+    p_list.add_argument(&quot;--since&quot;, type=date.fromisoformat,</span>' in page
     assert '<span class="del">-  return total;</span>' in page
-    assert "<details open><summary><span class=\"badge\">Edit</span>" in page
+    assert "<details class=\"unit\" open><summary><span class=\"badge\">Edit</span>" in page
 
 
 def test_several_sessions_get_a_sidebar_and_one_session_none():
@@ -213,7 +227,8 @@ def test_options_leave_out_thinking_tools_and_injected():
     events = load(TWO_SESSIONS)
     full = audit(render(events))
     kinds = [a["data-kind"] for a in messages_of(full)]
-    assert {"thinking", "tool_use", "tool_result", "injected"} <= set(kinds)
+    assert {"thinking", "tool_use", "injected"} <= set(kinds)
+    assert any(a.get("class", "").startswith("tool-out") for t, a in full.tags)  # results inside their calls' units
     bare = audit(render(events, no_thinking=True, no_tools=True, no_injected=True))
     assert {a["data-kind"] for a in messages_of(bare)} == {"text"}
     assert len(messages_of(bare)) == 4
@@ -279,16 +294,28 @@ def test_page_is_written_while_the_stream_is_read():
     assert 0 < sizes[0] < sizes[1] < sink.size
 
 
-def test_memory_stays_flat_on_a_large_stream():
+def peak_of_page(messages: int) -> tuple[int, int]:
     sink = CountingSink()
     tracemalloc.start()
     try:
-        html_exporter.write(big_stream(2500, 2000), sink, sessionport.context.WriteContext())
+        html_exporter.write(big_stream(messages, 2000), sink, sessionport.context.WriteContext())
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert sink.size > 5_000_000
-    assert peak < 600_000, f"peak {peak} bytes for an {sink.size}-byte page"
+    return peak, sink.size
+
+
+def test_memory_stays_flat_on_a_large_stream():
+    # the libraries a page needs (markdown-it-py, Pygments, their tables) are
+    # loaded once, by a first small page: what is measured is what grows
+    html_exporter.write(big_stream(3, 10), CountingSink(), sessionport.context.WriteContext())
+    peak, size = peak_of_page(2500)
+    assert size > 5_000_000
+    # the table of contents keeps at most 500 prompts, the rest is streamed
+    assert peak < 900_000, f"peak {peak} bytes for an {size}-byte page"
+    double, double_size = peak_of_page(5000)
+    assert double_size > 2 * size - 100_000
+    assert double < peak + 100_000, f"twice the messages: peak {double} bytes against {peak}"
 
 
 def test_cli_writes_html_with_options(tmp_path):
@@ -322,12 +349,21 @@ def test_real_sessions_render_every_message_and_prompt(fmt, path):
     events = list(sessionport.read(str(path), format=fmt))
     parsed = audit(render(events))
     assert_nothing_injected(parsed)
-    assert len(messages_of(parsed)) == sum(e["type"] == "message" for e in events)
-    shown = " ".join(parsed.all_text.replace("`", "").split())
+    assert len(message_ids(parsed)) == sum(e["type"] == "message" for e in events)
+    shown = words_of(parsed.all_text)
     for e in events:
         if e["type"] == "message" and e["role"] == "user" and not (e.get("meta") or {}).get("injected") and e["text"].strip():
-            prompt = strip_terminal_codes(e["text"])  # shown without colour codes
-            assert " ".join(prompt.replace("`", "").split()) in shown
+            command = parse_command(e["text"])
+            prompt = e["text"] if command is None else " ".join((command.name, command.args, command.stdout))
+            # shown without colour codes, ordered lists numbered by the browser
+            prompt = re.sub(r"(?m)^[ \t]*\d{1,9}[.)](?=\s)", "", strip_terminal_codes(prompt))
+            assert words_of(prompt) in shown
+
+
+def words_of(text: str) -> str:
+    """Letters and digits of a text: what rendered Markdown keeps of it
+    (markup characters, spacing and entities aside)."""
+    return "".join(ch for ch in html_lib.unescape(text) if ch.isalnum())
 
 
 def test_subagent_messages_get_their_own_turns_and_a_marker():
@@ -351,5 +387,5 @@ def test_edits_open_at_once_but_whole_new_files_stay_collapsed():
         message_event("tool", "", toolName="Write", toolInput={"file_path": "b.py", "content": "x = 1\n"}, meta={"kind": "tool_use"}),
     ]
     page = render(events)
-    assert '<details open><summary><span class="badge">Edit</span>' in page
-    assert '<details><summary><span class="badge">Write</span><span class="brief">b.py (new content)</span>' in page
+    assert '<details class="unit" open><summary><span class="badge">Edit</span>' in page
+    assert '<details class="unit"><summary><span class="badge">Write</span><span class="brief">b.py (new content)</span>' in page

@@ -22,6 +22,8 @@ import sessionport
 from sessionport.context import WriteContext
 from sessionport.render import markdown as md_exporter
 from sessionport.render.markdown_frontmatter import yaml_quote
+from sessionport.render.markdown_blocks import code_span
+from sessionport.render.commands import parse_command
 from sessionport.model import end_event, message_event, session_event
 from sessionport.render.text import longest_run
 
@@ -81,7 +83,7 @@ def test_sessions_and_turns_have_headings_with_metadata_and_a_closing_summary():
     assert "- **Model:** `gpt-5-codex`" in text
     assert "## User · 2025-09-16 10:02:15 UTC" in text
     assert "## Assistant · 2025-09-16 10:02:19 UTC" in text
-    assert "*End of session: 9 messages · 2025-09-16 10:02:15 UTC → 10:02:41 UTC (26 s) · model gpt-5-codex · tokens: 48,210 in (41,984 cached), 1,893 out (1,024 reasoning)*" in text
+    assert "*End of session: 9 messages · 2025-09-16 10:02:15 UTC → 10:02:41 UTC (26 s) · model gpt-5-codex · tokens for the whole session: 48,210 in (41,984 cached), 1,893 out (1,024 reasoning)*" in text
 
 
 def test_tool_calls_read_as_shell_diff_and_json():
@@ -90,7 +92,7 @@ def test_tool_calls_read_as_shell_diff_and_json():
     assert "```diff\n*** Begin Patch\n*** Update File: ledger/cli.py\n" in text
     assert "-  return total;\n+  return total * (1 - discount);" in text
     other = render([session_event("t"), message_event("tool", "", toolName="WebFetch", toolInput={"url": "https://x.org", "n": 1}, meta={"kind": "tool_use"})])
-    assert '```json\n{"url":"https://x.org","n":1}\n```' in other
+    assert '```json\n{\n  "url": "https://x.org",\n  "n": 1\n}\n```' in other
 
 
 def test_several_sessions_get_a_table_of_contents_that_links_to_them():
@@ -252,7 +254,7 @@ def test_memory_stays_flat_on_a_large_stream(monkeypatch):
 
 # -- real files, through whatever importers are registered -----------------
 
-OUR_HTML = re.compile(r'^(<details>|</details>|<summary>[^<]*</summary>|<a id="session-\d+">|</a>|<a id="session-\d+"></a>)$')
+OUR_HTML = re.compile(r'^(<details>|</details>|<summary>[^<]*</summary>|<a id="(?:session-\d+|agent-[0-9a-f]{16}|prompts?-\d+(?:-\d+)?)">|</a>|<a id="session-\d+"></a>)$')
 
 
 def corpus_params(fmt: str) -> list:
@@ -280,7 +282,12 @@ def test_real_sessions_render_with_every_prompt_and_no_raw_html(fmt, path):
     text = render(events)
     prompts = [e["text"] for e in events if e["type"] == "message" and e["role"] == "user" and (e.get("meta") or {}).get("kind", "text") == "text" and not (e.get("meta") or {}).get("injected") and e["text"].strip()]
     for prompt in prompts:
-        assert message_markdown(prompt).strip() in text
+        command = parse_command(prompt)
+        if command is None:
+            assert message_markdown(prompt).strip() in text
+        elif command.kind == "command":
+            assert f"**Command:** {code_span(command.label)}" in text
+    assert "command-name>" not in prose_of(text), "a Claude Code command shown as raw tags"
     markdown_it = pytest.importorskip("markdown_it", reason="markdown-it-py (test extra) renders the output as CommonMark")
     tokens = markdown_it.MarkdownIt("commonmark", {"html": True}).parse(text)
     raw = [t.content.strip() for t in tokens if t.type == "html_block"]
@@ -288,6 +295,15 @@ def test_real_sessions_render_with_every_prompt_and_no_raw_html(fmt, path):
     for block in raw:
         for piece in block.split("\n"):
             assert OUR_HTML.match(piece.strip()) or not piece.strip(), f"raw HTML from the transcript: {piece[:200]!r}"
+
+
+def prose_of(markdown: str) -> str:
+    """The document's text outside code blocks (tool outputs may quote
+    anything, a file holding command tags included)."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(markdown)
+    return "\n".join(t.content for t in tokens if t.type not in ("fence", "code_block"))
 
 
 ODD_EVENTS = [

@@ -14,7 +14,7 @@ from datetime import timezone
 
 import pytest
 
-from sessionport.render.html_blocks import _marked_up, esc, rich_text
+from sessionport.render.html_blocks import esc
 from sessionport.render.session import format_time, parse_time
 from sessionport.render.text import replace_controls
 from sessionport.render.tools import _edit_diff, patch_files
@@ -85,14 +85,10 @@ def test_escaping_matches_html_escape(text):
 
 @pytest.mark.parametrize(
     "text",
-    ["one paragraph\nsecond line", "\n\nleading lines\n\n", "a <b> & 'c'", "tabs\tand  spaces ", "\u2028odd\r\nbreaks\x1b[0m", "émoji 🎉 &amp;"],
+    ["one paragraph\nsecond line", "\n\nleading lines\n\n", "a (b) \"c\" 'd'", "émoji 🎉 ok", "x\n\n\n\ny", "**Heading** then text\n\nmore"],
 )
-def test_plain_prose_renders_like_marked_up_prose(text):
-    # the shortcut (no fence, span or URL) gives what the general path gives
-    assert rich_text(text) == _marked_up(text)
-    assert rich_text(text).startswith('<div class="prose">') and rich_text(text).count("<div") == 1
+def test_plain_prose_renders_like_the_markdown_parser(text):
+    # the shortcut (nothing Markdown could act on) gives what the parser gives
+    from sessionport.render.markup import parser, render_markdown
 
-
-@pytest.mark.parametrize("text", ["see `code`", "see https://example.org/x.", "~~~\nfenced\n~~~"])
-def test_marked_up_prose_takes_the_general_path(text):
-    assert rich_text(text) == _marked_up(text)
+    assert render_markdown(text) == parser().render(text)

@@ -5,7 +5,7 @@ One user line gives a ``user`` message (its text blocks joined) and/or one
 message per content block (Claude Code writes exactly one per line).
 :class:`MessageBuilder` is mixed into the transcript reader, which provides
 ``parent_of``, ``alias`` (skipped uuid -> nearest emitted ancestor),
-``base_meta`` and ``result``.
+``base_meta``, ``result`` and ``ctx`` (its options).
 """
 
 from __future__ import annotations
@@ -22,6 +22,20 @@ NOTIFICATION_PREFIX = "<task-notification>"
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
 _AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
+
+
+def media_of(content: Any) -> list | None:
+    """The base64 images of a content list, as the stream's ``media`` field
+    carries them (only with ``--keep-images``: the text keeps a placeholder)."""
+    if type(content) is not list:
+        return None
+    media = []
+    for block in content:
+        if type(block) is dict and block.get("type") == "image":
+            source = block.get("source")
+            if type(source) is dict and source.get("type") == "base64" and type(source.get("data")) is str:
+                media.append({"type": "image", "mediaType": source.get("media_type"), "data": source["data"]})
+    return media or None
 
 
 def _str(value: Any) -> str | None:
@@ -83,6 +97,10 @@ class MessageBuilder:
                 injected = True
                 event["meta"] = {**(event.get("meta") or {}), "injected": True, "injectedKind": "task-notification"}
             events.append(event)
+            if type(content) is list and self.ctx.options.get("keep_images"):
+                media = media_of(content)
+                if media:
+                    events[-1]["media"] = media
         prompt = bool(events) and not injected and all(e["role"] == "user" for e in events)
         return events, prompt
 
@@ -132,7 +150,7 @@ class MessageBuilder:
             if call_id:
                 self.result.agent_calls.setdefault(agent, call_id)
         is_error = block.get("is_error")
-        return message_event(
+        event = message_event(
             "tool",
             text,
             timestamp=stamp,
@@ -142,6 +160,11 @@ class MessageBuilder:
             isError=is_error if type(is_error) is bool else None,
             meta=meta,
         )
+        if type(content) is list and self.ctx.options.get("keep_images"):
+            media = media_of(content)
+            if media:
+                event["media"] = media
+        return event
 
     def assistant_events(self, record: dict) -> tuple[Any, Any, list[dict]]:
         message = record.get("message")

@@ -29,6 +29,12 @@ ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "c
 _LOGLINES = re.compile(rb'\s*\{\s*"loglines"\s*:\s*\[')
 READ_BUFFER = 1 << 20
 
+KEEP_IMAGES = Option(
+    name="keep_images",
+    flags=("--keep-images",),
+    help="Claude Code: carry pasted and tool-result images in the stream (as `media`), for `--images embed` of the Markdown/HTML exporters.",
+    is_flag=True,
+)
 NO_SUBAGENTS = Option(
     name="no_subagents",
     flags=("--no-subagents",),
@@ -172,6 +178,6 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
-    options=(NO_SUBAGENTS,),
+    options=(NO_SUBAGENTS, KEEP_IMAGES),
     versions=("1.0.24", "1.0.43", "1.0.98", "2.0.24", "2.0.37", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.280"),
 )
