@@ -357,7 +357,7 @@ class RolloutReader:
             info = payload.get("info")
             if isinstance(info, dict):
                 target = self.inherited_usage if self.inherit_from is not None else self.usage
-                target.add_usage(info.get("total_token_usage"))
+                target.add_usage(info.get("total_token_usage"), info.get("last_token_usage"))
         elif kind == "user_message":
             self._user_event(line_no, payload, ts)
         elif kind == "thread_rolled_back":
@@ -448,6 +448,7 @@ class RolloutReader:
             self.notes.append(f"token totals reset {self.usage.resets} time(s); usage sums the segments")
         yield end_event(
             usage=self.usage.usage(),
+            lastRequestUsage=self.usage.last_request(),
             counts=counts or None,
             skipped=skipped or None,
             notes=self.notes or None,

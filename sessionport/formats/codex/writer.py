@@ -77,6 +77,7 @@ class RolloutWriter:
         self.generated = 0
         self.warned: set[str] = set()
         self.started = False
+        self.request_usage: dict | None = None  # usage of the last API message seen
 
     def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
@@ -103,8 +104,12 @@ class RolloutWriter:
             "originator": ORIGINATOR,
             "cli_version": CLI_VERSION,
             "source": "cli",
-            "model_provider": metadata.get("modelProvider") if isinstance(metadata.get("modelProvider"), str) else "openai",
         }
+        # Codex resumes a thread only under the provider its session_meta
+        # names: name one only when the source had it, so that a session from
+        # elsewhere resumes under whichever provider the user has configured.
+        if isinstance(metadata.get("modelProvider"), str) and metadata["modelProvider"]:
+            payload["model_provider"] = metadata["modelProvider"]
         if isinstance(metadata.get("instructions"), str):
             payload["instructions"] = metadata["instructions"]
         if isinstance(metadata.get("baseInstructions"), str):
@@ -120,6 +125,8 @@ class RolloutWriter:
         if not self.started:
             self.session({"source": "unknown"})
         meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
+        if isinstance(meta.get("usage"), dict) and meta["usage"]:
+            self.request_usage = meta["usage"]
         kind = meta.get("kind", "text")
         role = event.get("role")
         text = event.get("text") if isinstance(event.get("text"), str) else ""
@@ -232,14 +239,30 @@ class RolloutWriter:
         self.line("response_item", {"type": out_type, "call_id": call_id, "output": output}, ts)
 
     def end(self, event: dict) -> None:
+        """``token_count``: the session's cumulative usage, and what the last
+        request used.  Codex reads ``last_token_usage`` as the size of the
+        context when the thread is resumed and compacts the history first
+        when it is near the window, so it must never be the cumulative total."""
         usage = event.get("usage")
         if not isinstance(usage, dict) or not usage:
             return
-        total = {k: v for k, v in usage.items() if isinstance(v, int)}
-        if "total_tokens" not in total and ("input_tokens" in total or "output_tokens" in total):
-            total["total_tokens"] = total.get("input_tokens", 0) + total.get("output_tokens", 0)
-        info = {"total_token_usage": total, "last_token_usage": total, "model_context_window": None}
+        total = _token_usage(usage)
+        last = event.get("lastRequestUsage")
+        last = _token_usage(last if isinstance(last, dict) and last else self.request_usage or {})
+        if not last:
+            # not known: an empty count rather than a guess (Codex then sees a
+            # small context and resumes without compacting)
+            last = dict.fromkeys(("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"), 0)
+            self.warn_once("last-usage", "the usage of the session's last request is unknown; token_count.last_token_usage is written as zero")
+        info = {"total_token_usage": total, "last_token_usage": last, "model_context_window": None}
         self.line("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
+
+
+def _token_usage(usage: dict) -> dict:
+    counts = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+    if counts and "total_tokens" not in counts and ("input_tokens" in counts or "output_tokens" in counts):
+        counts["total_tokens"] = counts.get("input_tokens", 0) + counts.get("output_tokens", 0)
+    return counts
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
