@@ -59,6 +59,7 @@ class Thread:
         self.lines = 0
         self.open_calls: deque[str] = deque(maxlen=PENDING_CALLS)
         self.model: str | None = None
+        self.rename = None  # maps other apps' tool calls to Claude Code's (toolmap.Renames)
 
     def new_uuid(self, event: dict) -> str:
         self.lines += 1
@@ -184,6 +185,8 @@ class Thread:
         if not isinstance(tool_input, dict):
             tool_input = {} if tool_input is None else {"input": tool_input}
         name = event.get("toolName")
+        if self.rename is not None:
+            name, tool_input = self.rename(name, tool_input)
         block = {"type": "tool_use", "id": call_id, "name": name if isinstance(name, str) and name else "tool", "input": tool_input}
         return self.assistant_line(event, meta, block)
 

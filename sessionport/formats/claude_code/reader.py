@@ -14,6 +14,7 @@ from typing import BinaryIO, Iterator
 from sessionport.context import ReadContext
 from sessionport.jsonl import BOM, first_json_line
 from sessionport.registry import Importer, Option
+from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
 from sessionport.formats.claude_code.subagents import Subagents, agent_id_of, find_subagents, is_warmup, read_sidecar_tool_call
 
@@ -88,7 +89,8 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         found = find_subagents(ctx.path, res.session_id)
         return _subagent_notes(found, leave_out)
 
-    yield from read_transcript(stream, ctx, result=result, extra_notes=notes_after_reading)
+    transcript = latest_branch(read_transcript) if wanted(ctx) == "latest" else read_transcript
+    yield from transcript(stream, ctx, result=result, extra_notes=notes_after_reading)
     if leave_out:
         return
     for path in found.files:
@@ -130,5 +132,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
-    options=(NO_SUBAGENTS,),
+    options=(NO_SUBAGENTS, BRANCH),
 )

@@ -21,6 +21,7 @@ import orjson
 
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
+from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 
 CLI_VERSION = "0.128.0"
 ORIGINATOR = "sessionport"
@@ -78,6 +79,7 @@ class RolloutWriter:
         self.warned: set[str] = set()
         self.started = False
         self.request_usage: dict | None = None  # usage of the last API message seen
+        self.rename = Renames("codex", enabled=not ctx.options.get("keep_tool_names"))
 
     def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
@@ -189,6 +191,12 @@ class RolloutWriter:
         if not isinstance(tool_input, dict):
             tool_input = {} if tool_input is None else {"value": tool_input}
         codex_type = meta.get("codexType")
+        mapped, tool_input = self.rename(name, tool_input)
+        if mapped != name:
+            # another app's tool: written the way Codex writes its own
+            name = mapped
+            codex_type = "custom_tool_call" if name == "apply_patch" else "function_call"
+            meta = {k: v for k, v in meta.items() if k != "codexArguments"}
         call_id = event.get("toolCallId")
         if codex_type == "web_search_call":
             self.line("response_item", {"type": "web_search_call", "status": "completed", "action": tool_input}, ts)
@@ -275,6 +283,7 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
             writer.session(event)
         elif kind == "end":
             writer.end(event)
+    writer.rename.report(ctx.warn)
 
 
 EXPORTER = Exporter(
@@ -283,4 +292,5 @@ EXPORTER = Exporter(
     write=write,
     extension=".jsonl",
     multi_session=False,
+    options=(KEEP_TOOL_NAMES,),
 )
