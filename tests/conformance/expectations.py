@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from sessionport.toolmap import map_call
+
 # Files the app itself cannot resume, and why.
 NOT_RESUMABLE = {
     ("claude-code", "05_cc-2.0.37_agent-0c78cdae_warmup-sidechain.jsonl"): "a subagent transcript (sessionId agent-...), not a session of its own",
@@ -30,3 +32,29 @@ def import_call_names(app: str, ours: list[dict]) -> str:
     return f"{n} Task call(s) replayed by the app as Agent" if n else ""
 
 EXPORT_XFAIL: dict = {}
+
+# (source format, target app, file name): exports the target app cannot resume, and why.
+EXPORT_NOT_RESUMABLE = {
+    ("claude-code", "claude-code", "05_cc-2.0.37_agent-0c78cdae_warmup-sidechain.jsonl"): (
+        "a subagent transcript on its own is written as the sidechain it is; Claude Code resumes only a main thread"
+    ),
+}
+
+
+def unpaired_calls(app: str, want: list[dict]) -> list[dict]:
+    """Calls that have no result in the source: Claude Code leaves a
+    ``tool_use`` without its ``tool_result`` out of the history it sends."""
+    if app != "claude-code":
+        return []
+    answered = {x.get("id") for x in want if x["cat"] == "R"}
+    return [x for x in want if x["cat"] == "C" and x.get("id") and x["id"] not in answered]
+
+
+def expected_call(app: str, name, tool_input):
+    """The call the app should hold for a source call: sessionport's tool-name
+    mapping for the app, then the app's own renames (Claude Code 2.1 replays
+    ``Task`` as ``Agent``)."""
+    name, tool_input = map_call(app, name, tool_input)
+    if app == "claude-code" and name == "Task":
+        name = "Agent"
+    return name, tool_input

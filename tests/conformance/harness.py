@@ -183,6 +183,9 @@ def _gemini(src: Path, home: Path, work: Path, out: Path) -> tuple[list[str], di
         "telemetry": {"enabled": False, "logPrompts": False},
         # retention would delete every session file older than 30 days at start-up
         "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False, "sessionRetention": {"enabled": False}},
+        # Gemini CLI masks old tool outputs ("<tool_output_masked>") once they pass
+        # 50k tokens, the original's as much as an export's: judge the whole history
+        "contextManagement": {"tools": {"outputMasking": {"protectionThresholdTokens": 1000000000, "minPrunableThresholdTokens": 1000000000}}},
     }
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings))
     env = {"GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{PORT}", "GEMINI_API_KEY": "dummy", "GEMINI_CLI_NO_RELAUNCH": "true"}

@@ -20,7 +20,7 @@ import pytest
 
 from . import apps as apps_mod
 from . import harness, history
-from .matrix import ROOT, Source, workers
+from .matrix import ROOT, Source, export_options, workers
 
 TARGET_NAMES = {"claude-code": "conformance.jsonl", "codex": "rollout.jsonl", "gemini-cli": "session-conformance.jsonl"}
 
@@ -102,6 +102,7 @@ class Lab:
             argv = [sys.executable, "-m", "sessionport", "convert", str(source.path), "--from", source.format, "--to", app, "-o", str(file)]
             if source.session:
                 argv += ["--session", source.session]
+            argv += export_options(source, app)[0]
             done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, stdin=subprocess.DEVNULL, timeout=300)
             run.convert_warnings = done.stderr.strip()
             if done.returncode != 0:

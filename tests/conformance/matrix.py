@@ -77,6 +77,17 @@ def export_sources() -> list[Source]:
     return [*own["claude-code"], *own["codex"], *own["gemini-cli"], *provider_files()]
 
 
+def export_options(source: Source, app: str) -> tuple[list[str], dict]:
+    """How a source is read for moving it to ``app`` (CLI flags, API options):
+    a Claude Code session as the app resumes it (its latest branch), and
+    without its subagent transcripts for an app whose format holds one session."""
+    if source.format != "claude-code":
+        return [], {}
+    if app == "claude-code":
+        return ["--branch", "latest"], {"branch": "latest"}
+    return ["--branch", "latest", "--no-subagents"], {"branch": "latest", "no_subagents": True}
+
+
 def workers() -> int:
     given = os.environ.get("SESSIONPORT_CONFORMANCE_JOBS")
     return max(1, int(given)) if given else max(2, min(4, (os.cpu_count() or 2) + 1))

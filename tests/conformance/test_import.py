@@ -57,3 +57,23 @@ def test_app_history_is_in_sessionport_stream(lab, key):
         note.append("the app compacted before the turn")
     lab.add_row(Row(pair, source.label, "yes" + (" (compacted)" if run.history.compacted else ""), found.cell(), "; ".join(note)))
     assert found.complete, f"items of {app}'s history missing from sessionport's stream: {found.samples()}"
+
+
+CLAUDE = [k for k in KEYS if k[1] == "claude-code" and (k[1], k[2].path.name) not in NOT_RESUMABLE]
+
+
+@pytest.mark.parametrize("key", CLAUDE, ids=_id)
+def test_branch_latest_is_the_history_claude_code_resumes(lab, key):
+    """``--branch latest`` reads what the app replays: each side holds the other."""
+    source = key[2]
+    run = lab.get(key)
+    assert run.resumed, run.why_not()
+    latest = sessionport_items(list(api.read(str(source.path), format="claude-code", options={"branch": "latest"})))
+    import_call_names("claude-code", latest)
+    theirs = app_items(run.history.items)
+    # context either side marks as injected need not be on the other (the app
+    # turns some, such as IDE selections, into system reminders)
+    forward = match([x for x in theirs if not x["injected"]], latest)
+    backward = match([x for x in latest if not x["injected"]], theirs)
+    assert forward.complete, f"in the app's history, not in --branch latest: {forward.samples()}"
+    assert backward.complete, f"in --branch latest, not in the app's history: {backward.samples()}"

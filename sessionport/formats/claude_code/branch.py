@@ -10,16 +10,20 @@ chain of its own).  ``--branch latest`` gives that chain alone, without
 inline sidechains, which is what another app should be given to continue
 the conversation.
 
-Two passes over the file keep memory flat: the first collects only the
-``id -> parentId`` links of the messages (the importer resolves links through
-lines that are not messages, such as hook progress), the second streams the
-messages of the chosen chain.  The end event says how many were left out.
+Two passes over the file keep memory small: the first collects only the
+``uuid -> parentUuid`` links of the lines (hook progress and attachments are
+links of the chain too), the second streams the messages of the chosen
+chain, with every block of the API responses on it and the results of
+every call they made (parallel calls and their results hang off one
+another, not off the chain, and the app keeps them all).  The end event says how many
+messages were left out.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import BinaryIO, Callable, Iterator
+
+import orjson
 
 from sessionport.context import ReadContext
 from sessionport.io import spool_to_file
@@ -48,36 +52,44 @@ def wanted(ctx: ReadContext) -> str:
     return value
 
 
-def _links(events: Iterator[dict]) -> tuple[dict[str, str | None], str | None]:
-    """Each main-thread message's parent, and the newest leaf."""
+_CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
+_LEAF_TYPES = frozenset(("user", "assistant"))
+
+
+def _links(handle: BinaryIO) -> tuple[dict[str, str | None], str | None, dict[str, str]]:
+    """Each main-thread line's parent, and the newest leaf, from the raw
+    lines (the links run through hook progress and attachments, which are
+    not messages)."""
     parents: dict[str, str | None] = {}
-    stamps: dict[str, str] = {}
-    order: list[str] = []
-    sessions = 0
-    for event in events:
-        kind = event.get("type")
-        if kind == "session":
-            sessions += 1
-            if sessions > 1:  # subagent sessions follow the main one
-                break
+    leaves: list[tuple[str, str]] = []  # (uuid, timestamp) of message lines, in file order
+    responses: dict[str, str] = {}  # uuid -> message.id of assistant lines
+    for line in handle:
+        if b'"uuid"' not in line:
             continue
-        if kind != "message" or (event.get("meta") or {}).get("sidechain"):
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
             continue
-        uid = event.get("id")
+        if not isinstance(record, dict) or record.get("type") not in _CHAIN_TYPES or record.get("isSidechain") is True:
+            continue
+        uid = record.get("uuid")
         if not isinstance(uid, str) or uid in parents:
             continue
-        parent = event.get("parentId")
+        parent = record.get("parentUuid")
         parents[uid] = parent if isinstance(parent, str) else None
-        stamp = event.get("timestamp")
-        stamps[uid] = stamp if isinstance(stamp, str) else ""
-        order.append(uid)
+        message = record.get("message")
+        if record["type"] == "assistant" and isinstance(message, dict) and isinstance(message.get("id"), str):
+            responses[uid] = message["id"]
+        if record["type"] in _LEAF_TYPES:
+            stamp = record.get("timestamp")
+            leaves.append((uid, stamp if isinstance(stamp, str) else ""))
     has_child = set(p for p in parents.values() if p is not None)
     leaf = None
     best = ""
-    for uid in order:  # the newest leaf; a later line wins a tie
-        if uid not in has_child and stamps[uid] >= best:
-            leaf, best = uid, stamps[uid]
-    return parents, leaf
+    for uid, stamp in leaves:  # the newest leaf; a later line wins a tie
+        if uid not in has_child and stamp >= best:
+            leaf, best = uid, stamp
+    return parents, leaf, responses
 
 
 def _chain(parents: dict[str, str | None], leaf: str | None) -> set[str]:
@@ -94,23 +106,36 @@ def latest_branch(read_transcript: Callable[..., Iterator[dict]]) -> Callable[..
 
     def read(stream: BinaryIO, ctx: ReadContext, **kwargs) -> Iterator[dict]:
         handle = ctx.open_seekable() if ctx.open_seekable is not None else spool_to_file(stream)
-        quiet = dataclasses.replace(ctx, on_warning=lambda message: None, warnings=[], bad_places=[], bad_count=0)
-        parents, leaf = _links(read_transcript(handle, quiet))
+        parents, leaf, responses = _links(handle)
         chain = _chain(parents, leaf)
+        # the blocks of one API response are lines of their own, and parallel
+        # calls hang off one another: the app keeps the whole response
+        kept_responses = {responses[u] for u in chain if u in responses}
+        del parents, responses
         handle.seek(0)
         left_out = 0
         keep = False  # a message without an id goes with the message before it
         main = True
+        calls: set[str] = set()  # tool calls on the chain
         for event in read_transcript(handle, ctx, **kwargs):
             kind = event.get("type")
             if kind == "session":
                 main = not (event.get("metadata") or {}).get("parentSessionId")
             elif kind == "message" and main:
                 uid = event.get("id")
-                if (event.get("meta") or {}).get("sidechain"):
+                meta = event.get("meta") or {}
+                if meta.get("sidechain"):
                     keep = False
                 elif isinstance(uid, str):
-                    keep = uid in chain
+                    # the results of parallel calls hang off one another, not
+                    # off the chain: the app keeps every result of a kept call
+                    keep = (
+                        uid in chain
+                        or meta.get("messageId") in kept_responses
+                        or (meta.get("kind") == "tool_result" and event.get("toolCallId") in calls)
+                    )
+                if keep and meta.get("kind") == "tool_use" and isinstance(event.get("toolCallId"), str):
+                    calls.add(event["toolCallId"])
                 if not keep:
                     left_out += 1
                     continue

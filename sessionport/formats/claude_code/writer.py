@@ -89,13 +89,17 @@ def _summary_lines(session: dict, session_id: str) -> list[dict]:
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     rename = Renames("claude-code", enabled=not ctx.options.get("keep_tool_names"))
+    threads: list[Thread] = []
     try:
-        _write(events, out, ctx, rename)
+        _write(events, out, ctx, rename, threads)
     finally:
         rename.report(ctx.warn)
+        made = sum(t.synthetic_calls for t in threads)
+        if made:
+            ctx.warn(f"{made} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): Claude Code drops a result without its call")
 
 
-def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Renames) -> None:
+def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Renames, threads: list) -> None:
     emit = out.write
     main: Thread | None = None
     main_ids: set[str] = set()
@@ -106,11 +110,18 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
             if thread is None:
                 thread = main = _thread_for({"source": "unknown"}, None)
                 thread.rename = rename
+                threads.append(thread)
+            if event.get("role") == "tool" and (event.get("meta") or {}).get("kind") == "tool_result":
+                call = thread.call_for_orphan(event)
+                if call is not None:
+                    emit(orjson.dumps(call, option=_DUMP))
+                    event = {**event, "parentId": call["uuid"]}
             emit(orjson.dumps(thread.line_for(event), option=_DUMP))
         elif kind == "session":
             if main is None:
                 thread = main = _thread_for(event, None)
                 thread.rename = rename
+                threads.append(thread)
                 main_ids = {x for x in (_str(event.get("sessionId")), main.session_id) if x}
                 for line in _summary_lines(event, main.session_id):
                     emit(orjson.dumps(line, option=_DUMP))
@@ -124,6 +135,7 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
                 )
             thread = _thread_for(event, main)
             thread.rename = rename
+            threads.append(thread)
 
 
 EXPORTER = Exporter(

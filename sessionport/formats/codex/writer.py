@@ -80,6 +80,8 @@ class RolloutWriter:
         self.started = False
         self.request_usage: dict | None = None  # usage of the last API message seen
         self.rename = Renames("codex", enabled=not ctx.options.get("keep_tool_names"))
+        self.answered: set[str] = set()
+        self.synthetic_calls = 0
 
     def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
@@ -184,7 +186,7 @@ class RolloutWriter:
             ts,
         )
 
-    def tool_use(self, event: dict, meta: dict, ts: Any) -> None:
+    def tool_use(self, event: dict, meta: dict, ts: Any) -> str | None:
         self.turn_context(meta, ts)
         name = event.get("toolName") if isinstance(event.get("toolName"), str) else "unknown"
         tool_input = event.get("toolInput")
@@ -200,7 +202,7 @@ class RolloutWriter:
         call_id = event.get("toolCallId")
         if codex_type == "web_search_call":
             self.line("response_item", {"type": "web_search_call", "status": "completed", "action": tool_input}, ts)
-            return
+            return None
         if not isinstance(call_id, str) or not call_id:
             self.generated += 1
             call_id = f"call_sessionport_{self.generated}"
@@ -227,12 +229,19 @@ class RolloutWriter:
             item = {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
         self.calls[call_id] = codex_type
         self.line("response_item", item, ts)
+        return call_id
 
     def tool_result(self, event: dict, meta: dict, text: str, ts: Any) -> None:
         call_id = event.get("toolCallId")
-        if not isinstance(call_id, str) or not call_id:
-            self.warn_once("result-without-id", "a tool result without a toolCallId cannot be paired in a Codex rollout; left out")
-            return
+        if not isinstance(call_id, str) or not call_id or (call_id not in self.calls and call_id not in self.answered):
+            # no call before it (ChatGPT's internal tools, a log that lost the
+            # call): Codex drops an output without its call, so it gets one
+            self.synthetic_calls += 1
+            call = {"role": "tool", "toolName": event.get("toolName"), "toolInput": {}}
+            if isinstance(call_id, str) and call_id:
+                call["toolCallId"] = call_id
+            call_id = self.tool_use(call, {"kind": "tool_use"}, ts)
+        self.answered.add(call_id)
         call_type = self.calls.pop(call_id, None)
         out_type = meta.get("codexType") if meta.get("codexType") in ("function_call_output", "custom_tool_call_output") else None
         out_type = out_type or _OUTPUT_TYPES.get(call_type or "", "function_call_output")
@@ -284,6 +293,8 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
         elif kind == "end":
             writer.end(event)
     writer.rename.report(ctx.warn)
+    if writer.synthetic_calls:
+        ctx.warn(f"{writer.synthetic_calls} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): Codex drops an output without its call")
 
 
 EXPORTER = Exporter(
