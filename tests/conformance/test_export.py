@@ -49,7 +49,7 @@ def source_events(source, app: str) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("key", _params())
+@pytest.mark.parametrize("key", list(_params()))
 def test_export_resumes_with_the_whole_history(lab, key):
     _, app, source = key
     ours = sessionport_items(source_events(source, app))
