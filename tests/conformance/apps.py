@@ -110,3 +110,28 @@ def unshare_argv() -> list[str]:
             return argv
         problems.append(f"`{' '.join(argv)}`: {done.stderr.strip()[-160:]}")
     raise InstallError("cannot create a network namespace (" + "; ".join(problems) + "); run as root or allow unprivileged user namespaces")
+
+
+def main() -> int:
+    """``python tests/conformance/apps.py``: install the apps into the cache
+    (CI runs it before the tests, so that downloads are not timed as tests)."""
+    import sys
+
+    status = 0
+    for app in APPS.values():
+        try:
+            version, binary = install(app)
+            print(f"{app.name} {version}: {binary}")
+        except (InstallError, subprocess.TimeoutExpired, OSError) as exc:
+            print(f"{app.name}: not installed: {exc}", file=sys.stderr)
+            status = 1
+    try:
+        print("network namespace:", " ".join(unshare_argv()))
+    except InstallError as exc:
+        print(f"no network namespace: {exc}", file=sys.stderr)
+        status = 1
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
