@@ -161,7 +161,8 @@ def install_all() -> tuple[dict, list[str] | str]:
 
 
 def enabled(config) -> bool:
-    return os.environ.get("SESSIONPORT_CONFORMANCE") == "1" or "conformance" in (config.getoption("markexpr", "") or "")
+    expr = config.getoption("markexpr", "") or ""
+    return os.environ.get("SESSIONPORT_CONFORMANCE") == "1" or ("conformance" in expr and "not conformance" not in expr)
 
 
 SKIP_REASON = (
