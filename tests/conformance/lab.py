@@ -118,7 +118,8 @@ class Lab:
         return run
 
     def prefetch(self, keys: list[tuple]) -> None:
-        for key in keys:
+        # the originals first: the export tests of an app's own files wait for them too
+        for key in sorted(keys, key=lambda k: k[0] != "import"):
             if isinstance(self.installed.get(key[1]), tuple):
                 self.submit(key)
 
