@@ -128,6 +128,34 @@ def _result_text_equal(want: str, got: str) -> bool:
     return norm(want) == norm(got) or norm(_unwrapped(want)) == norm(_unwrapped(got))
 
 
+_REMINDER_TAIL = re.compile(r"(\s*<system-reminder>.*?</system-reminder>\s*)+\Z", re.S)
+
+
+_TOOL_REFERENCE = re.compile(r"\[tool_reference: ([^\]]*)\]\n?")
+
+
+def app_normalised(app: str, items: list[dict], tools: list[str] | None = None) -> list[dict]:
+    """What newer Claude Code releases change when they replay a history, by
+    design: they append ``<system-reminder>`` blocks (the task list) to a tool
+    result, drop ``tool_reference`` blocks naming a tool they no longer have,
+    and drop the legacy ``type``/``recipient``/``content`` keys of
+    ``SendMessage`` inputs (2.1.332).  Applied to both sides' items; ``tools``
+    are the tools the app offered in its request."""
+    if app != "claude-code":
+        return items
+    offered = set(tools or ())
+    out = []
+    for x in items:
+        if x["cat"] == "R" and "<system-reminder>" in x["text"]:
+            x = {**x, "text": _REMINDER_TAIL.sub("", x["text"])}
+        if x["cat"] == "R" and offered and "[tool_reference: " in x["text"]:
+            x = {**x, "text": _TOOL_REFERENCE.sub(lambda m: m.group(0) if m.group(1) in offered else "", x["text"])}
+        elif x["cat"] == "C" and x.get("name") == "SendMessage" and isinstance(x.get("input"), dict):
+            x = {**x, "input": {k: v for k, v in x["input"].items() if k not in ("type", "recipient", "content")}}
+        out.append(x)
+    return out
+
+
 def match(want: list[dict], have: list[dict], *, map_call=None, error_flags: bool = True) -> Match:
     """For each item of ``want`` (U/A/C/R), is it in ``have``?  ``map_call``
     turns a wanted (name, input) into the one the app should hold."""

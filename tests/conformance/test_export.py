@@ -16,7 +16,7 @@ import pytest
 
 from sessionport import api
 
-from .compare import CATEGORIES, app_items, match, sessionport_items
+from .compare import CATEGORIES, app_items, app_normalised, match, sessionport_items
 from .expectations import EXPORT_NOT_RESUMABLE, EXPORT_XFAIL, expected_call, unpaired_calls
 from .lab import Row, lab  # noqa: F401  (fixture)
 from .matrix import APP_NAMES, export_options, export_sources
@@ -70,11 +70,13 @@ def test_export_resumes_with_the_whole_history(lab, key):
     if not run.resumed:
         lab.add_row(Row(pair, source.label, "no", "-", run.why_not()[:140]))
         pytest.fail(f"{app} did not resume the export of {source.label}: {run.why_not()}")
+    assert run.outcome.isolation.get("isolated"), run.outcome.isolation
     original_compacted = False
     if source.format == app:
         original = lab.get(("import", app, source))
         original_compacted = original.resumed and original.history.compacted
-    found = match(want, app_items(run.history.items), map_call=lambda n, i: expected_call(app, n, i))
+    tools = run.history.tools
+    found = match(app_normalised(app, want, tools), app_normalised(app, app_items(run.history.items), tools), map_call=lambda n, i: expected_call(app, n, i))
     note = []
     if run.history.compacted:
         note.append("compacted before the turn" + (", as the original" if original_compacted else ""))
