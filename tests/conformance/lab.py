@@ -97,12 +97,14 @@ class Lab:
         out = self._dir(key)
         out.mkdir(parents=True, exist_ok=True)
         file = source.path
-        if mode == "export":
-            file = out / TARGET_NAMES[app]
+        if mode in ("export", "export-legacy"):
+            file = out / (TARGET_NAMES[app] if mode == "export" else "session-conformance.json")
             argv = [sys.executable, "-m", "sessionport", "convert", str(source.path), "--from", source.format, "--to", app, "-o", str(file)]
             if source.session:
                 argv += ["--session", source.session]
             argv += export_options(source, app)[0]
+            if mode == "export-legacy":
+                argv.append("--gemini-cli-legacy-json")
             done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, stdin=subprocess.DEVNULL, timeout=300)
             run.convert_warnings = done.stderr.strip()
             if done.returncode != 0:

@@ -49,12 +49,20 @@ def source_events(source, app: str) -> list[dict]:
     return out
 
 
-@pytest.mark.parametrize("key", list(_params()))
+# Gemini CLI's legacy single-document form: every Gemini CLI file, and one of each other app
+LEGACY = [
+    ("export-legacy", "gemini-cli", s)
+    for s in export_sources()
+    if s.format == "gemini-cli" or s.path.name in ("codex-0.46.0-2025-10-17-apply-patch-custom-tool.jsonl", "04_cc-2.0.24_pomodoro_file-history-snapshot.jsonl")
+]
+
+
+@pytest.mark.parametrize("key", list(_params()) + [pytest.param(k, id=f"{k[2].format}->gemini-cli-legacy-json:{k[2].label}") for k in LEGACY])
 def test_export_resumes_with_the_whole_history(lab, key):
-    _, app, source = key
+    mode, app, source = key
     ours = sessionport_items(source_events(source, app))
     want = [x for x in ours if x["cat"] in CATEGORIES and not x["sidechain"] and not x["injected"]]
-    pair = f"{source.format} -> {app}"
+    pair = f"{source.format} -> {app}" + (" (legacy JSON)" if mode == "export-legacy" else "")
     if not want:
         lab.add_row(Row(pair, source.label, "-", "-", "no conversation in the source"))
         pytest.skip(f"{source.label} holds no conversation to move")
