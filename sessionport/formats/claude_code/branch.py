@@ -26,6 +26,7 @@ from typing import BinaryIO, Callable, Iterator
 import orjson
 
 from sessionport.context import ReadContext
+from sessionport.errors import UsageError
 from sessionport.io import spool_to_file
 from sessionport.registry import Option
 
@@ -38,7 +39,6 @@ BRANCH = Option(
         "Claude Code: which branches of the session to read: all (default; every branch in file order) "
         "or latest (the chain Claude Code resumes, from the newest leaf; use it to move a session to another app)."
     ),
-    type=None,
     default=None,
 )
 
@@ -46,8 +46,6 @@ BRANCH = Option(
 def wanted(ctx: ReadContext) -> str:
     value = ctx.options.get("branch") or "all"
     if value not in BRANCHES:
-        from sessionport.errors import UsageError
-
         raise UsageError(f"--branch must be one of {', '.join(BRANCHES)}, found {value!r}")
     return value
 
@@ -57,7 +55,8 @@ _LEAF_TYPES = frozenset(("user", "assistant"))
 
 
 def _links(handle: BinaryIO) -> tuple[dict[str, str | None], str | None, dict[str, str]]:
-    """Each main-thread line's parent, and the newest leaf, from the raw
+    """Each main-thread line's parent, the newest leaf, and the ``message.id``
+    of each assistant line, from the raw
     lines (the links run through hook progress and attachments, which are
     not messages)."""
     parents: dict[str, str | None] = {}
