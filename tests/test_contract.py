@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 import sessionport
+from sessionport.toolmap import map_call
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
 from sessionport.registry import get_registry
@@ -208,7 +209,10 @@ def test_round_trip_keeps_user_and_assistant_texts(name):
         return [(e["role"], e["text"]) for e in stream if e["type"] == "message" and e["role"] in ("user", "assistant") and (e.get("meta") or {}).get("kind", "text") == "text"]
     assert texts(back) == texts(events)
     calls = [e["toolName"] for e in back if (e.get("meta") or {}).get("kind") == "tool_use"]
-    assert calls == ["Bash", "Edit"]
+    # the apps' writers give another app's calls their own tools (sessionport.toolmap)
+    wanted = [map_call(name, e["toolName"], e.get("toolInput"))[0] for e in events if (e.get("meta") or {}).get("kind") == "tool_use"]
+    assert calls == wanted
+    assert set(wanted) == {"Bash", "Edit"} or name in ("codex", "gemini-cli")
 
 
 @pytest.mark.parametrize("name", ["portable", "portable-jsonl"])

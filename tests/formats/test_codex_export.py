@@ -94,7 +94,8 @@ def test_a_stream_from_another_format_gets_a_uuid_and_codex_timestamps():
     assert lines[0]["payload"]["timestamp"] == "2025-01-02T03:04:05.000Z"
     assert lines[1]["timestamp"] == "2025-01-02T03:04:06.500Z"
     call = next(line["payload"] for line in lines if line["payload"].get("type") == "function_call")
-    assert call["call_id"].startswith("call_") and orjson.loads(call["arguments"]) == {"command": "ls"}
+    # Claude Code's Bash becomes the shell tool Codex offers
+    assert call["call_id"].startswith("call_") and call["name"] == "exec_command" and orjson.loads(call["arguments"]) == {"cmd": "ls"}
     assert next(line["payload"] for line in lines if line["payload"].get("role") == "developer")["content"][0]["text"] == "be nice"
     assert lines[-1]["payload"]["info"]["total_token_usage"] == {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
     assert export(events) == lines  # byte-stable: the same stream, the same file

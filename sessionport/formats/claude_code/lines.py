@@ -59,6 +59,9 @@ class Thread:
         self.lines = 0
         self.open_calls: deque[str] = deque(maxlen=PENDING_CALLS)
         self.model: str | None = None
+        self.rename = None  # maps other apps' tool calls to Claude Code's (toolmap.Renames)
+        self.call_ids: set[str] = set()
+        self.synthetic_calls = 0
 
     def new_uuid(self, event: dict) -> str:
         self.lines += 1
@@ -208,12 +211,38 @@ class Thread:
         if not isinstance(call_id, str) or not call_id:
             call_id = "toolu_sp_" + uuidlib.uuid5(NAMESPACE, f"{self.seed}:call:{self.lines}").hex[:24]
         self.open_calls.append(call_id)
+        self.call_ids.add(call_id)
         tool_input = event.get("toolInput")
         if not isinstance(tool_input, dict):
             tool_input = {} if tool_input is None else {"input": tool_input}
         name = event.get("toolName")
+        if self.rename is not None:
+            name, tool_input = self.rename(name, tool_input)
         block = {"type": "tool_use", "id": call_id, "name": name if isinstance(name, str) and name else "tool", "input": tool_input}
         return self.assistant_line(event, meta, block)
+
+    def call_for_orphan(self, event: dict) -> dict | None:
+        """A ``tool_use`` line for a tool result that has no call before it
+        (ChatGPT's internal tools, a log that lost the call), or None.
+        Claude Code drops a result without its call; with one (the result's
+        tool name, an empty input) it keeps it."""
+        call_id = event.get("toolCallId")
+        if isinstance(call_id, str) and call_id:
+            if call_id in self.call_ids:
+                return None
+        elif self.open_calls:
+            return None
+        else:
+            call_id = None
+        self.synthetic_calls += 1
+        call = {"role": "tool", "text": "", "toolName": event.get("toolName"), "toolInput": {}, "meta": {"kind": "tool_use"}}
+        if isinstance(event.get("timestamp"), str):
+            call["timestamp"] = event["timestamp"]
+        if call_id is not None:
+            call["toolCallId"] = call_id
+        if isinstance(event.get("parentId"), str):
+            call["parentId"] = event["parentId"]
+        return self.tool_use_line(call, call["meta"])
 
     def system_line(self, event: dict, meta: dict) -> dict:
         record, uid = self.envelope(event, "system")

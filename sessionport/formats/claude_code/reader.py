@@ -18,6 +18,7 @@ from sessionport.context import ReadContext
 from sessionport.jsonl import BOM, first_json_line
 from sessionport.registry import Importer, Option
 from sessionport.jsondoc import walk_document
+from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import STATE_TYPES, AgentLink, FileResult, read_transcript
 from sessionport.formats.claude_code.subagents import Subagents, agent_id_of, find_subagents, is_warmup, read_sidecar_tool_call
 
@@ -136,7 +137,8 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         found = find_subagents(ctx.path, res.session_id)
         return _subagent_notes(found, leave_out)
 
-    yield from read_transcript(stream, ctx, result=result, extra_notes=notes_after_reading)
+    transcript = latest_branch(read_transcript) if wanted(ctx) == "latest" else read_transcript
+    yield from transcript(stream, ctx, result=result, extra_notes=notes_after_reading)
     if leave_out:
         return
     for path in found.files:
@@ -178,6 +180,6 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
-    options=(NO_SUBAGENTS, KEEP_IMAGES),
+    options=(NO_SUBAGENTS, KEEP_IMAGES, BRANCH),
     versions=("1.0.24", "1.0.43", "1.0.98", "2.0.24", "2.0.37", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.280"),
 )

@@ -5,8 +5,9 @@ one content block per assistant line, a coherent ``uuid``/``parentUuid``
 chain, and the envelope fields every reader expects (``sessionId``, ``cwd``,
 ``version``, ``timestamp``, ``userType``, ``isSidechain``).  The output reads
 back through the ``claude-code`` importer with the same messages and is
-accepted by independent readers such as claude-code-log.  It is not meant to
-be resumed by Claude Code itself.
+accepted by independent readers such as claude-code-log, and Claude Code
+resumes it (``claude --resume <sessionId>``; the id is always a UUID, other
+ids are mapped to a stable one): tests/conformance proves it with the real app.
 
 One transcript holds one session.  Subagent sessions that follow their
 parent in the stream (``metadata.parentSessionId``) are written into the
@@ -16,6 +17,7 @@ the way Claude Code 1.0.x kept them; any other second session is refused.
 
 from __future__ import annotations
 
+import re
 import uuid as uuidlib
 from typing import BinaryIO, Iterable
 
@@ -24,9 +26,11 @@ import orjson
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.registry import Exporter
+from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 from sessionport.formats.claude_code.lines import FALLBACK_TIME, FALLBACK_VERSION, NAMESPACE, Thread
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
 
 
 def _str(value) -> str | None:
@@ -50,6 +54,9 @@ def _thread_for(session: dict, main: Thread | None) -> Thread:
     seed = own_id or _str(session.get("createdAt")) or _str(session.get("title")) or "session"
     if not file_sid or (file_sid.startswith("agent-") and agent_id):
         file_sid = str(uuidlib.uuid5(NAMESPACE, f"session:{seed}"))
+    elif not _UUID.match(file_sid):
+        # `claude --resume` takes a UUID (or a title): other ids map to a stable one
+        file_sid = str(uuidlib.uuid5(NAMESPACE, f"session:{file_sid}"))
     version = _str(metadata.get("version")) if session.get("source") == "claude-code" else None
     branch = metadata.get("gitBranch")
     thread = Thread(
@@ -81,6 +88,18 @@ def _summary_lines(session: dict, session_id: str) -> list[dict]:
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    rename = Renames("claude-code", enabled=not ctx.options.get("keep_tool_names"))
+    threads: list[Thread] = []
+    try:
+        _write(events, out, ctx, rename, threads)
+    finally:
+        rename.report(ctx.warn)
+        made = sum(t.synthetic_calls for t in threads)
+        if made:
+            ctx.warn(f"{made} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): Claude Code drops a result without its call")
+
+
+def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Renames, threads: list) -> None:
     emit = out.write
     main: Thread | None = None
     main_ids: set[str] = set()
@@ -90,10 +109,19 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
         if kind == "message":
             if thread is None:
                 thread = main = _thread_for({"source": "unknown"}, None)
+                thread.rename = rename
+                threads.append(thread)
+            if event.get("role") == "tool" and (event.get("meta") or {}).get("kind") == "tool_result":
+                call = thread.call_for_orphan(event)
+                if call is not None:
+                    emit(orjson.dumps(call, option=_DUMP))
+                    event = {**event, "parentId": call["uuid"]}
             emit(orjson.dumps(thread.line_for(event), option=_DUMP))
         elif kind == "session":
             if main is None:
                 thread = main = _thread_for(event, None)
+                thread.rename = rename
+                threads.append(thread)
                 main_ids = {x for x in (_str(event.get("sessionId")), main.session_id) if x}
                 for line in _summary_lines(event, main.session_id):
                     emit(orjson.dumps(line, option=_DUMP))
@@ -106,6 +134,8 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
                     "several; pick one with --session ID, or write a file per session with `sessionport split`"
                 )
             thread = _thread_for(event, main)
+            thread.rename = rename
+            threads.append(thread)
 
 
 EXPORTER = Exporter(
@@ -115,4 +145,5 @@ EXPORTER = Exporter(
     cannot_carry=("media",),
     extension=".jsonl",
     multi_session=True,
+    options=(KEEP_TOOL_NAMES,),
 )

@@ -474,7 +474,7 @@ class RolloutReader:
             info = payload.get("info")
             if isinstance(info, dict):
                 target = self.inherited_usage if self.inherit_from is not None else self.usage
-                target.add_usage(info.get("total_token_usage"))
+                target.add_usage(info.get("total_token_usage"), info.get("last_token_usage"))
         elif kind == "user_message":
             self._user_event(line_no, payload, ts)
         elif kind == "thread_rolled_back":
@@ -785,6 +785,7 @@ class RolloutReader:
         unknown = self.ctx.report_unknown()
         yield end_event(
             usage=self.usage.usage(),
+            lastRequestUsage=self.usage.last_request(),
             counts=counts or None,
             skipped=skipped or None,
             notes=self.notes or None,

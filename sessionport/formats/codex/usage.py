@@ -35,26 +35,41 @@ def _usage_of_line(line: bytes) -> dict[str, int]:
 
 
 class TokenTotals:
-    __slots__ = ("base", "last", "last_total", "resets")
+    __slots__ = ("base", "last", "last_total", "resets", "request")
 
     def __init__(self) -> None:
         self.base: dict[str, int] = {}
         self.last: dict[str, int] | bytes | None = None  # usage, or the line holding it
         self.last_total = -1
         self.resets = 0
+        # ``last_token_usage`` of the last count (what the last request used),
+        # or the line holding it
+        self.request: Any = None
 
     def add_line(self, total_tokens: int, line: bytes) -> None:
         # _segment inlined: called for every token count line
         if total_tokens < self.last_total:
             self._new_segment()
         self.last_total = total_tokens
-        self.last = line
+        self.last = self.request = line
 
-    def add_usage(self, total: Any) -> None:
+    def add_usage(self, total: Any, last: Any = None) -> None:
         usage = usage_of(total)
         if usage:
             self._segment(usage.get("total_tokens", 0))
             self.last = usage
+            self.request = usage_of(last)
+
+    def last_request(self) -> dict[str, int] | None:
+        """What the last request used (``last_token_usage``), the figure Codex
+        compares with the context window when a thread is resumed."""
+        request = self.request
+        if isinstance(request, bytes):
+            try:
+                request = usage_of(orjson.loads(request)["payload"]["info"]["last_token_usage"])
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                request = {}
+        return request or None
 
     def _segment(self, total_tokens: int) -> None:
         if total_tokens < self.last_total:

@@ -21,6 +21,7 @@ import orjson
 
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
+from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 
 CLI_VERSION = "0.128.0"
 ORIGINATOR = "sessionport"
@@ -77,6 +78,10 @@ class RolloutWriter:
         self.generated = 0
         self.warned: set[str] = set()
         self.started = False
+        self.request_usage: dict | None = None  # usage of the last API message seen
+        self.rename = Renames("codex", enabled=not ctx.options.get("keep_tool_names"))
+        self.answered: set[str] = set()
+        self.synthetic_calls = 0
 
     def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
@@ -103,8 +108,12 @@ class RolloutWriter:
             "originator": ORIGINATOR,
             "cli_version": CLI_VERSION,
             "source": "cli",
-            "model_provider": metadata.get("modelProvider") if isinstance(metadata.get("modelProvider"), str) else "openai",
         }
+        # Codex resumes a thread only under the provider its session_meta
+        # names: name one only when the source had it, so that a session from
+        # elsewhere resumes under whichever provider the user has configured.
+        if isinstance(metadata.get("modelProvider"), str) and metadata["modelProvider"]:
+            payload["model_provider"] = metadata["modelProvider"]
         if isinstance(metadata.get("instructions"), str):
             payload["instructions"] = metadata["instructions"]
         if isinstance(metadata.get("baseInstructions"), str):
@@ -120,6 +129,8 @@ class RolloutWriter:
         if not self.started:
             self.session({"source": "unknown"})
         meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
+        if isinstance(meta.get("usage"), dict) and meta["usage"]:
+            self.request_usage = meta["usage"]
         kind = meta.get("kind", "text")
         role = event.get("role")
         text = event.get("text") if isinstance(event.get("text"), str) else ""
@@ -175,17 +186,23 @@ class RolloutWriter:
             ts,
         )
 
-    def tool_use(self, event: dict, meta: dict, ts: Any) -> None:
+    def tool_use(self, event: dict, meta: dict, ts: Any) -> str | None:
         self.turn_context(meta, ts)
         name = event.get("toolName") if isinstance(event.get("toolName"), str) else "unknown"
         tool_input = event.get("toolInput")
         if not isinstance(tool_input, dict):
             tool_input = {} if tool_input is None else {"value": tool_input}
         codex_type = meta.get("codexType")
+        mapped, tool_input = self.rename(name, tool_input)
+        if mapped != name:
+            # another app's tool: written the way Codex writes its own
+            name = mapped
+            codex_type = "custom_tool_call" if name == "apply_patch" else "function_call"
+            meta = {k: v for k, v in meta.items() if k != "codexArguments"}
         call_id = event.get("toolCallId")
         if codex_type == "web_search_call":
             self.line("response_item", {"type": "web_search_call", "status": "completed", "action": tool_input}, ts)
-            return
+            return None
         if not isinstance(call_id, str) or not call_id:
             self.generated += 1
             call_id = f"call_sessionport_{self.generated}"
@@ -212,12 +229,19 @@ class RolloutWriter:
             item = {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
         self.calls[call_id] = codex_type
         self.line("response_item", item, ts)
+        return call_id
 
     def tool_result(self, event: dict, meta: dict, text: str, ts: Any) -> None:
         call_id = event.get("toolCallId")
-        if not isinstance(call_id, str) or not call_id:
-            self.warn_once("result-without-id", "a tool result without a toolCallId cannot be paired in a Codex rollout; left out")
-            return
+        if not isinstance(call_id, str) or not call_id or (call_id not in self.calls and call_id not in self.answered):
+            # no call before it (ChatGPT's internal tools, a log that lost the
+            # call): Codex drops an output without its call, so it gets one
+            self.synthetic_calls += 1
+            call = {"role": "tool", "toolName": event.get("toolName"), "toolInput": {}}
+            if isinstance(call_id, str) and call_id:
+                call["toolCallId"] = call_id
+            call_id = self.tool_use(call, {"kind": "tool_use"}, ts)
+        self.answered.add(call_id)
         call_type = self.calls.pop(call_id, None)
         out_type = meta.get("codexType") if meta.get("codexType") in ("function_call_output", "custom_tool_call_output") else None
         out_type = out_type or _OUTPUT_TYPES.get(call_type or "", "function_call_output")
@@ -232,14 +256,30 @@ class RolloutWriter:
         self.line("response_item", {"type": out_type, "call_id": call_id, "output": output}, ts)
 
     def end(self, event: dict) -> None:
+        """``token_count``: the session's cumulative usage, and what the last
+        request used.  Codex reads ``last_token_usage`` as the size of the
+        context when the thread is resumed and compacts the history first
+        when it is near the window, so it must never be the cumulative total."""
         usage = event.get("usage")
         if not isinstance(usage, dict) or not usage:
             return
-        total = {k: v for k, v in usage.items() if isinstance(v, int)}
-        if "total_tokens" not in total and ("input_tokens" in total or "output_tokens" in total):
-            total["total_tokens"] = total.get("input_tokens", 0) + total.get("output_tokens", 0)
-        info = {"total_token_usage": total, "last_token_usage": total, "model_context_window": None}
+        total = _token_usage(usage)
+        last = event.get("lastRequestUsage")
+        last = _token_usage(last if isinstance(last, dict) and last else self.request_usage or {})
+        if not last:
+            # not known: an empty count rather than a guess (Codex then sees a
+            # small context and resumes without compacting)
+            last = dict.fromkeys(("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"), 0)
+            self.warn_once("last-usage", "the usage of the session's last request is unknown; token_count.last_token_usage is written as zero")
+        info = {"total_token_usage": total, "last_token_usage": last, "model_context_window": None}
         self.line("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
+
+
+def _token_usage(usage: dict) -> dict:
+    counts = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)}
+    if counts and "total_tokens" not in counts and ("input_tokens" in counts or "output_tokens" in counts):
+        counts["total_tokens"] = counts.get("input_tokens", 0) + counts.get("output_tokens", 0)
+    return counts
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
@@ -252,6 +292,9 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
             writer.session(event)
         elif kind == "end":
             writer.end(event)
+    writer.rename.report(ctx.warn)
+    if writer.synthetic_calls:
+        ctx.warn(f"{writer.synthetic_calls} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): Codex drops an output without its call")
 
 
 EXPORTER = Exporter(
@@ -261,4 +304,5 @@ EXPORTER = Exporter(
     cannot_carry=("media",),
     extension=".jsonl",
     multi_session=False,
+    options=(KEEP_TOOL_NAMES,),
 )

@@ -9,6 +9,7 @@ from sessionport.registry import lazy_parts
 
 _PARTS = {
     "IMPORTER": ("sessionport.formats.gemini_cli.reader", "IMPORTER"),
+    "EXPORTER": ("sessionport.formats.gemini_cli.writer", "EXPORTER"),
 }
 __all__ = list(_PARTS)
 

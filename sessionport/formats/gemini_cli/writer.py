@@ -1,0 +1,285 @@
+"""``gemini-cli``: write a session as a Gemini CLI session file.
+
+By default the append-only JSONL log Gemini CLI writes since 0.39
+(``~/.gemini/tmp/<project>/chats/session-*.jsonl``): a metadata line, one
+line per message record, and a closing ``$set`` of ``lastUpdated`` (and the
+title as ``summary``).  ``--gemini-cli-legacy-json`` writes the single JSON
+document of Gemini CLI 0.38 and older instead (``session-*.json``, the same
+records in a ``messages`` array).  Gemini CLI 0.61 resumes both
+(``gemini --resume`` once the file is in the project's ``chats/`` folder, or
+``gemini --session-file FILE``).
+
+One Gemini CLI record holds one model answer: its text, the thoughts before
+it, and its tool calls each with its result (``toolCalls[].result``, as
+``functionResponse`` parts).  So a ``gemini`` record is held back until the
+results of its calls have arrived (or the next prompt comes); that is the
+only look-ahead, and only one record is held at a time.  Thinking becomes
+the record's ``thoughts`` (Gemini CLI keeps them in the file but does not
+send them back to the model).  System and informational messages become
+``info`` records, which Gemini CLI shows but does not send to the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from datetime import datetime, timezone
+from typing import Any, BinaryIO, Iterable
+
+import orjson
+
+from sessionport.context import WriteContext
+from sessionport.registry import Exporter, Option
+from sessionport.timeparse import parse_event_time
+from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
+
+NAMESPACE = uuid.UUID("0b7b6a4e-3f0e-4f55-9a51-6c1d2e8f9a10")
+_UUID_LEN = 36
+_NL = orjson.OPT_APPEND_NEWLINE
+
+LEGACY_JSON = Option(
+    name="gemini_cli_legacy_json",
+    flags=("--gemini-cli-legacy-json",),
+    help="gemini-cli: write the single JSON document of Gemini CLI 0.38 and older (session-*.json) instead of the JSONL log.",
+    is_flag=True,
+)
+
+
+def gemini_timestamp(value: Any) -> str | None:
+    """``2026-04-23T12:52:52.759Z`` (UTC, milliseconds), as Gemini CLI writes it."""
+    moment = parse_event_time(value)
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def session_uuid(session: dict) -> str:
+    """Gemini CLI resumes by UUID (``--resume <id>``); other ids map to a stable one."""
+    sid = session.get("sessionId")
+    if isinstance(sid, str) and len(sid) == _UUID_LEN:
+        try:
+            return str(uuid.UUID(sid))
+        except ValueError:
+            pass
+    return str(uuid.uuid5(NAMESPACE, f"{sid!r}:{session.get('createdAt')!r}:{session.get('source')!r}"))
+
+
+def _tokens(usage: Any) -> dict | None:
+    """The shared usage shape as Gemini CLI ``tokens`` (the reader's inverse)."""
+    if not isinstance(usage, dict):
+        return None
+
+    def num(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    thoughts = num("reasoning_output_tokens")
+    tokens = {
+        "input": num("input_tokens"),
+        "output": max(0, num("output_tokens") - thoughts),
+        "cached": num("cached_input_tokens"),
+        "thoughts": thoughts,
+        "tool": 0,
+    }
+    tokens["total"] = num("total_tokens") or tokens["input"] + tokens["output"] + thoughts
+    return tokens if any(tokens.values()) else None
+
+
+class SessionWriter:
+    def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
+        self.emit = out.write
+        self.ctx = ctx
+        self.legacy = bool(ctx.options.get("gemini_cli_legacy_json"))
+        self.rename = Renames("gemini-cli", enabled=not ctx.options.get("keep_tool_names"))
+        self.started = False
+        self.records = 0
+        self.held: dict | None = None  # the gemini record waiting for its results
+        self.calls: dict[str, dict] = {}  # call id -> its entry in the held record
+        self.thoughts: list[dict] = []
+        self.ids: set[str] = set()
+        self.seed = "session"
+        self.last_time: str | None = None
+        self.start_time = ""
+        self.title: str | None = None
+        self.orphans = 0
+        self.model: str | None = None
+
+    # -- output -------------------------------------------------------------
+    def record(self, record: dict) -> None:
+        if self.legacy:
+            self.emit(b"," if self.records else b"")
+            self.emit(orjson.dumps(record))
+        else:
+            self.emit(orjson.dumps(record, option=_NL))
+        self.records += 1
+
+    def new_id(self, event: dict) -> str:
+        given = event.get("id")
+        if isinstance(given, str) and given and given not in self.ids:
+            self.ids.add(given)
+            return given
+        made = str(uuid.uuid5(NAMESPACE, f"{self.seed}:{len(self.ids)}"))
+        self.ids.add(made)
+        return made
+
+    def stamp(self, event: dict) -> str:
+        stamp = gemini_timestamp(event.get("timestamp"))
+        if stamp is not None:
+            self.last_time = stamp
+        return self.last_time or self.start_time
+
+    # -- session ------------------------------------------------------------
+    def session(self, event: dict) -> None:
+        self.started = True
+        sid = session_uuid(event)
+        self.seed = sid
+        self.start_time = gemini_timestamp(event.get("createdAt")) or gemini_timestamp(datetime.now(timezone.utc).isoformat()) or ""
+        self.title = event.get("title") if isinstance(event.get("title"), str) and event.get("title") else None
+        cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else ""
+        # Gemini CLI 0.61 finds sessions by the folder they are in, not by
+        # this hash; older releases named the folder by it.
+        project = hashlib.sha256(cwd.encode()).hexdigest()
+        if self.legacy:
+            head = orjson.dumps({"sessionId": sid, "projectHash": project, "startTime": self.start_time})
+            self.emit(head[:-1] + b',"messages":[')
+        else:
+            self.record({"sessionId": sid, "projectHash": project, "startTime": self.start_time, "lastUpdated": self.start_time, "kind": "main"})
+            self.records = 0
+
+    # -- messages -----------------------------------------------------------
+    def flush(self) -> None:
+        if self.held is not None:
+            self.record(self.held)
+            self.held = None
+            self.calls = {}
+
+    def gemini_record(self, event: dict, meta: dict) -> dict:
+        self.flush()
+        record: dict[str, Any] = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": "gemini", "content": ""}
+        if self.thoughts:
+            record["thoughts"], self.thoughts = self.thoughts, []
+        model = meta.get("model")
+        if isinstance(model, str) and model:
+            self.model = model
+        if self.model:
+            record["model"] = self.model
+        self.held = record
+        return record
+
+    def message(self, event: dict) -> None:
+        if not self.started:
+            self.session({"source": "unknown"})
+        meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
+        kind = meta.get("kind", "text")
+        role = event.get("role")
+        text = event.get("text") if isinstance(event.get("text"), str) else ""
+        if kind == "tool_use" or (role == "tool" and kind != "tool_result" and event.get("toolName") and "toolInput" in event):
+            self.tool_use(event, meta)
+        elif role == "tool":
+            self.tool_result(event, meta, text)
+        elif kind == "thinking":
+            thought = {"subject": meta.get("subject") if isinstance(meta.get("subject"), str) else "", "description": text, "timestamp": self.stamp(event)}
+            if self.held is not None and (self.held["content"] or self.held.get("toolCalls")):
+                self.flush()
+            self.thoughts.append(thought)
+        elif role == "assistant":
+            held = self.held
+            if held is not None and not held["content"] and not held.get("toolCalls"):
+                record = held  # thoughts were waiting for this answer
+            else:
+                record = self.gemini_record(event, meta)
+            record["content"] = text
+            tokens = _tokens(meta.get("usage"))
+            if tokens:
+                record["tokens"] = tokens
+        elif role == "user":
+            self.flush()
+            self.record({"id": self.new_id(event), "timestamp": self.stamp(event), "type": "user", "content": [{"text": text}]})
+        else:
+            self.flush()
+            self.record({"id": self.new_id(event), "timestamp": self.stamp(event), "type": "info", "content": text})
+
+    def tool_use(self, event: dict, meta: dict) -> None:
+        held = self.held
+        if held is None or any("result" in c for c in held.get("toolCalls", ())):
+            held = self.gemini_record(event, meta)
+        name, args = event.get("toolName"), event.get("toolInput")
+        if not isinstance(args, dict):
+            args = {} if args is None else {"value": args}
+        name, args = self.rename(name if isinstance(name, str) and name else "unknown", args)
+        call_id = event.get("toolCallId")
+        if not isinstance(call_id, str) or not call_id or call_id in self.calls:
+            call_id = f"{name}-{uuid.uuid5(NAMESPACE, f'{self.seed}:call:{len(self.ids)}').hex[:12]}"
+            self.ids.add(call_id)
+        call: dict[str, Any] = {"id": call_id, "name": name, "args": args, "status": "executing", "timestamp": self.stamp(event)}
+        if isinstance(meta.get("displayName"), str):
+            call["displayName"] = meta["displayName"]
+        held.setdefault("toolCalls", []).append(call)
+        self.calls[call_id] = call
+
+    def tool_result(self, event: dict, meta: dict, text: str) -> None:
+        call_id = event.get("toolCallId")
+        call = self.calls.get(call_id) if isinstance(call_id, str) else None
+        if call is None:
+            # no call before it in this answer (ChatGPT's internal tools, a
+            # log that lost the call): a record holds a result only with its
+            # call, so the result gets a call of its own
+            self.orphans += 1
+            synthetic = {"role": "tool", "toolName": event.get("toolName"), "toolInput": {}, "timestamp": event.get("timestamp")}
+            if isinstance(call_id, str) and call_id and call_id not in self.ids:
+                synthetic["toolCallId"] = call_id
+            self.tool_use(synthetic, {})
+            call = self.held["toolCalls"][-1]
+        failed = event.get("isError") is True
+        response = {"error": text} if failed else {"output": text}
+        call["result"] = [{"functionResponse": {"id": call["id"], "name": call["name"], "response": response}}]
+        call["status"] = "error" if failed else "success"
+        call["resultDisplay"] = text
+        if all("result" in c for c in self.held.get("toolCalls", ())):
+            self.flush()
+
+    def end(self) -> None:
+        if not self.started:
+            return
+        self.flush()
+        if self.thoughts:  # thinking after the last answer: a record of its own
+            self.gemini_record({}, {})
+            self.flush()
+        last = self.last_time or self.start_time
+        if self.legacy:
+            tail: dict[str, Any] = {"lastUpdated": last, "kind": "main"}
+            if self.title:
+                tail["summary"] = self.title
+            self.emit(b"]," + orjson.dumps(tail)[1:] + b"\n")
+        else:
+            update: dict[str, Any] = {"lastUpdated": last}
+            if self.title:
+                update["summary"] = self.title
+            self.emit(orjson.dumps({"$set": update}, option=_NL))
+        if self.orphans:
+            self.ctx.warn(f"{self.orphans} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): a Gemini CLI record holds a result only with its call")
+        self.rename.report(self.ctx.warn)
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    writer = SessionWriter(out, ctx)
+    for event in events:
+        kind = event.get("type")
+        if kind == "message":
+            writer.message(event)
+        elif kind == "session":
+            writer.session(event)
+    writer.end()
+
+
+EXPORTER = Exporter(
+    name="gemini-cli",
+    description="Google gemini-cli session (chats/session-*.jsonl, or the legacy session-*.json)",
+    write=write,
+    extension=".jsonl",
+    multi_session=False,
+    options=(LEGACY_JSON, KEEP_TOOL_NAMES),
+)

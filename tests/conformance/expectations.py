@@ -1,0 +1,60 @@
+"""What the apps do differently from sessionport by design, named one by one."""
+
+from __future__ import annotations
+
+import pytest
+
+from sessionport.toolmap import map_call
+
+# Files the app itself cannot resume, and why.
+NOT_RESUMABLE = {
+    ("claude-code", "05_cc-2.0.37_agent-0c78cdae_warmup-sidechain.jsonl"): "a subagent transcript (sessionId agent-...), not a session of its own",
+    ("claude-code", "12_cc_summary-only_4e27c414.jsonl"): "holds only a summary record, no conversation",
+    ("claude-code", "13_cc-2.1.x_snapshot-only_a95fea4a.jsonl"): "holds only file-history snapshots, no conversation",
+    ("claude-code", "14_cc_empty-0-bytes_2c5941bd.jsonl"): "an empty file",
+    ("codex", "codex-legacy-2025-08-23-prenv-reasoning-text.jsonl"): "a pre-envelope rollout (before session_meta lines): Codex 0.171 reads it as empty",
+    ("codex", "codex-legacy-2025-08-23-prenv-typical.jsonl"): "a pre-envelope rollout (before session_meta lines): Codex 0.171 reads it as empty",
+}
+
+IMPORT_XFAIL: dict = {}
+
+
+def import_call_names(app: str, ours: list[dict]) -> str:
+    """Claude Code 2.1 renamed its ``Task`` tool ``Agent`` and replays old
+    calls under the new name: rename in sessionport's items, and say so."""
+    if app != "claude-code":
+        return ""
+    n = 0
+    for x in ours:
+        if x["cat"] == "C" and x.get("name") == "Task":
+            x["name"] = "Agent"
+            n += 1
+    return f"{n} Task call(s) replayed by the app as Agent" if n else ""
+
+EXPORT_XFAIL: dict = {}
+
+# (source format, target app, file name): exports the target app cannot resume, and why.
+EXPORT_NOT_RESUMABLE = {
+    ("claude-code", "claude-code", "05_cc-2.0.37_agent-0c78cdae_warmup-sidechain.jsonl"): (
+        "a subagent transcript on its own is written as the sidechain it is; Claude Code resumes only a main thread"
+    ),
+}
+
+
+def unpaired_calls(app: str, want: list[dict]) -> list[dict]:
+    """Calls that have no result in the source: Claude Code leaves a
+    ``tool_use`` without its ``tool_result`` out of the history it sends."""
+    if app != "claude-code":
+        return []
+    answered = {x.get("id") for x in want if x["cat"] == "R"}
+    return [x for x in want if x["cat"] == "C" and x.get("id") and x["id"] not in answered]
+
+
+def expected_call(app: str, name, tool_input):
+    """The call the app should hold for a source call: sessionport's tool-name
+    mapping for the app, then the app's own renames (Claude Code 2.1 replays
+    ``Task`` as ``Agent``)."""
+    name, tool_input = map_call(app, name, tool_input)
+    if app == "claude-code" and name == "Task":
+        name = "Agent"
+    return name, tool_input

@@ -1,0 +1,131 @@
+"""Export side: what sessionport writes for an app, the app resumes with the whole history.
+
+Every source (each app's corpus files, the provider formats' files) is
+converted into each app's format and resumed by the app, offline.  The app
+must resume it without an error and without compacting a history the
+original did not need to compact, and its history must hold every user text,
+assistant text, tool call (name + input, after the target app's tool-name
+mapping) and tool result (text + error flag) of the source as sessionport
+reads it.  Harness-injected context and sidechains are not required (the
+apps replay neither as conversation), thinking is not compared.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sessionport import api
+
+from .compare import CATEGORIES, app_items, app_normalised, match, sessionport_items
+from .expectations import EXPORT_NOT_RESUMABLE, EXPORT_XFAIL, expected_call, unpaired_calls
+from .lab import Row, lab  # noqa: F401  (fixture)
+from .matrix import APP_NAMES, export_options, export_sources
+
+pytestmark = pytest.mark.conformance
+
+KEYS = [("export", app, src) for src in export_sources() for app in APP_NAMES]
+
+
+def _id(key) -> str:
+    return f"{key[2].format}->{key[1]}:{key[2].label}"
+
+
+def _params():
+    for key in KEYS:
+        marks = EXPORT_XFAIL.get((key[2].format, key[1], key[2].path.name), ())
+        yield pytest.param(key, marks=marks, id=_id(key))
+
+
+def source_events(source, app: str) -> list[dict]:
+    events = list(api.read(str(source.path), format=source.format, options=export_options(source, app)[1]))
+    if source.session is None:
+        return events
+    out, keep = [], False
+    for event in events:
+        if event.get("type") == "session":
+            keep = event.get("sessionId") == source.session
+        if keep:
+            out.append(event)
+    return out
+
+
+# Gemini CLI's legacy single-document form: every Gemini CLI file, and one of each other app
+LEGACY = [
+    ("export-legacy", "gemini-cli", s)
+    for s in export_sources()
+    if s.format == "gemini-cli" or s.path.name in ("codex-0.46.0-2025-10-17-apply-patch-custom-tool.jsonl", "04_cc-2.0.24_pomodoro_file-history-snapshot.jsonl")
+]
+
+
+@pytest.mark.parametrize("key", list(_params()) + [pytest.param(k, id=f"{k[2].format}->gemini-cli-legacy-json:{k[2].label}") for k in LEGACY])
+def test_export_resumes_with_the_whole_history(lab, key):
+    mode, app, source = key
+    ours = sessionport_items(source_events(source, app))
+    want = [x for x in ours if x["cat"] in CATEGORIES and not x["sidechain"] and not x["injected"]]
+    pair = f"{source.format} -> {app}" + (" (legacy JSON)" if mode == "export-legacy" else "")
+    if not want:
+        lab.add_row(Row(pair, source.label, "-", "-", "no conversation in the source"))
+        pytest.skip(f"{source.label} holds no conversation to move")
+    reason = EXPORT_NOT_RESUMABLE.get((source.format, app, source.path.name))
+    run = lab.get(key)
+    if reason and not run.resumed:
+        lab.add_row(Row(pair, source.label, "no", "-", reason))
+        pytest.skip(f"{app} does not resume {source.label}: {reason}")
+    assert reason is None or not run.resumed, f"{source.label} is listed as not resumable by {app} ({reason}), but it resumed"
+    unpaired = unpaired_calls(app, want)
+    if unpaired:
+        want = [x for x in want if x not in unpaired]
+    if not run.resumed:
+        lab.add_row(Row(pair, source.label, "no", "-", run.why_not()[:140]))
+        pytest.fail(f"{app} did not resume the export of {source.label}: {run.why_not()}")
+    assert run.outcome.isolation.get("isolated"), run.outcome.isolation
+    original_compacted = False
+    if source.format == app:
+        original = lab.get(("import", app, source))
+        original_compacted = original.resumed and original.history.compacted
+    tools = run.history.tools
+    found = match(app_normalised(app, want, tools), app_normalised(app, app_items(run.history.items), tools), map_call=lambda n, i: expected_call(app, n, i))
+    note = []
+    if run.history.compacted:
+        note.append("compacted before the turn" + (", as the original" if original_compacted else ""))
+    if unpaired:
+        note.append(f"{len(unpaired)} call(s) with no result in the source: Claude Code drops them")
+    if found.masked:
+        note.append(f"{found.masked} old result(s) masked by Gemini CLI (past 50k tokens of tool output)")
+    left = sum(1 for x in ours if x["cat"] in CATEGORIES) - len(want) - len(unpaired)
+    if left:
+        note.append(f"{left} injected/sidechain item(s) not required")
+    lab.add_row(Row(pair, source.label, "yes" + (" (compacted)" if run.history.compacted else ""), found.cell(), "; ".join(note)))
+    assert not run.history.compacted or original_compacted, f"{app} compacted the export of {source.label} before the first turn, the original needed no compaction"
+    assert found.complete, f"{app}'s history of the export lacks: {found.samples()}"
+
+
+def _signature(items: list[dict]) -> list[tuple]:
+    from .compare import _unwrapped, norm
+
+    out = []
+    for x in items:
+        if x["cat"] == "C":
+            out.append(("C", x.get("id"), x.get("name"), repr(x.get("input"))))
+        elif x["cat"] == "R":
+            out.append(("R", x.get("id"), norm(_unwrapped(x["text"]))))
+        else:
+            out.append((x["cat"], norm(x["text"])))
+    return out
+
+
+CODEX_OWN = [("export", "codex", s) for s in export_sources() if s.format == "codex"]
+
+
+@pytest.mark.parametrize("key", CODEX_OWN, ids=lambda k: k[2].label)
+def test_a_codex_rollout_exported_to_codex_resumes_with_the_same_history(lab, key):
+    source = key[2]
+    original = lab.get(("import", "codex", source))
+    if not original.resumed:
+        pytest.skip(f"Codex does not resume the original {source.label} ({original.why_not()[:160]})")
+    export = lab.get(key)
+    assert export.resumed, export.why_not()
+    assert export.history.compacted == original.history.compacted
+    theirs = [x for x in app_items(original.history.items) if not x["injected"]]
+    ours = [x for x in app_items(export.history.items) if not x["injected"]]
+    assert _signature(ours) == _signature(theirs)
