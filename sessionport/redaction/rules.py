@@ -31,6 +31,14 @@ PRIVATE_KEY_BLOCK = lazy(
     # a key cut off before its END line: take the body that follows
     r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\])*)"
 )
+# ssh.com / SSH2 keys: "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"
+SSH2_KEY = lazy(
+    r"---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----(?:(?:(?!----)[\s\S]){0,20000}?---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----"
+    r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\\"])*)"
+)
+# The END line of a key whose BEGIN line is in an earlier chunk of output
+_KEY_END = lazy(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\" "\n\r \t")
 PUTTY_KEY = lazy(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+(?:" + _NL + r"|[\sA-Za-z0-9+/=])*(?:Private-MAC:\s*[0-9a-f]+)?")
 # Public material that entropy must not touch: certificates, public keys.
 PUBLIC_BLOCK = lazy(
@@ -265,8 +273,15 @@ def _trim_escape(text: str, start: int, end: int) -> int:
 
 def private_key_spans(text: str) -> Iterator[Span]:
     if "PRIVATE KEY" in text:
+        found = []
         for match in PRIVATE_KEY_BLOCK.finditer(text):
+            found.append(match.span())
             yield match.start(), match.end(), "private-key"
+        if "-----END" in text:
+            yield from _headless_key_spans(text, found)
+        if "---- BEGIN SSH2" in text:
+            for match in SSH2_KEY.finditer(text):
+                yield match.start(), match.end(), "private-key"
     if "PuTTY-User-Key-File" in text:
         for match in PUTTY_KEY.finditer(text):
             yield match.start(), match.end(), "private-key"
@@ -274,6 +289,36 @@ def private_key_spans(text: str) -> Iterator[Span]:
         for match in BASE64_PEM.finditer(text):
             if base64_pem_is_private(match.group()):
                 yield match.start(), match.end(), "private-key"
+
+
+def _headless_key_spans(text: str, found: list[tuple[int, int]]) -> Iterator[Span]:
+    """A key body and its END line with no BEGIN line before them: the
+    rest of a key split over several chunks of tool output."""
+    for match in _KEY_END.finditer(text):
+        end = match.end()
+        if any(s <= match.start() < e for s, e in found):
+            continue
+        start = match.start()
+        while start > 0 and text[start - 1] in _BODY_CHARS:
+            start -= 1
+        # the first line may be a word that only looks like base64
+        # (output before the key): a key body line is long
+        while start < match.start():
+            cut = _line_end(text, start, match.start())
+            if cut - start >= 16 or cut >= match.start():
+                break
+            start = cut
+            while start < match.start() and (text[start] in " \t\r\n" or text.startswith(("\\n", "\\r"), start)):
+                start += 2 if text[start] == "\\" else 1
+        yield start, end, "private-key"
+
+
+def _line_end(text: str, start: int, limit: int) -> int:
+    """Where the line starting at ``start`` ends (a newline, real or escaped)."""
+    for at in range(start, limit):
+        if text[at] in "\r\n" or (text[at] == "\\" and text[at + 1 : at + 2] in ("n", "r")):
+            return at
+    return limit
 
 
 def public_block_spans(text: str) -> Iterator[tuple[int, int]]:

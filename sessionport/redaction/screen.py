@@ -71,6 +71,10 @@ _DASH_SCAN = lazy("-(?:" + "|".join(sorted({re.escape(t[t.index("-") + 1 :]) for
 _PRIVATE_MARKERS = ("PRIVATE KEY", "PuTTY-User-Key-File", "LS0tLS1CRUdJTi")
 _HOME_MARKERS = ("Users", "/home/", "Documents and Settings")
 _V6_HINT = lazy(r":[0-9a-fA-F]{0,4}:")
+# A superset of cards.CANDIDATE: 4 digits, 4 more after an optional
+# separator, then at least 4 more digits or separators.
+_CARD_HINT = lazy(r"[0-9]{4}[ -]?[0-9]{4}[0-9 -]{4}")
+_TILDE_HOME = lazy(r"~[a-z_][a-z0-9._-]{0,31}/")
 
 
 def _one_byte_each(error: UnicodeEncodeError) -> tuple[str, int]:
@@ -129,10 +133,14 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if _assignment_possible(raw):
         return True
+    if _CARD_HINT.search(text):
+        return True
     if pii_on:
         for marker in _HOME_MARKERS:
             if marker in text:
                 return True
+        if "~" in text and _TILDE_HOME.search(text):
+            return True
         if "@" in text and pii._AT_DOMAIN.search(text):
             return True
         if "." in text and pii._IPV4_TAIL.search(text):
@@ -196,7 +204,9 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
         "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t]*(?:[:=]|->|" + _SPACE + r"\\*[\"'])",
         False,
     ),
+    ("card", _CARD_HINT.pattern, False),
     ("home", _alternation(_HOME_MARKERS), True),
+    ("tilde-home", _TILDE_HOME.pattern, True),
     ("email", r"@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}", True),
     ("ipv4", r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}", True),
     ("ipv6", r":[0-9a-fA-F]{0,4}:", True),

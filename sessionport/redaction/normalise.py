@@ -1,0 +1,87 @@
+"""What a terminal or an escaper put between the characters of a secret,
+removed before matching and mapped back afterwards.
+
+``bat --color=always .env``, ``jq -C``, ``grep --color`` and ``ls --color``
+wrap names, operators and values in SGR colour codes, so
+``DB_PASSWORD\\x1b[0m\\x1b[38;5;203m=\\x1b[0m...`` has no ``=`` next to its
+name; the Markdown and HTML writers drop the codes later and show the clean
+secret.  JSON printed with ``ensure_ascii`` or by JavaScript spells
+characters as ``\\u0041``.  :func:`normalise` returns the text a reader
+sees (escape sequences removed, ``\\uXXXX`` decoded) with, for each of its
+characters, the position it came from, so a finding in the clean text
+covers the whole original range, escape codes included.
+"""
+
+from __future__ import annotations
+
+from sessionport.redaction.lazy import lazy
+
+# ESC written raw or as a literal escape (\x1b, \u001b, \033, \e), then a CSI
+# sequence (colours, cursor), an OSC string (titles, hyperlinks) or a
+# two-character escape.
+_ESC = r"(?:\x1b|\x9b|\\x1[bB]|\\u001[bB]|\\033|\\e)"
+SEQUENCE = lazy(
+    _ESC + r"(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\\]*(?:\x07|\x1b\\|\\x07|\\u0007|\\a|\\x1b\\\\)?|[@-Z^_])"
+    r"|\\u(?P<hex>[0-9a-fA-F]{4})"
+)
+TRIGGERS = ("\x1b", "\x9b", "\\x1", "\\u", "\\033", "\\e")
+
+
+def needed(text: str) -> bool:
+    """Whether ``text`` may hold something :func:`normalise` removes."""
+    if "\x1b" in text or "\x9b" in text:
+        return True
+    return "\\" in text and ("\\u" in text or "\\x1" in text or "\\033" in text or "\\e" in text)
+
+
+def normalise(text: str) -> tuple[str, list[int]] | None:
+    """(clean text, origin of each of its characters plus the end), or None
+    when there is nothing to remove."""
+    parts: list[str] = []
+    origin: list[int] = []
+    position = 0
+    changed = False
+    for match in SEQUENCE.finditer(text):
+        start, end = match.span()
+        code = match.group("hex")
+        replacement = ""
+        if code is not None:
+            value = int(code, 16)
+            if value < 0x20 and value not in (9, 10, 13):
+                replacement = "" if value == 0x1B else chr(value)
+            elif 0xD800 <= value <= 0xDFFF:
+                continue  # a surrogate half: leave the escape as it is
+            else:
+                replacement = chr(value)
+            if value == 0x1B:
+                # \u001b starts a sequence that the next match may not see
+                # as one: consume a following CSI here
+                tail = SEQUENCE.match("\x1b" + text[end : end + 64])
+                if tail is not None and tail.end() > 1:
+                    end += tail.end() - 1
+        parts.append(text[position:start])
+        origin.extend(range(position, start))
+        if replacement:
+            parts.append(replacement)
+            origin.extend([start] * len(replacement))
+        position = end
+        changed = True
+    if not changed:
+        return None
+    parts.append(text[position:])
+    origin.extend(range(position, len(text)))
+    origin.append(len(text))
+    return "".join(parts), origin
+
+
+def original_span(origin: list[int], start: int, end: int, text: str) -> tuple[int, int]:
+    """The span of ``text`` that clean characters ``start:end`` came from,
+    escape sequences inside it included."""
+    first = origin[start]
+    if end <= start:
+        return first, first
+    last = origin[end - 1]
+    # a decoded \uXXXX stands for its whole escape
+    if last + 1 < len(text) and text[last] == "\\" and text[last + 1 : last + 2] == "u":
+        return first, last + 6
+    return first, last + 1
