@@ -87,7 +87,8 @@ def judge(value: str) -> tuple[str, str | None]:
     if is_data(head):
         return DATA, None
     if readable(head) is None and not _cut_in_a_character(head):
-        return OPAQUE, None
+        full = decode(value, 1 << 16)
+        return (DATA, None) if full is not None and is_protobuf(full) else (OPAQUE, None)
     full = decode(value, 1 << 16)
     if full is None:
         return OPAQUE, None
@@ -96,6 +97,58 @@ def judge(value: str) -> tuple[str, str | None]:
         # a text cut by the prefix limit may end inside a character
         text = readable(full[:-3]) if len(full) > 8 else None
     return (TEXT, text) if text is not None else (OPAQUE, None)
+
+
+def _varint(raw: bytes, at: int) -> tuple[int, int] | None:
+    value = shift = 0
+    while at < len(raw) and shift < 64:
+        byte = raw[at]
+        value |= (byte & 0x7F) << shift
+        at += 1
+        if not byte & 0x80:
+            return value, at
+        shift += 7
+    return None
+
+
+def is_protobuf(raw: bytes, depth: int = 0) -> bool:
+    """Whether ``raw`` parses, to its last byte, as a serialized protobuf
+    message with several small-numbered fields and some structure (a
+    nested message or a readable string).  Random key material almost
+    never does: a length or a wire type goes wrong within a few fields."""
+    at = fields = 0
+    structured = False
+    while at < len(raw):
+        tag = _varint(raw, at)
+        if tag is None:
+            return False
+        key, at = tag
+        number, wire = key >> 3, key & 7
+        if not 1 <= number <= 2048:
+            return False
+        if wire == 0:
+            value = _varint(raw, at)
+            if value is None:
+                return False
+            at = value[1]
+        elif wire == 1:
+            at += 8
+        elif wire == 5:
+            at += 4
+        elif wire == 2:
+            length = _varint(raw, at)
+            if length is None or length[1] + length[0] > len(raw):
+                return False
+            start, at = length[1], length[1] + length[0]
+            payload = raw[start:at]
+            if len(payload) >= 3 and (readable(payload) is not None or (depth < 3 and is_protobuf(payload, depth + 1))):
+                structured = True
+        else:
+            return False
+        fields += 1
+        if at > len(raw):
+            return False
+    return fields >= 3 and structured or fields >= 5
 
 
 def _cut_in_a_character(head: bytes) -> bool:

@@ -158,6 +158,8 @@ class Redactor:
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
         offer(keywords.assignment_spans(text, lower))
         offer(keywords.name_value_spans(text, lower))
+        if any(noun in lower for noun in keywords.PHRASE_NOUNS):
+            offer(keywords.phrase_spans(text, lower))
         if self.pii:
             offer(self._home_spans(text))
             offer(pii.email_spans(text))
@@ -220,7 +222,11 @@ class Redactor:
         if length < _MIN_TEXT:
             return text
         if ("\x1b" in text or "\\" in text or "\x9b" in text) and normalise.needed(text):
-            done = self._redact_normalised(text)
+            # JSON is decoded by parsing it (its escapes are its own); other
+            # text has its codes and escapes taken out for matching
+            done = self._redact_embedded_json(text) if text.lstrip()[:1] in ("{", "[") else None
+            if done is None:
+                done = self._redact_normalised(text)
             if done is not None:
                 if done[1]:
                     self.counts.update(done[1])

@@ -44,15 +44,17 @@ _NOT_SECRET = lazy(
     r"hash_algorithm|param|params|schema|description|desc|title|key_id|kid|fingerprint|policy|flag|option|"
     r"status|state|kind|class|input|output|in|out|button|icon|link|host|port|user|username|login|email|"
     r"rotated|changed|updated|created|reset_at|strength|validation|validator|policy|"
-    r"manager|service|handler|loader|reader|provider|factory|generator|module|plugin|client|db_index)$"
+    r"manager|service|handler|loader|reader|provider|factory|generator|module|plugin|client|db_index|"
+    r"server|servers|host|hosts|hostname|addr|address|issuer|realm|audience|tenant|base_url|callback|redirect|"
+    r"webhook_url|endpoint_url|audience|backend|engine|cache|storage|ref|refs|pointer)$"
     r"|tokens|tokeniz|keyboard|keyword|keys$|keycode|keydown|keyup|keypress|keymap|keybind|key_?binding|hotkey|"
     r"monkey|donkey|turkey|jockey|whiskey|public|author(?!iz)|authority|csrf|xsrf|passthrough|pass_through|passenger|passive|"
     r"compass|bypass|surpass|passed|passes|passing|primary_key|foreign_key|sort_key|partition_key|cache_key|"
     r"idempotency|dedup|lookup_key|row_key|hash_key|range_key|object_key|s3_key|map_key|dict_key|key_?name|"
     r"page_?token|next_?token|continuation|cursor|sync_?token|token_?type|auth_?type|authn?_?method|"
-    r"oauth_?url|has_|is_|use_|should_|need|requires?_|allow|disable|enable|show_|hide_|no_|with_|"
+    r"oauth_?url|^(?:has|is|use|uses|should|needs?|requires?|allows?|disable|enable|show|hide|no|with|can|must)_|_(?:enabled|disabled|allowed|required|needed)$|"
     r"token_?count|max_?token|secret_?name|secret_?ref|secretref|secret_?key_?ref|secrets_?manager|"
-    r"key_?vault|keychain|keyring|keystore|keyfile|key_?file|key_?path|cert|pubkey|hashed|hash_?type|"
+    r"key_?vault|keychain|keyring|keystore|keyfile|key_?file|key_?path|(?:^|_)cert(?:ificate)?s?$|(?:^|_)cert(?:ificate)?_(?:path|file|data|chain|pem|name|id|dir)$|pubkey|hashed|hash_?type|"
     r"pinned|pinyin|spinner|pinch|hashtag|hashmap|hash_?map|signature_?version|sig_?version|design|assign|signal"
 )
 
@@ -152,7 +154,9 @@ def secret_value(name_class: str, value: str, *, min_strong: int = 4, name: str 
 # What follows a name: an optional closing quote, the operator, the value.
 _OPERATOR_VALUE = lazy(
     r"(?P<nq>\\{0,3}[\"'])?[ \t]*"
-    r"(?P<op>:=|=>|->|=(?!=)|:(?!:)|\s(?=\\{0,3}[\"']))[ \t]*"
+    # a type annotation between name and value (``api_key: str = "..."``),
+    # a comma between a quoted name and a quoted value (``setenv("K", "v")``)
+    r"(?P<op>:=|=>|->|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|]{0,40}(?:,[ \t]*[\w.\[\]|]{1,20})?[ \t]*=(?!=)|:(?!:)|,(?=[ \t]*\\{0,3}[\"'])|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
 _KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
@@ -192,8 +196,11 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
         match = _OPERATOR_VALUE.match(text, end)
         if match is None:
             continue
-        if match.group("op").isspace() and name_class != "strong":
+        op = match.group("op")
+        if op.isspace() and name_class != "strong":
             continue
+        if op == "," and (match.group("nq") is None or match.group("qv") is None):
+            continue  # f(password, x): only ("NAME", "value") pairs name a value
         if match.group("qv") is not None:
             vstart, vend = match.span("qv")
         else:
@@ -237,3 +244,83 @@ def secret_kind_for_field(name: str, value: str) -> str | None:
     if name_class is None or not secret_value(name_class, value, name=name):
         return None
     return kind_for_name(name)
+
+
+# -- opaque values named only by the words before them ----------------------------
+
+# What a CLI or a web page prints before a credential it has just made or
+# shown: "Your new token is ...", "api key: ...", "Personal access token
+# created: ...", a column headed "token".  Matched on the lower-cased text.
+PHRASE_NOUN = lazy(
+    r"(?<![a-z0-9_])(?:(?:personal[ _-])?access[ _-]token|api[ _-]?(?:key|token|secret)|auth(?:entication|orization)?[ _-]token|"
+    r"bearer[ _-]token|refresh[ _-]token|client[ _-]secret|secret(?:[ _-](?:key|token|value))?|private[ _-]token|signing[ _-]key|"
+    r"license[ _-]key|recovery[ _-](?:key|code)|deploy[ _-](?:key|token)|password|passphrase|passcode|credentials?|token|pat)s?(?![a-z0-9_])"
+)
+PHRASE_NOUNS = ("token", "key", "secret", "passw", "passphrase", "passcode", "credential", "pat")
+# Words between the noun and the value that make the value something else
+# (an id, a digest, a count, a file) rather than the credential itself.
+_PHRASE_STOP = lazy(
+    r"(?<![a-z0-9])(?:ids?|uuid|sha\d*|hash|digest|commit|rev|revision|request|trace|span|version|file|path|url|name|count|limit|"
+    r"length|expires?|expiry|expiration|at|checksum|fingerprint|model|session|user|username|email|account|org|project|"
+    r"type|scope|scopes|prefix|last|ends|ending|hint)(?![a-z0-9])"
+)
+_PHRASE_BEFORE_STOP = lazy(r"(?:page|next|continuation|sync|cancellation|csrf|xsrf|max|input|output|total|cache|reasoning|id)[ _-]?$")
+_CANDIDATE = lazy(r"(?<![A-Za-z0-9_\-./+=~])[A-Za-z0-9][A-Za-z0-9_\-.+/=~]{15,199}(?![A-Za-z0-9_\-+/=~])")
+_UUID_SHAPE = lazy(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_HEXISH = lazy(r"^[0-9a-fA-F]{16,}$")
+_PHRASE_WINDOW = 160
+
+
+def _opaque(value: str) -> bool:
+    """Looks like a credential by itself: a UUID, a long hex string or a
+    random run (not a word, a path, a version or a file name)."""
+    core = value.rstrip(".=")
+    if _UUID_SHAPE.match(core):
+        return True
+    if _HEXISH.match(core):
+        return any(c.isdigit() for c in core) and any(c.isalpha() for c in core)
+    if "/" in core or core.count(".") >= 2:
+        return False
+    if looks_random(core, min_length=16):
+        return True
+    digits = sum(c.isdigit() for c in core)
+    letters = sum(c.isalpha() for c in core)
+    from sessionport.redaction.entropy import is_wordy
+
+    return digits >= 4 and letters >= 4 and not is_wordy(core)
+
+
+def phrase_spans(text: str, lower: str) -> Iterator[Span]:
+    """The first opaque value within a short window after a credential
+    noun (the rest of its line and up to two more lines)."""
+    for noun in PHRASE_NOUN.finditer(lower):
+        before = lower[max(0, noun.start() - 16) : noun.start()]
+        if _PHRASE_BEFORE_STOP.search(before):
+            continue
+        end = noun.end()
+        window_end = end
+        lines = 0
+        while window_end < len(text) and window_end - end < _PHRASE_WINDOW:
+            if text[window_end] == "\n":
+                lines += 1
+                if lines > 3:
+                    break
+            window_end += 1
+        candidate = _CANDIDATE.search(text, end, window_end)
+        if candidate is None:
+            continue
+        between = lower[end : candidate.start()]
+        if _PHRASE_STOP.search(between) or "(" in between or "`" in between and between.count("`") % 2 == 0 and "`" in text[candidate.end() : candidate.end() + 1]:
+            continue
+        if lines and "\n" in between and between.strip(" \t\n-=|:*#>") and not between.rstrip(" \t").endswith(("\n", ":", "|")):
+            # on a later line, the value must stand alone (a table cell, a
+            # line of its own), not in a sentence about something else
+            last_line = between.rsplit("\n", 1)[-1]
+            if last_line.strip(" \t|:-*>") and not last_line.rstrip().endswith(("|", ":")):
+                continue
+        value = text[candidate.start() : candidate.end()].rstrip(".")
+        if is_placeholder(value) or not _opaque(value):
+            continue
+        name = noun.group()
+        kind = "password" if "pass" in name else "token" if "token" in name or name.startswith("pat") else "api-key" if "key" in name else "secret"
+        yield candidate.start(), candidate.start() + len(value), kind

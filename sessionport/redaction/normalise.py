@@ -22,7 +22,8 @@ from sessionport.redaction.lazy import lazy
 _ESC = r"(?:\x1b|\x9b|\\x1[bB]|\\u001[bB]|\\033|\\e)"
 SEQUENCE = lazy(
     _ESC + r"(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\\]*(?:\x07|\x1b\\|\\x07|\\u0007|\\a|\\x1b\\\\)?|[@-Z^_])"
-    r"|\\u(?P<hex>[0-9a-fA-F]{4})"
+    # \u0041, also escaped once or twice more (JSON printed inside JSON)
+    r"|\\{1,3}u(?P<hex>[0-9a-fA-F]{4})"
 )
 TRIGGERS = ("\x1b", "\x9b", "\\x1", "\\u", "\\033", "\\e")
 
@@ -82,6 +83,8 @@ def original_span(origin: list[int], start: int, end: int, text: str) -> tuple[i
         return first, first
     last = origin[end - 1]
     # a decoded \uXXXX stands for its whole escape
-    if last + 1 < len(text) and text[last] == "\\" and text[last + 1 : last + 2] == "u":
-        return first, last + 6
+    if text[last] == "\\":
+        match = SEQUENCE.match(text, last)
+        if match is not None:
+            return first, match.end()
     return first, last + 1

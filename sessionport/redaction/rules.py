@@ -233,7 +233,15 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("password", lazy(r"-(?:u|-user|-proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})"), ("-u ", "-u=", "--user", "--proxy-user")),
     # mysql -pSECRET, --password=SECRET / --password SECRET, sshpass -p SECRET, docker login -p SECRET
     ("password", lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("mysql", "mariadb")),
-    ("password", lazy(r"--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("--pass", "--token", "--secret", "--api", "--auth", "--access")),
+    # any long flag whose last word names a secret: --password, --db-password,
+    # --with-token, --client-secret, --api-key (also fed by a here-string)
+    ("password", lazy(r"--(?:[a-z0-9]+-){0,3}(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|credentials?)[= ][ \t]*(?:<<<[ \t]*)?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"),
+     ("password", "passwd", "-pass", "-token", "-secret", "-api", "-credential")),
+    # database clients whose password flag is a short option
+    ("password", lazy(
+        r"\b(?:(?:redis|keydb|valkey)-cli\b[^\n|;&]{0,200}?\s-a|(?:mongo(?:sh|dump|restore|export|import)?|cqlsh)\b[^\n|;&]{0,200}?\s-p|"
+        r"(?:sqlcmd|bcp|isql|osql)\b[^\n|;&]{0,200}?\s-p)[ =]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("redis-cli", "keydb-cli", "valkey-cli", "mongo", "cqlsh", "sqlcmd", "bcp", "isql", "osql")),
     ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
     ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
     # ~/.netrc: machine host login user password secret

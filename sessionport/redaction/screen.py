@@ -43,7 +43,7 @@ _RUN_NEEDLE = b"a" * _RUN_MIN
 # Lower-cased text for the assignment screen: the characters that end an
 # operator (= : >) become "=", quotes '"', whitespace " ", non-ASCII "?".
 _OP_TABLE = bytearray(range(256))
-for _c in b"=:>":
+for _c in b"=:>,":
     _OP_TABLE[_c] = ord("=")
 for _c in b"\"'`":
     _OP_TABLE[_c] = ord('"')
@@ -135,6 +135,8 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if _CARD_HINT.search(text):
         return True
+    if _PHRASE_NEEDLE in raw.translate(_RUN_TABLE) and any(noun in lower for noun in keywords.PHRASE_NOUNS):
+        return True
     if pii_on:
         for marker in _HOME_MARKERS:
             if marker in text:
@@ -201,10 +203,11 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("name-value", "(?i)" + _spell_spaces(keywords._NAME_VALUE.pattern).replace("{1,80}", "+").replace("{1,400}", "+"), False),
     (
         "assignment",
-        "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t]*(?:[:=]|->|" + _SPACE + r"\\*[\"'])",
+        "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t]*(?:[:=]|->|,[ \t]*\\*[\"']|" + _SPACE + r"\\*[\"'])",
         False,
     ),
     ("card", _CARD_HINT.pattern, False),
+    ("phrase", "(?i)" + _alternation(keywords.PHRASE_NOUNS), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
     ("email", r"@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}", True),
@@ -212,6 +215,8 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("ipv6", r":[0-9a-fA-F]{0,4}:", True),
 ]
 _RUNS_INDEX = 1
+_PHRASE_INDEX = next(i for i, (name, _, _) in enumerate(_RE2_PATTERNS) if name == "phrase")
+_PHRASE_NEEDLE = b"a" * 16
 
 
 def _re2_set():
@@ -256,6 +261,10 @@ def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hi
     for index in hits:
         if index == _RUNS_INDEX:
             runs = True
+        elif index == _PHRASE_INDEX:
+            # a credential noun counts only with a value-like run after it
+            if _PHRASE_NEEDLE in one_byte_each(text).translate(_RUN_TABLE):
+                return True
         elif pii_on or index not in _PII:
             return True
     if pii_on:
