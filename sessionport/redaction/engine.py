@@ -180,6 +180,8 @@ class Redactor:
             value = text[start:end]
             if len(value) >= _JUDGE_MIN:
                 verdict, decoded = blobs.judge(value)
+                if verdict == blobs.OPAQUE and value[0] in "+/-_":
+                    verdict, decoded = blobs.judge(value[1:])  # a diff's "+", a path's "/"
                 if verdict == blobs.DATA:
                     continue
                 if verdict == blobs.TEXT:

@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from sessionport.redaction.entropy import looks_random
+from sessionport.redaction.entropy import is_wordy, looks_random, shannon
 from sessionport.redaction.lazy import lazy
 
 Span = tuple[int, int, str]
@@ -153,7 +153,7 @@ def secret_value(name_class: str, value: str, *, min_strong: int = 4, name: str 
 
 # What follows a name: an optional closing quote, the operator, the value.
 _OPERATOR_VALUE = lazy(
-    r"(?P<nq>\\{0,3}[\"'])?[ \t]*"
+    r"(?P<nq>\\{0,3}[\"'])?\]?[ \t]*"
     # a type annotation between name and value (``api_key: str = "..."``),
     # a comma between a quoted name and a quoted value (``setenv("K", "v")``)
     r"(?P<op>:=|=>|->|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|]{0,40}(?:,[ \t]*[\w.\[\]|]{1,20})?[ \t]*=(?!=)|:(?!:)|,(?=[ \t]*\\{0,3}[\"'])|\s(?=\\{0,3}[\"']))[ \t]*"
@@ -215,6 +215,8 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             continue
         if match.group("uv") is not None and value.isalpha() and re.match(r" [a-z]", text[vend : vend + 2]):
             continue  # "password: Override config password" -- a sentence
+        if op == "," and (len(value) < 8 or value.isalpha()):
+            continue  # ("password", "login", ...): a list of words, not a pair
         if secret_value(name_class, value, name=name):
             yield vstart, vend, kind_for_name(name)
 
@@ -265,7 +267,7 @@ _PHRASE_STOP = lazy(
     r"type|scope|scopes|prefix|last|ends|ending|hint)(?![a-z0-9])"
 )
 _PHRASE_BEFORE_STOP = lazy(r"(?:page|next|continuation|sync|cancellation|csrf|xsrf|max|input|output|total|cache|reasoning|id)[ _-]?$")
-_CANDIDATE = lazy(r"(?<![A-Za-z0-9_\-./+=~])[A-Za-z0-9][A-Za-z0-9_\-.+/=~]{15,199}(?![A-Za-z0-9_\-+/=~])")
+_CANDIDATE = lazy(r"(?:(?<![A-Za-z0-9_\-./+=~])|(?<=\n\+))[A-Za-z0-9][A-Za-z0-9_\-.+/=~]{15,199}(?![A-Za-z0-9_\-+/=~])")
 _UUID_SHAPE = lazy(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _HEXISH = lazy(r"^[0-9a-fA-F]{16,}$")
 _PHRASE_WINDOW = 160
@@ -283,10 +285,12 @@ def _opaque(value: str) -> bool:
         return False
     if looks_random(core, min_length=16):
         return True
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    if len(core) >= 20 and upper >= 3 and lower >= 3 and shannon(core) >= 3.5 and not is_wordy(core):
+        return True  # base62 with few digits, named a credential
     digits = sum(c.isdigit() for c in core)
     letters = sum(c.isalpha() for c in core)
-    from sessionport.redaction.entropy import is_wordy
-
     return digits >= 4 and letters >= 4 and not is_wordy(core)
 
 
@@ -316,7 +320,7 @@ def phrase_spans(text: str, lower: str) -> Iterator[Span]:
             # on a later line, the value must stand alone (a table cell, a
             # line of its own), not in a sentence about something else
             last_line = between.rsplit("\n", 1)[-1]
-            if last_line.strip(" \t|:-*>") and not last_line.rstrip().endswith(("|", ":")):
+            if last_line.strip(" \t|:-*>+\u21920123456789") and not last_line.rstrip().endswith(("|", ":")):
                 continue
         value = text[candidate.start() : candidate.end()].rstrip(".")
         if is_placeholder(value) or not _opaque(value):
