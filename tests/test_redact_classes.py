@@ -1,0 +1,106 @@
+"""Recall and damage of ``redact`` by class and channel, on a generated,
+seeded, labelled corpus (``fixtures/redaction/classes.py``): private keys
+in every PEM flavour and inside JSON, secrets named only by their key in
+every syntax, opaque tokens named only by context, home-directory user
+names, encoded and colour-coded secrets, card numbers, public IPs; and
+base64 data, fingerprints, object ids, placeholders and host names that
+must survive.  Each class in each channel (prompt, assistant text, tool
+input, tool output, file contents, diff, metadata), in plain text and
+inside Claude Code and Codex JSONL.
+
+Targets: recall >= 0.99 for every class with at least 5 cases, >= 0.995
+overall, damage <= 0.01; every redacted JSONL line still parses.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import orjson
+import pytest
+
+from conftest import FIXTURES
+
+from sessionport.redaction import Redactor
+
+sys.path.insert(0, str(FIXTURES / "redaction"))
+import classes  # noqa: E402
+
+CLASS_RECALL = 0.99
+OVERALL_RECALL = 0.995
+DAMAGE_LIMIT = 0.01
+SEEDS = (1, 2, 3)
+
+
+@pytest.fixture(scope="module", params=SEEDS, ids=lambda s: f"seed{s}")
+def cases(request):
+    return classes.build(request.param)
+
+
+def _assert_targets(result: classes.Score) -> None:
+    for klass, count in result.secrets.items():
+        if count >= 5:
+            assert result.recall(klass) >= CLASS_RECALL, f"{klass}\n{result.describe()}"
+    assert result.recall() >= OVERALL_RECALL, result.describe()
+    assert result.damage() <= DAMAGE_LIMIT, result.describe()
+
+
+def test_the_corpus_has_every_class_in_every_channel(cases):
+    seen = {(c.klass, c.channel) for c in cases}
+    for klass in classes.SECRET_CLASSES + classes.KEEP_CLASSES:
+        channels = {channel for k, channel in seen if k == klass}
+        assert len(channels) >= 5, (klass, channels)
+    assert sum(len(c.secrets) for c in cases) >= 700
+    assert sum(len(c.keeps) for c in cases) >= 400
+
+
+def test_plain_text(cases):
+    redactor = Redactor()
+    outputs = {id(case): "\n\x00\n".join(redactor.redact_text(t) for t in classes.plain_texts(case)) for case in cases}
+    _assert_targets(classes.score(cases, lambda case: outputs[id(case)]))
+
+
+@pytest.mark.parametrize("make_lines", [classes.claude_code_lines, classes.codex_lines], ids=["claude-code", "codex"])
+def test_jsonl_transcripts(cases, make_lines):
+    redactor = Redactor()
+    lines = make_lines(cases)
+    out = [redactor.redact_json_line(line) for line in lines]
+    strings: list[str] = []
+    for line in out:
+        classes.decoded_strings(orjson.loads(line), strings)  # every redacted line still parses
+    haystack = b"\n".join(out).decode() + "\n\x00\n" + "\n\x00\n".join(strings)
+    _assert_targets(classes.score(cases, lambda case: haystack))
+
+
+def test_a_colour_coded_copy_gets_the_tag_of_the_plain_copy():
+    e = "\x1b"
+    secret = "Tiger#3068maple"
+    redactor = Redactor()
+    plain = redactor.redact_text(f"DB_PASSWORD={secret}")
+    coloured = redactor.redact_text(f"{e}[38;5;231mDB_PASSWORD{e}[0m{e}[38;5;203m={e}[0m{e}[38;5;186m{secret}{e}[0m")
+    assert plain == "DB_PASSWORD=[REDACTED:password#1]"
+    assert secret not in coloured and "[REDACTED:password#1]" in coloured
+    assert coloured.startswith(f"{e}[38;5;231mDB_PASSWORD")
+
+
+def test_a_split_key_is_removed_from_both_chunks():
+    body = ["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + "x" * 12, "Zm9vYmFyYmF6cXV4cXV1eHF1dXpxdXV6cXV1enF1dXpxdXV6cXV1eg" * 1]
+    first = "-----BEGIN PRIVATE KEY-----\n" + body[0]
+    second = body[1] + "\n-----END PRIVATE KEY-----\n"
+    redactor = Redactor()
+    assert body[0] not in redactor.redact_text(first)
+    assert body[1] not in redactor.redact_text(second)
+
+
+def test_base64_is_judged_by_what_it_decodes_to():
+    import base64
+
+    redactor = Redactor()
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 2).decode()
+    assert png in redactor.redact_text(f"data: {png}")
+    harmless = base64.b64encode(b"hello world, this is only a sentence").decode()
+    assert harmless in redactor.redact_text(f"echo {harmless} | base64 -d")
+    token = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"
+    encoded = base64.b64encode(f"GITHUB_TOKEN={token}\n".encode()).decode()
+    out = redactor.redact_text(f"value: {encoded}")
+    assert encoded not in out and "[REDACTED:github-token#1]" in out
