@@ -213,7 +213,7 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
         value = text[vstart:vend]
         if not value or value.startswith("\\"):
             continue
-        if match.group("uv") is not None and value.isalpha() and re.match(r" [a-z]", text[vend : vend + 2]):
+        if match.group("uv") is not None and op != "=" and value.isalpha() and re.match(r" [a-z]", text[vend : vend + 2]):
             continue  # "password: Override config password" -- a sentence
         if op == "," and (len(value) < 8 or value.isalpha()):
             continue  # ("password", "login", ...): a list of words, not a pair
