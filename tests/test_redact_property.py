@@ -65,7 +65,7 @@ def _seed(value, counter: list[int], planted: dict[str, str], path: str = "$", k
 
 
 def _skipped(key: str, value: str) -> bool:
-    if key in _ENUM_KEYS or _is_structural_key(key) or key.endswith(("At", "_at", "time", "Time", "date", "Date")):
+    if key in _ENUM_KEYS or "model" in key.lower() or _is_structural_key(key) or key.endswith(("At", "_at", "time", "Time", "date", "Date")):
         return True
     if _TIMESTAMP.match(value) or len(value) > 5000:  # timestamps; image data
         return True
