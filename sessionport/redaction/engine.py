@@ -158,6 +158,8 @@ class Redactor:
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
         offer(keywords.assignment_spans(text, lower))
         offer(keywords.name_value_spans(text, lower))
+        if "</" in text:
+            offer(keywords.element_spans(text))
         if any(noun in lower for noun in keywords.PHRASE_NOUNS):
             offer(keywords.phrase_spans(text, lower))
         if self.pii:

@@ -195,6 +195,10 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             continue
         match = _OPERATOR_VALUE.match(text, end)
         if match is None:
+            spaced = _SPACED_VALUE.match(text, end) if name_class == "strong" and _SHOUTED_OR_SNAKE.match(name) else None
+            if spaced is not None and _spaced_secret(spaced.group("v")):
+                # fish `set -x NAME value`, `aws configure set name value`
+                yield spaced.start("v"), spaced.end("v"), kind_for_name(name)
             continue
         op = match.group("op")
         if op.isspace() and name_class != "strong":
@@ -219,6 +223,39 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             continue  # ("password", "login", ...): a list of words, not a pair
         if secret_value(name_class, value, name=name):
             yield vstart, vend, kind_for_name(name)
+
+
+# NAME value: an identifier-like name (SHOUTED or snake_case), one space, a
+# value that looks like a credential by itself
+_SHOUTED_OR_SNAKE = lazy(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{5,}|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$")
+_SPACED_VALUE = lazy(r" (?P<v>[^\s\"'`,;<>()]{8,400})(?=$|\s|\\[nrt])")
+SPACED_SCREEN = lazy(
+    r"(?:[A-Z0-9]_|[A-Z])(?:PASS|PWD|SECRET|TOKEN|KEY|CRED|AUTH|DSN|SALT)[A-Z0-9_]* [^\s]{8}"
+    r"|[a-z0-9]_(?:pass|pwd|secret|token|key|cred|auth|dsn|salt)[a-z0-9_]* [^\s]{8}"
+    r"|(?:PASS|PWD|SECRET|TOKEN|KEY|CRED|AUTH|pass|pwd|secret|token|key|cred|auth)[A-Za-z0-9]*_[A-Za-z0-9_]+ [^\s]{8}"
+    r"|\b(?:PASS|PWD|SECRET|TOKEN|APIKEY|AUTH|CRED)[A-Z0-9]* [^\s]{8}"
+)
+
+
+def _spaced_secret(value: str) -> bool:
+    if is_placeholder(value) or "/" in value or "://" in value or value.startswith("-"):
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    return any(c in "!@#$%^&*+=~?" for c in value) or not is_wordy(value)
+
+
+# <password>...</password>, <add key="ApiKey" value="..."/> is name/value
+ELEMENT = lazy(r"<(?P<name>[A-Za-z_][A-Za-z0-9_.:-]{0,60})(?:\s[^<>]{0,200})?>(?P<v>[^<>\n]{1,400})</(?P=name)>")
+
+
+def element_spans(text: str) -> Iterator[Span]:
+    """XML and HTML elements named like a secret."""
+    for match in ELEMENT.finditer(text):
+        name = match.group("name").rsplit(":", 1)[-1]
+        name_class = classify_name(name)
+        if name_class is not None and secret_value(name_class, match.group("v"), name=name):
+            yield match.start("v"), match.end("v"), kind_for_name(name)
 
 
 _NAME_VALUE = lazy(

@@ -135,6 +135,8 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if _CARD_HINT.search(text):
         return True
+    if " " in text and keywords.SPACED_SCREEN.search(text):
+        return True
     if _PHRASE_NEEDLE in raw.translate(_RUN_TABLE) and any(noun in lower for noun in keywords.PHRASE_NOUNS):
         return True
     if pii_on:
@@ -203,10 +205,11 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("name-value", "(?i)" + _spell_spaces(keywords._NAME_VALUE.pattern).replace("{1,80}", "+").replace("{1,400}", "+"), False),
     (
         "assignment",
-        "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t\]]*(?:[:=]|->|,[ \t]*\\*[\"']|" + _SPACE + r"\\*[\"'])",
+        "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t\]]*(?:[:=>]|->|,[ \t]*\\*[\"']|" + _SPACE + r"\\*[\"'])",
         False,
     ),
     ("card", _CARD_HINT.pattern, False),
+    ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("phrase", "(?i)" + _alternation(keywords.PHRASE_NOUNS), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
