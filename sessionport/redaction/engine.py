@@ -160,8 +160,8 @@ class Redactor:
         offer(keywords.name_value_spans(text, lower))
         if "</" in text:
             offer(keywords.element_spans(text))
-        if any(noun in lower for noun in keywords.PHRASE_NOUNS):
-            offer(keywords.phrase_spans(text, lower))
+        if runs and (any(noun in lower for noun in keywords.PHRASE_NOUNS) or lower.startswith("pat")):
+            offer(keywords.phrase_spans(text, lower, runs))
         if self.pii:
             offer(self._home_spans(text))
             offer(pii.email_spans(text))

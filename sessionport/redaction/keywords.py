@@ -295,7 +295,9 @@ PHRASE_NOUN = lazy(
     r"bearer[ _-]token|refresh[ _-]token|client[ _-]secret|secret(?:[ _-](?:key|token|value))?|private[ _-]token|signing[ _-]key|"
     r"license[ _-]key|recovery[ _-](?:key|code)|deploy[ _-](?:key|token)|password|passphrase|passcode|credentials?|token|pat)s?(?![a-z0-9_])"
 )
-PHRASE_NOUNS = ("token", "key", "secret", "passw", "passphrase", "passcode", "credential", "pat")
+# Substrings one of which every noun holds ("pat" as a word: " pat", or at
+# the start of the text, which callers test)
+PHRASE_NOUNS = ("token", "key", "secret", "passw", "passphrase", "passcode", "credential", " pat", "\npat", "\tpat", "(pat", "|pat", "-pat")
 # Words between the noun and the value that make the value something else
 # (an id, a digest, a count, a file) rather than the credential itself.
 _PHRASE_STOP = lazy(
@@ -304,10 +306,10 @@ _PHRASE_STOP = lazy(
     r"type|scope|scopes|prefix|last|ends|ending|hint)(?![a-z0-9])"
 )
 _PHRASE_BEFORE_STOP = lazy(r"(?:page|next|continuation|sync|cancellation|csrf|xsrf|max|input|output|total|cache|reasoning|id)[ _-]?$")
-_CANDIDATE = lazy(r"(?:(?<![A-Za-z0-9_\-./+=~])|(?<=\n\+))[A-Za-z0-9][A-Za-z0-9_\-.+/=~]{15,199}(?![A-Za-z0-9_\-+/=~])")
+_CANDIDATE = lazy(r"(?:(?<![A-Za-z0-9_\-./+=~])|(?<=\n\+))[A-Za-z0-9][A-Za-z0-9_\-.+/=~]{19,199}(?![A-Za-z0-9_\-+/=~])")
 _UUID_SHAPE = lazy(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _HEXISH = lazy(r"^[0-9a-fA-F]{16,}$")
-_PHRASE_WINDOW = 160
+PHRASE_WINDOW = 160
 
 
 def _opaque(value: str) -> bool:
@@ -331,17 +333,31 @@ def _opaque(value: str) -> bool:
     return digits >= 4 and letters >= 4 and not is_wordy(core)
 
 
-def phrase_spans(text: str, lower: str) -> Iterator[Span]:
+def _nouns_near(lower: str, runs: list[tuple[int, int]] | None):
+    """Credential nouns close enough before a run of token characters (a
+    value lives in one) to name it; the whole text when ``runs`` is None."""
+    if runs is None:
+        yield from PHRASE_NOUN.finditer(lower)
+        return
+    seen = -1
+    for start, end in runs:
+        for noun in PHRASE_NOUN.finditer(lower, max(seen + 1, start - PHRASE_WINDOW), end):
+            seen = noun.start()
+            yield noun
+
+
+def phrase_spans(text: str, lower: str, runs: list[tuple[int, int]] | None = None) -> Iterator[Span]:
     """The first opaque value within a short window after a credential
-    noun (the rest of its line and up to two more lines)."""
-    for noun in PHRASE_NOUN.finditer(lower):
+    noun (the rest of its line and up to two more lines).  ``runs``: the
+    runs of >= 20 token characters of the text, where values can be."""
+    for noun in _nouns_near(lower, runs):
         before = lower[max(0, noun.start() - 16) : noun.start()]
         if _PHRASE_BEFORE_STOP.search(before):
             continue
         end = noun.end()
         window_end = end
         lines = 0
-        while window_end < len(text) and window_end - end < _PHRASE_WINDOW:
+        while window_end < len(text) and window_end - end < PHRASE_WINDOW:
             if text[window_end] == "\n":
                 lines += 1
                 if lines > 3:

@@ -74,6 +74,7 @@ _V6_HINT = lazy(r":[0-9a-fA-F]{0,4}:")
 # A superset of cards.CANDIDATE: 4 digits, 4 more after an optional
 # separator, then at least 4 more digits or separators.
 _CARD_HINT = lazy(r"[0-9]{4}[ -]?[0-9]{4}[0-9 -]{4}")
+_PHRASE_HINT = lazy(r"(?i)token|key|secret|passw|passphrase|passcode|credential|\bpat")
 _TILDE_HOME = lazy(r"~[a-z_][a-z0-9._-]{0,31}/")
 
 
@@ -137,8 +138,6 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if " " in text and keywords.SPACED_SCREEN.search(text):
         return True
-    if _PHRASE_NEEDLE in raw.translate(_RUN_TABLE) and any(noun in lower for noun in keywords.PHRASE_NOUNS):
-        return True
     if pii_on:
         for marker in _HOME_MARKERS:
             if marker in text:
@@ -160,7 +159,11 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
 def _runs_hold(text: str, runs: list[tuple[int, int]]) -> bool:
     """Whether a vendor rule or the entropy layer can match in ``runs``."""
     joined = "\n".join(text[s:e] for s, e in runs)
-    return bool(rules._TRIGGER_SCAN.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined))
+    if rules._TRIGGER_SCAN.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
+        return True
+    # a value named by a credential noun in the text around it (its runs
+    # are >= 20 characters, the phrase rule's minimum)
+    return _PHRASE_HINT.search(text) is not None
 
 
 def _assignment_possible(raw: bytes) -> bool:
@@ -210,7 +213,6 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ),
     ("card", _CARD_HINT.pattern, False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
-    ("phrase", "(?i)" + _alternation(keywords.PHRASE_NOUNS), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
     ("email", r"@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}", True),
@@ -218,8 +220,6 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("ipv6", r":[0-9a-fA-F]{0,4}:", True),
 ]
 _RUNS_INDEX = 1
-_PHRASE_INDEX = next(i for i, (name, _, _) in enumerate(_RE2_PATTERNS) if name == "phrase")
-_PHRASE_NEEDLE = b"a" * 16
 
 
 def _re2_set():
@@ -264,10 +264,6 @@ def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hi
     for index in hits:
         if index == _RUNS_INDEX:
             runs = True
-        elif index == _PHRASE_INDEX:
-            # a credential noun counts only with a value-like run after it
-            if _PHRASE_NEEDLE in one_byte_each(text).translate(_RUN_TABLE):
-                return True
         elif pii_on or index not in _PII:
             return True
     if pii_on:
