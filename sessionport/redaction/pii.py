@@ -33,6 +33,12 @@ _KEEP_DOMAIN = lazy(
     re.I,
 )
 
+# Accounts of cloud images and services: user@host is a login, not a person
+_SERVICE_ACCOUNTS = frozenset(
+    "root ubuntu admin ec2-user centos fedora debian pi opc azureuser bitnami core deploy deployer git www-data "
+    "postgres mysql redis jenkins runner vagrant docker ansible".split()
+)
+_REMOTE_LOGIN_BEFORE = lazy(r"(?:^|[\s;&|(\"'`])(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|autossh)\b[^\n;&|]{0,60}?[\s:\"']$")
 HOME = lazy(
     r"(?:(?<![A-Za-z0-9_])|(?<=/mnt/[a-z]))(?:/Users|/home|/export/home|/var/home)/(?P<user>[A-Za-z0-9._-]{1,64}?)(?=$|[\\/\s\"'`:;,)\]}>])"
     # Windows names may hold spaces ("Jane Doe"); they end at the next separator
@@ -80,6 +86,8 @@ def email_spans(text: str) -> Iterator[Span]:
         local = text[start:at]
         if not local or local.lower() in _KEEP_LOCAL or _KEEP_DOMAIN.search(match.group("domain")):
             continue
+        if local.lower() in _SERVICE_ACCOUNTS or _REMOTE_LOGIN_BEFORE.search(text, max(0, start - 80), start):
+            continue  # user@host of ssh/scp: an account on a machine, not a mailbox
         yield start, match.end(), "email"
 
 

@@ -232,7 +232,8 @@ STAGE = Stage(
     description="Replace secrets and personal data with typed tags",
     help=(
         "Replace secrets (API keys and tokens of ~70 vendors, private keys, JWTs, passwords in URLs, "
-        "headers and assignments, high-entropy strings) and personal data (emails, home-directory "
+        "headers, flags and assignments, tokens named by context, card numbers, high-entropy strings; "
+        "also through terminal colour codes and inside base64) and personal data (emails, home-directory "
         "usernames, public IPs) with stable tags such as [REDACTED:github-token#2]. Ids and links "
         "between messages are kept. Running it twice changes nothing more."
     ),
