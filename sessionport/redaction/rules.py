@@ -244,6 +244,9 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ), ("redis-cli", "keydb-cli", "valkey-cli", "mongo", "cqlsh", "sqlcmd", "bcp", "isql", "osql")),
     ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
     ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
+    # prose: "the password is X" (a value with a digit or a symbol, not a word)
+    ("password", lazy(r"\bpass(?:word|phrase|wd|code)\s+(?:is|was|will be|=)\s*:?\s*[\"'`]?(?P<s>(?=[^\s\"'`]*[0-9!@#$%^&*])[^\s\"'`]{6,64}?)[\"'`]?(?=[\s.,;)]|$)"),
+     ("password is", "password was", "password will", "password =", "passphrase is", "passcode is", "passwd is")),
     # ~/.netrc: machine host login user password secret
     ("password", lazy(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
     ("docker-auth", lazy(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
