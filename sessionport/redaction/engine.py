@@ -225,16 +225,6 @@ class Redactor:
         length = len(text)
         if length < _MIN_TEXT:
             return text
-        if ("\x1b" in text or "\\" in text or "\x9b" in text) and normalise.needed(text):
-            # JSON is decoded by parsing it (its escapes are its own); other
-            # text has its codes and escapes taken out for matching
-            done = self._redact_embedded_json(text) if text.lstrip()[:1] in ("{", "[") else None
-            if done is None:
-                done = self._redact_normalised(text)
-            if done is not None:
-                if done[1]:
-                    self.counts.update(done[1])
-                return done[0]
         # long strings are never cached: looking them up would hash them
         cached = self._cache.get(text) if length <= _CACHE_MAX_TEXT else None
         if cached is not None:
@@ -245,10 +235,27 @@ class Redactor:
                     counts[kind] += 1
             return result
         head = text[0]
-        if head not in "{[" and not head.isspace() and not self.custom:
-            # the common case inlined: no JSON inside, one screening pass
-            match = screen.MATCH
-            hits = match(text.encode()) if match is not None and text.isascii() else None
+        plain = head not in "{[" and not head.isspace() and not self.custom
+        match = screen.MATCH
+        if plain and match is not None and text.isascii():
+            # the common case: one RE2 pass answers every question, also
+            # whether there are codes or escapes to take out first
+            hits = match(text.encode())
+            wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
+        else:
+            hits = None
+            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text) and normalise.needed(text)
+        if wants_normal:
+            # JSON is decoded by parsing it (its escapes are its own); other
+            # text has its codes and escapes taken out for matching
+            done = self._redact_embedded_json(text) if text.lstrip()[:1] in ("{", "[") else None
+            if done is None:
+                done = self._redact_normalised(text)
+            if done is not None:
+                if done[1]:
+                    self.counts.update(done[1])
+                return done[0]
+        if plain:
             if hits is not None and not hits and not self._learned:
                 if length > _CACHE_MAX_TEXT:
                     return text  # RE2 saw nothing (the usual answer) in a long text

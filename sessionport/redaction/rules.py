@@ -236,7 +236,8 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # any long flag whose last word names a secret: --password, --db-password,
     # --with-token, --client-secret, --api-key (also fed by a here-string)
     ("password", lazy(r"--(?:[a-z0-9]+-){0,3}(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|credentials?)[= ][ \t]*(?:<<<[ \t]*)?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"),
-     ("password", "passwd", "-pass", "-token", "-secret", "-api", "-credential")),
+     # every match holds "-NOUN" then "=" or " "
+     ("-password", "-passwd", "--pass=", "--pass ", "-passphrase", "-token=", "-token ", "-secret=", "-secret ", "-api-key", "-apikey", "-credential")),
     # database clients whose password flag is a short option
     ("password", lazy(
         r"\b(?:(?:redis|keydb|valkey)-cli\b[^\n|;&]{0,200}?\s-a|(?:mongo(?:sh|dump|restore|export|import)?|cqlsh)\b[^\n|;&]{0,200}?\s-p|"

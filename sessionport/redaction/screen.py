@@ -212,6 +212,8 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
         False,
     ),
     ("card", _CARD_HINT.pattern, False),
+    # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e
+    ("normal", r"\x1b|\\u|\\x1|\\033|\\e", False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
@@ -220,6 +222,7 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("ipv6", r":[0-9a-fA-F]{0,4}:", True),
 ]
 _RUNS_INDEX = 1
+NORMAL_INDEX = next(i for i, (name, _, _) in enumerate(_RE2_PATTERNS) if name == "normal")
 
 
 def _re2_set():
