@@ -104,3 +104,31 @@ def test_base64_is_judged_by_what_it_decodes_to():
     encoded = base64.b64encode(f"GITHUB_TOKEN={token}\n".encode()).decode()
     out = redactor.redact_text(f"value: {encoded}")
     assert encoded not in out and "[REDACTED:github-token#1]" in out
+
+
+@pytest.mark.parametrize("text", ["curl http://52.94.236.248:8080/api", "HOST=52.94.236.248", "server 52.94.236.248", "https://52.94.236.248/", "Driver 52.94.236.248"])
+def test_public_ipv4_after_a_slash_an_equals_sign_or_a_word_ending_in_ver(text):
+    assert "52.94.236.248" not in Redactor().redact_text(text)
+
+
+@pytest.mark.parametrize("text", ["pip install pkg==1.2.3.4", "version 4.2.1.0", "node v20.11.1.2", "^1.2.3.4"])
+def test_version_specifiers_are_not_addresses(text):
+    assert Redactor().redact_text(text) == text
+
+
+def test_card_numbers_are_luhn_checked():
+    redactor = Redactor()
+    for text in ("card 4111 1111 1111 1111 exp 12/29", "card_number=5500005555555559", '{"credit_card": "4242424242424242"}', "amex 3782-822463-10005"):
+        assert "[REDACTED:card-number#" in redactor.redact_text(text), text
+    for text in ("ts 1767225600000 ms", "order 4111111111111112", "id 1234567890123456", "build 4111.1111.1111.1111"):
+        assert redactor.redact_text(text) == text, text
+
+
+def test_inline_images_keep_their_bytes():
+    import base64
+
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 3).decode()
+    text = f'<img alt="logo" src="data:image/png;base64,{png}">'
+    assert Redactor().redact_text(text) == text
+    leaky = base64.b64encode(b"DB_PASSWORD=Tiger#3068maple\n").decode()
+    assert leaky not in Redactor().redact_text(f"data:text/plain;base64,{leaky}")
