@@ -156,6 +156,8 @@ class Redactor:
         offer(cards.card_spans(text))
         present = {t for t in _CONTEXT_TRIGGERS if t in lower}
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
+        if "cookie" in lower or ("curl" in lower and " -b" in lower):
+            offer(rules.cookie_spans(text, lower), keywords.is_placeholder)
         offer(keywords.assignment_spans(text, lower))
         offer(keywords.name_value_spans(text, lower))
         if "</" in text:

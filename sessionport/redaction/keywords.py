@@ -159,6 +159,7 @@ _OPERATOR_VALUE = lazy(
     r"(?P<op>:=|=>|->|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|]{0,40}(?:,[ \t]*[\w.\[\]|]{1,20})?[ \t]*=(?!=)|:(?!:)|,(?:[ \t]*(?:default|fallback)[ \t]*=)?(?=[ \t]*\\{0,3}[\"'])|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
+_BLOCK_SCALAR = lazy(r"[ \t]*(?:\n|\\n)[ \t]+(?P<v>\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)")
 _KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _MAX_NAME = 80
@@ -205,6 +206,15 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             continue
         if op == "," and (match.group("nq") is None or match.group("qv") is None):
             continue  # f(password, x): only ("NAME", "value") pairs name a value
+        if match.group("uv") in ("|", ">", "|-", ">-", "|+", ">+") and op == ":":
+            # a YAML block scalar: the value is the indented lines below
+            block = _BLOCK_SCALAR.match(text, match.end())
+            if block is not None and name_class == "strong":
+                vstart, vend = block.span("v")
+                vend = len(text[:vend].rstrip())
+                if secret_value(name_class, text[vstart:vend].split("\n", 1)[0].strip(), name=name):
+                    yield vstart, vend, kind_for_name(name)
+            continue
         if match.group("qv") is not None:
             vstart, vend = match.span("qv")
         else:

@@ -303,6 +303,37 @@ def private_key_spans(text: str) -> Iterator[Span]:
                 yield match.start(), match.end(), "private-key"
 
 
+# Cookie: a=1; b=2 / Set-Cookie: a=1; Path=/ / curl -b 'a=1' / --cookie
+_COOKIE_HEADER = lazy(r"(?:(?<![a-z0-9_-])(?:set-)?cookie\\?[\"']?\s*:|\bcurl\b[^\n]{0,300}?\s(?:-b|--cookie)(?:\s+|=))\s*\\?[\"']?")
+_COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment".split())
+_PLAIN_VALUE = lazy(r"^(?:[a-z]{1,12}|[0-9]{1,6}|true|false|yes|no|[a-z]{2}(?:[-_][a-z]{2})?)$", re.I)
+
+
+def cookie_spans(text: str, lower: str) -> Iterator[Span]:
+    """The value of every name=value pair of a cookie header or a curl
+    cookie argument, except attributes (Path, Expires, ...) and plain
+    settings (theme=dark, lang=en)."""
+    for header in _COOKIE_HEADER.finditer(lower):
+        at = header.end()
+        stop = at
+        while stop < len(text) and text[stop] not in "\n\"'`" and not text.startswith(("\\n", "\\\""), stop):
+            stop += 1
+        position = at
+        for pair in text[at:stop].split(";"):
+            start = position
+            position += len(pair) + 1
+            name, eq, value = pair.partition("=")
+            if not eq:
+                continue
+            name = name.strip()
+            vstart = start + pair.index("=") + 1
+            vstart += len(value) - len(value.lstrip(" \t"))
+            value = value.strip()
+            if name.lower() in _COOKIE_ATTRIBUTES or len(value) < 6 or _PLAIN_VALUE.match(value):
+                continue
+            yield vstart, vstart + len(value), "cookie"
+
+
 def _headless_key_spans(text: str, found: list[tuple[int, int]]) -> Iterator[Span]:
     """A key body and its END line with no BEGIN line before them: the
     rest of a key split over several chunks of tool output."""

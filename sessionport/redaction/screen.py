@@ -138,6 +138,8 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if " " in text and keywords.SPACED_SCREEN.search(text):
         return True
+    if "curl" in lower and (" -b" in lower or "--cookie" in lower):
+        return True
     if pii_on:
         for marker in _HOME_MARKERS:
             if marker in text:
@@ -212,6 +214,7 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
         False,
     ),
     ("card", _CARD_HINT.pattern, False),
+    ("curl-cookie", r"(?i)curl\b.*\s(?:-b|--cookie)", False),
     # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e
     ("normal", r"\x1b|\\u|\\x1|\\033|\\e", False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
