@@ -159,7 +159,8 @@ _OPERATOR_VALUE = lazy(
     r"(?P<op>:=|=>|->|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|]{0,40}(?:,[ \t]*[\w.\[\]|]{1,20})?[ \t]*=(?!=)|:(?!:)|,(?:[ \t]*(?:default|fallback)[ \t]*=)?(?=[ \t]*\\{0,3}[\"'])|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
-_BLOCK_SCALAR = lazy(r"[ \t]*(?:\n|\\n)[ \t]+(?P<v>\S[^\n]*(?:\n[ \t]+\S[^\n]*)*)")
+# the first line of a block scalar, also behind a diff's "+" or a line number
+_BLOCK_SCALAR = lazy(r"[ \t]*(?:\n|\\n)(?:[+-]|[ \t]*\d+(?:\u2192|\t))?[ \t]+(?P<v>[^\s\\][^\n\\]*)")
 _KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _MAX_NAME = 80
@@ -212,7 +213,7 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             if block is not None and name_class == "strong":
                 vstart, vend = block.span("v")
                 vend = len(text[:vend].rstrip())
-                if secret_value(name_class, text[vstart:vend].split("\n", 1)[0].strip(), name=name):
+                if secret_value(name_class, text[vstart:vend], name=name):
                     yield vstart, vend, kind_for_name(name)
             continue
         if match.group("qv") is not None:
@@ -269,14 +270,14 @@ def element_spans(text: str) -> Iterator[Span]:
 
 
 _NAME_VALUE = lazy(
-    r"name\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
+    r"(?:name|key)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
     r"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?P<q>\\{0,3}[\"'])?(?P<value>[^\s\"'\\,}]{1,400})"
 )
 
 
 def name_value_spans(text: str, lower: str) -> Iterator[Span]:
     """``name: DB_PASSWORD`` followed by ``value: ...`` (k8s env, CI variables)."""
-    if "value" not in lower or "name" not in lower:
+    if "value" not in lower or ("name" not in lower and "key" not in lower):
         return
     for match in _NAME_VALUE.finditer(lower):
         name = text[match.start("name") : match.end("name")]

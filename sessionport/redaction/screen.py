@@ -130,7 +130,7 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
     for trigger in _WORD_TRIGGERS:
         if trigger in lower:
             return True
-    if "value" in lower and "name" in lower and keywords._NAME_VALUE.search(lower):
+    if "value" in lower and ("name" in lower or "key" in lower) and keywords._NAME_VALUE.search(lower):
         return True
     if _assignment_possible(raw):
         return True
