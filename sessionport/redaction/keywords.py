@@ -251,9 +251,12 @@ SPACED_SCREEN = lazy(
 def _spaced_secret(value: str) -> bool:
     if is_placeholder(value) or "/" in value or "://" in value or value.startswith("-"):
         return False
-    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+    mixed_case = len(value) >= 10 and sum(c.isupper() for c in value) >= 2 and sum(c.islower() for c in value) >= 2
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)) and not mixed_case:
         return False
-    return any(c in "!@#$%^&*+=~?" for c in value) or not is_wordy(value)
+    if any(c in "!@#$%^&*+=~?" for c in value) or not is_wordy(value):
+        return True
+    return len(value) >= 10 and sum(c.isupper() for c in value) >= 2 and sum(c.islower() for c in value) >= 2
 
 
 # <password>...</password>, <add key="ApiKey" value="..."/> is name/value
