@@ -37,7 +37,7 @@ TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
 # _OPAQUE_MAX with no context and no readable content, they are data.
 _JUDGE_MIN = 32
 _OPAQUE_MAX = 256
-_USER_PASS = lazy(r"^[A-Za-z0-9._@+-]{1,64}:[^\s:]{3,128}$")
+_USER_PASS = lazy(r"^[A-Za-z][A-Za-z0-9._@+-]{0,63}:[^\s:]{3,128}$")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
 _MIN_TEXT = 6
 # Substring tests (C speed) beat one regex alternation of the same literals.
