@@ -132,3 +132,31 @@ def test_inline_images_keep_their_bytes():
     assert Redactor().redact_text(text) == text
     leaky = base64.b64encode(b"DB_PASSWORD=Tiger#3068maple\n").decode()
     assert leaky not in Redactor().redact_text(f"data:text/plain;base64,{leaky}")
+
+
+def test_more_vendor_prefixes():
+    import random
+    import string
+
+    rng = random.Random(3)
+    b62, hexd, lower = string.ascii_letters + string.digits, "0123456789abcdef", string.ascii_lowercase + string.digits
+
+    def c(alphabet: str, n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(n))
+
+    def uuid() -> str:
+        return f"{c(hexd, 8)}-{c(hexd, 4)}-{c(hexd, 4)}-{c(hexd, 4)}-{c(hexd, 12)}"
+
+    tokens = [
+        c(hexd, 32) + "-us12", "rubygems_" + c(hexd, 48), "oy2" + c(lower, 43), "cio" + c(b62, 32), "ops_eyJ" + c(b62, 80),
+        "rnd_" + c(b62, 32), "napi_" + c(lower, 64), "tskey-auth-" + c(b62, 10) + "-" + c(b62, 24), "sgp_" + c(hexd, 40),
+        "pnu_" + c(b62, 36), "fw_" + c(b62, 24), "AAAA" + c(b62, 7) + ":APA91b" + c(b62, 140), "aio_" + c(b62, 28),
+        "CLOJARS_" + c(lower, 60), "sdk-" + uuid(), "access-sandbox-" + uuid(), "fio-u-" + c(b62, 64), "A" * 22 + c(b62, 40),
+        "v1.0-" + c(hexd, 24) + "-" + c(hexd, 146),
+    ]
+    for token in tokens:
+        out = Redactor().redact_text(f"value {token} end")
+        assert token[5:25] not in out, token
+    hook = f"https://acme.webhook.office.com/webhookb2/{uuid()}@{uuid()}/IncomingWebhook/{c(hexd, 32)}/{uuid()}"
+    assert hook.split("webhookb2/")[1][:20] not in Redactor().redact_text(hook)
+    assert Redactor().redact_text("precious ciocco api-version 2024-05-01 mob-app") == "precious ciocco api-version 2024-05-01 mob-app"

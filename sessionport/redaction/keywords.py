@@ -98,7 +98,7 @@ _PLACEHOLDER = lazy(
     r"placeholder|redacted|^\[redacted|<redacted>|^(?:true|false|null|none|nil|undefined|yes|no|on|off|empty|"
     r"string|str|int|integer|bool|boolean|number|any|object|optional|required|secret|password|token|value|"
     r"default|unset|set|todo|tbd|n/a|na|test|foo|bar|baz|hidden|masked|omitted|sensitive|bearer|basic|digest|"
-    r"negotiate|bot|apikey|api-key|key)$"
+    r"negotiate|bot|apikey|api-key|key|ssws)$"
 )
 _CODE_REF = lazy(
     r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$"  # settings.API_KEY, process.env.TOKEN

@@ -137,6 +137,26 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("cloudinary-url", r"(?<=cloudinary://)\d{6,}:[A-Za-z0-9_-]{20,}", ('cloudinary://',)),
     ("facebook-token", r"EAA[A-Za-z0-9]{90,}", ('EAA',)),
     ("dropbox-token", r"sl\.[A-Za-z0-9_-]{100,}", ('sl.',)),
+    ("mailchimp-key", r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9A-Za-z])", ('-us',)),
+    ("rubygems-token", r"rubygems_[a-f0-9]{48}", ('rubygems_',)),
+    ("nuget-key", r"oy2[a-z0-9]{43}", ('oy2',)),
+    ("crates-token", r"cio[A-Za-z0-9]{32}(?![A-Za-z0-9])", ('cio',)),
+    ("onepassword-token", r"ops_eyJ[A-Za-z0-9_-]{50,}", ('ops_eyJ',)),
+    ("render-key", r"rnd_[A-Za-z0-9]{32,}", ('rnd_',)),
+    ("neon-key", r"napi_[a-z0-9]{64}", ('napi_',)),
+    ("tailscale-key", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}", ('tskey-',)),
+    ("sourcegraph-token", r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}", ('sgp_',)),
+    ("prefect-key", r"pnu_[A-Za-z0-9]{36}", ('pnu_',)),
+    ("fireworks-key", r"fw_[A-Za-z0-9]{20,}", ('fw_',)),
+    ("firebase-fcm-key", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}", (':APA91b',)),
+    ("teams-webhook", r"(?<=webhookb2/)[A-Za-z0-9@/_-]{40,}", ('webhookb2/',)),
+    ("adafruit-key", r"aio_[A-Za-z0-9]{28}", ('aio_',)),
+    ("clojars-token", r"CLOJARS_[a-z0-9]{60}", ('CLOJARS_',)),
+    ("launchdarkly-key", r"(?:api|sdk|mob)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}", ('api-', 'sdk-', 'mob-')),
+    ("plaid-token", r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('access-sandbox-', 'access-development-', 'access-production-')),
+    ("frameio-token", r"fio-u-[A-Za-z0-9_=-]{64}", ('fio-u-',)),
+    ("twitter-bearer-token", r"A{21,}[A-Za-z0-9%]{30,}", ('AAAAAAAAAAAAAAAAAAAAA',)),
+    ("cloudflare-origin-key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ('v1.0-',)),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", ('eyJ',)),
 ]
 
@@ -215,7 +235,7 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
 CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
     ("authorization", lazy(
-        r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
+        r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key|ssws|gitlab-token|dsn)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
     ), ("authori",)),
     ("bearer-token", lazy(r"bearer\s+(?P<s>[a-z0-9._~+/=-]{16,})"), ("bearer",)),
     ("api-key-header", lazy(
