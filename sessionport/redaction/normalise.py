@@ -14,6 +14,8 @@ covers the whole original range, escape codes included.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from sessionport.redaction.lazy import lazy
 
 # ESC written raw or as a literal escape (\x1b, \u001b, \033, \e), then a CSI
@@ -35,11 +37,31 @@ def needed(text: str) -> bool:
     return "\\" in text and ("\\u" in text or "\\x1" in text or "\\033" in text or "\\e" in text)
 
 
-def normalise(text: str) -> tuple[str, list[int]] | None:
-    """(clean text, origin of each of its characters plus the end), or None
-    when there is nothing to remove."""
+class Origin:
+    """Where each character of the clean text came from, kept as one entry
+    per segment (not per character), so a huge text with one colour code
+    costs a few entries, not a list as long as the text."""
+
+    def __init__(self) -> None:
+        self.clean: list[int] = []  # where each segment starts in the clean text
+        self.original: list[int] = []  # ... and in the original
+        self.escapes: dict[int, int] = {}  # clean index of a decoded \uXXXX -> end of the escape
+
+    def add(self, clean: int, original: int) -> None:
+        self.clean.append(clean)
+        self.original.append(original)
+
+    def position(self, index: int) -> int:
+        k = bisect_right(self.clean, index) - 1
+        return self.original[k] + (index - self.clean[k])
+
+
+def normalise(text: str) -> tuple[str, Origin] | None:
+    """(clean text, where its characters came from), or None when there
+    is nothing to remove."""
     parts: list[str] = []
-    origin: list[int] = []
+    origin = Origin()
+    size = 0  # of the clean text so far
     position = 0
     changed = False
     for match in SEQUENCE.finditer(text):
@@ -48,43 +70,44 @@ def normalise(text: str) -> tuple[str, list[int]] | None:
         replacement = ""
         if code is not None:
             value = int(code, 16)
-            if value < 0x20 and value not in (9, 10, 13):
-                replacement = "" if value == 0x1B else chr(value)
-            elif 0xD800 <= value <= 0xDFFF:
+            if 0xD800 <= value <= 0xDFFF:
                 continue  # a surrogate half: leave the escape as it is
-            else:
+            if value != 0x1B:
                 replacement = chr(value)
-            if value == 0x1B:
+            else:
                 # \u001b starts a sequence that the next match may not see
                 # as one: consume a following CSI here
                 tail = SEQUENCE.match("\x1b" + text[end : end + 64])
                 if tail is not None and tail.end() > 1:
                     end += tail.end() - 1
-        parts.append(text[position:start])
-        origin.extend(range(position, start))
+        if start > position:
+            origin.add(size, position)
+            parts.append(text[position:start])
+            size += start - position
         if replacement:
+            origin.add(size, start)
+            origin.escapes[size] = end
             parts.append(replacement)
-            origin.extend([start] * len(replacement))
+            size += 1
         position = end
         changed = True
     if not changed:
         return None
-    parts.append(text[position:])
-    origin.extend(range(position, len(text)))
-    origin.append(len(text))
+    if position < len(text):
+        origin.add(size, position)
+        parts.append(text[position:])
+        size += len(text) - position
+    origin.add(size, len(text))
     return "".join(parts), origin
 
 
-def original_span(origin: list[int], start: int, end: int, text: str) -> tuple[int, int]:
+def original_span(origin: Origin, start: int, end: int, text: str) -> tuple[int, int]:
     """The span of ``text`` that clean characters ``start:end`` came from,
     escape sequences inside it included."""
-    first = origin[start]
+    first = origin.position(start)
     if end <= start:
         return first, first
-    last = origin[end - 1]
-    # a decoded \uXXXX stands for its whole escape
-    if text[last] == "\\":
-        match = SEQUENCE.match(text, last)
-        if match is not None:
-            return first, match.end()
-    return first, last + 1
+    last = end - 1
+    if last in origin.escapes:
+        return first, origin.escapes[last]  # a decoded \uXXXX stands for its whole escape
+    return first, origin.position(last) + 1
