@@ -258,6 +258,10 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("password", lazy(r"--(?:[a-z0-9]+-){0,3}(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|credentials?)[= ][ \t]*(?:<<<[ \t]*)?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"),
      # every match holds "-NOUN" then "=" or " "
      ("-password", "-passwd", "--pass=", "--pass ", "-passphrase", "-token=", "-token ", "-secret=", "-secret ", "-api-key", "-apikey", "-credential")),
+    # single-dash password options (influx -password, keytool -storepass,
+    # openssl -passin pass:X): a value with a digit or a symbol
+    ("password", lazy(r"(?<![a-z0-9-])-(?:password|passwd|storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass|passin|passout)[= ][ \t]*\\?[\"']?(?:pass:)?(?P<s>(?=[^\s\"'\\]*[0-9!@#$%^&*])[^\s\"'\\-][^\s\"'\\]{2,})"),
+     ("-password", "-passwd", "-storepass", "-keypass", "-passin", "-passout")),
     # database clients whose password flag is a short option
     ("password", lazy(
         r"\b(?:(?:redis|keydb|valkey)-cli\b[^\n|;&]{0,200}?\s-a|(?:mongo(?:sh|dump|restore|export|import)?|cqlsh)\b[^\n|;&]{0,200}?\s-p|"
