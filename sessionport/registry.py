@@ -191,6 +191,9 @@ class Stage:
     ``build(**options)`` returns a function ``Iterable[dict] -> Iterator[dict]``.
     ``params`` are the click parameters of the stage's command; the CLI builds
     both the stand-alone command and the in-process chain step from them.
+    ``check(inputs, **options)``, when given, is what the stand-alone
+    command runs under ``--check``: a report over every input that returns
+    the exit code, instead of a conversion.
     """
 
     name: str
@@ -198,6 +201,7 @@ class Stage:
     build: Callable[..., Callable[[Iterable[dict]], Iterator[dict]]]
     params: tuple[Any, ...] = ()
     help: str = ""
+    check: Callable[..., int] | None = None
 
 
 class FormatInfo:

@@ -18,6 +18,7 @@ from sessionport.redaction import Redactor, engine, screen
 
 sys.path.insert(0, str(FIXTURES / "redaction"))
 from cases import build_cases  # noqa: E402
+import classes  # noqa: E402
 
 
 def corpus_strings() -> list[str]:
@@ -27,6 +28,9 @@ def corpus_strings() -> list[str]:
         for case in secrets + keeps:
             texts += [case.text, json.dumps(case.text), json.dumps(json.dumps(case.text))]
             texts += case.text.splitlines()
+    for case in classes.build(1, per_class=20):
+        for text in classes.plain_texts(case):
+            texts += [text, json.dumps(text)]
     texts += ["password\u00a0'Zq8vLm2Rx7'", "TOKEN\u2003\"Xk3pQ9vB\"", "caf\u00e9 api_key = 'Hr5tN8wQ2zLm'", "bad \ud800 surrogate password=Zq8vLm2Rx7"]
     return [t for t in dict.fromkeys(texts) if len(t) >= 6]
 

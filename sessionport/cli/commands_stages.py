@@ -39,6 +39,9 @@ def _standalone(stage: Stage) -> click.Command:
         # must never take a stage option away from the stage.
         stage_opts = {k: kwargs.pop(k) for k in list(kwargs) if k in stage_names}
         read_opts, write_opts, _ = split_format_options(kwargs)
+        if stage_opts.get("check") and stage.check is not None:
+            # a report over every input, not a conversion that fails per file
+            raise click.exceptions.Exit(stage.check(inputs, from_=from_, strict=strict, skip_bad=skip_bad, read_opts=read_opts, globs=globs, quiet=quiet, **stage_opts))
         run(
             inputs,
             from_=from_,

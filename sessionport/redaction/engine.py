@@ -25,14 +25,19 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import orjson
 
-from sessionport.redaction import entropy, keywords, pii, rules, screen
+from sessionport.redaction import blobs, cards, entropy, keywords, normalise, pii, rules, screen
 from sessionport.redaction.lazy import lazy
 
 TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
+# Entropy findings this long are decoded before judging; longer than
+# _OPAQUE_MAX with no context and no readable content, they are data.
+_JUDGE_MIN = 32
+_OPAQUE_MAX = 256
+_USER_PASS = lazy(r"^[A-Za-z][A-Za-z0-9._@+-]{0,63}:[^\s:]{3,128}$")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
 _MIN_TEXT = 6
 # Substring tests (C speed) beat one regex alternation of the same literals.
@@ -96,6 +101,7 @@ class Redactor:
         self._shapes: tuple[dict[tuple, Any], dict[tuple, Any]] = ({}, {})
         self._generation = 0  # counts _clear_cache calls
         self._cache_chars = 0
+        self._depth = 0  # nesting of decoded payloads being judged
 
     # -- replacements -------------------------------------------------------
 
@@ -133,6 +139,13 @@ class Redactor:
                 found.append((start, end, kind))
 
         offer(rules.private_key_spans(text))
+        if "base64," in text:
+            for start, end, decoded in blobs.data_uris(text):
+                kind = self._decoded_kind(decoded) if decoded is not None else None
+                if kind is not None:
+                    offer(((start, end, kind),))
+                else:
+                    taken.append((start, end))  # an image, a font, a text with no secret: data
         for pattern in self.custom:
             offer(_custom_spans(pattern, text))
         if lower is None:
@@ -140,20 +153,62 @@ class Redactor:
         if runs is None:
             runs = screen.token_runs(text)
         offer(rules.vendor_spans(text, runs), _VENDOR_PLACEHOLDER.search)
+        offer(cards.card_spans(text))
         present = {t for t in _CONTEXT_TRIGGERS if t in lower}
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
+        if "cookie" in lower or ("curl" in lower and " -b" in lower):
+            offer(rules.cookie_spans(text, lower), keywords.is_placeholder)
         offer(keywords.assignment_spans(text, lower))
         offer(keywords.name_value_spans(text, lower))
+        if "</" in text:
+            offer(keywords.element_spans(text))
+        if runs and (any(noun in lower for noun in keywords.PHRASE_NOUNS) or lower.startswith("pat")):
+            offer(keywords.phrase_spans(text, lower, runs))
         if self.pii:
             offer(self._home_spans(text))
             offer(pii.email_spans(text))
             offer(pii.ip_spans(text))
         if runs:
-            offer(entropy.entropy_spans(text, entropy.url_spans(text), runs))
+            offer(self._judged(text, entropy.entropy_spans(text, entropy.url_spans(text), runs)))
         if self.pii and self._bare_users is not None:
             offer((m.start(), m.end(), "username") for m in self._bare_users.finditer(text))
         found.sort()
         return found
+
+    def _judged(self, text: str, spans: Iterable[tuple[int, int, str]]) -> Iterator[tuple[int, int, str]]:
+        """Entropy findings judged by what they decode to (:mod:`.blobs`):
+        data is kept, encoded text goes only when it holds a secret (its
+        encoded form is replaced), and long opaque runs with no context are
+        data too (protobufs, ciphertexts, test vectors)."""
+        for start, end, kind in spans:
+            value = text[start:end]
+            if len(value) >= _JUDGE_MIN:
+                verdict, decoded = blobs.judge(value)
+                if verdict == blobs.OPAQUE and value[0] in "+/-_":
+                    verdict, decoded = blobs.judge(value[1:])  # a diff's "+", a path's "/"
+                if verdict == blobs.DATA:
+                    continue
+                if verdict == blobs.TEXT:
+                    inner = self._decoded_kind(decoded)
+                    if inner is not None:
+                        yield start, end, inner
+                    continue
+                if len(value) > _OPAQUE_MAX:
+                    continue
+            yield start, end, kind
+
+    def _decoded_kind(self, decoded: str | None) -> str | None:
+        """The kind of the first secret in a decoded payload, if any."""
+        if not decoded or self._depth >= 2:
+            return None
+        if _USER_PASS.match(decoded):
+            return "basic-auth"
+        self._depth += 1
+        try:
+            findings = self.find(decoded)
+        finally:
+            self._depth -= 1
+        return findings[0][2] if findings else None
 
     def _home_spans(self, text: str):
         for start, end, user in pii.home_users(text):
@@ -182,10 +237,27 @@ class Redactor:
                     counts[kind] += 1
             return result
         head = text[0]
-        if head not in "{[" and not head.isspace() and not self.custom:
-            # the common case inlined: no JSON inside, one screening pass
-            match = screen.MATCH
-            hits = match(text.encode()) if match is not None and text.isascii() else None
+        plain = head not in "{[" and not head.isspace() and not self.custom
+        match = screen.MATCH
+        if plain and match is not None and text.isascii():
+            # the common case: one RE2 pass answers every question, also
+            # whether there are codes or escapes to take out first
+            hits = match(text.encode())
+            wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
+        else:
+            hits = None
+            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text) and normalise.needed(text)
+        if wants_normal:
+            # JSON is decoded by parsing it (its escapes are its own); other
+            # text has its codes and escapes taken out for matching
+            done = self._redact_embedded_json(text) if text.lstrip()[:1] in ("{", "[") else None
+            if done is None:
+                done = self._redact_normalised(text)
+            if done is not None:
+                if done[1]:
+                    self.counts.update(done[1])
+                return done[0]
+        if plain:
             if hits is not None and not hits and not self._learned:
                 if length > _CACHE_MAX_TEXT:
                     return text  # RE2 saw nothing (the usual answer) in a long text
@@ -204,6 +276,34 @@ class Redactor:
         self._cache[text] = (result, kinds)
         self._cache_chars += len(text) + len(result)
         return result
+
+    def _redact_normalised(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """Terminal codes and ``\\uXXXX`` escapes taken out for matching
+        (:mod:`.normalise`); each finding replaces the original range it
+        came from, codes inside it included, with the tag of the clean
+        value, so a coloured copy and a plain copy get the same tag."""
+        normal = normalise.normalise(text)
+        if normal is None:
+            return None
+        clean, origin = normal
+        if not clean.strip():
+            return text, ()
+        findings = self.find(clean)
+        if not findings:
+            return text, ()
+        parts: list[str] = []
+        kinds: list[str] = []
+        position = 0
+        for start, end, kind in findings:
+            first, last = normalise.original_span(origin, start, end, text)
+            if first < position:
+                continue
+            parts.append(text[position:first])
+            parts.append(self.token(kind, clean[start:end]))
+            kinds.append(kind)
+            position = last
+        parts.append(text[position:])
+        return "".join(parts), tuple(kinds)
 
     def _clear_cache(self) -> None:
         self._cache.clear()

@@ -42,6 +42,7 @@ _ID_VALUE_BEFORE = lazy(
     r"(?:id|Id|ID|uuid|Uuid|sha|Sha|hash|Hash|digest|Digest|etag|ETag|rev|commit|checksum|fingerprint|nonce|cursor|"
     r"signature|Signature)\\?[\"']?\s*[:=]\s*\\?[\"']?$"
 )
+_VALUE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~")
 _AGE_RECIPIENT = lazy(r"^age1[02-9ac-hj-np-z]{50,}$")  # public by design
 _SSH_PUBLIC = lazy(r"^AAAA(?:B3NzaC1|C3NzaC1|E2VjZHNh|B3NzaC|C3NzaC)")
 _TOKENS = lazy(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+|[^A-Za-z\d]")
@@ -141,6 +142,12 @@ def _entropy_in(text: str, shielded: list[tuple[int, int]], pos: int, endpos: in
             continue
         before = text[max(0, start - 40):start]
         if _SAFE_BEFORE.search(before) or _ID_VALUE_BEFORE.search(before):
+            continue
+        # the run may be the tail of a value with dots ("VersionId: a_.b...")
+        head = start
+        while head > 0 and start - head < 64 and text[head - 1] in _VALUE_CHARS:
+            head -= 1
+        if head < start and _ID_VALUE_BEFORE.search(text, max(0, head - 40), head):
             continue
         if any(s <= start < e for s, e in shielded):
             continue

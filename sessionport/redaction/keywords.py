@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from sessionport.redaction.entropy import looks_random
+from sessionport.redaction.entropy import is_wordy, looks_random, shannon
 from sessionport.redaction.lazy import lazy
 
 Span = tuple[int, int, str]
@@ -44,15 +44,17 @@ _NOT_SECRET = lazy(
     r"hash_algorithm|param|params|schema|description|desc|title|key_id|kid|fingerprint|policy|flag|option|"
     r"status|state|kind|class|input|output|in|out|button|icon|link|host|port|user|username|login|email|"
     r"rotated|changed|updated|created|reset_at|strength|validation|validator|policy|"
-    r"manager|service|handler|loader|reader|provider|factory|generator|module|plugin|client|db_index)$"
+    r"manager|service|handler|loader|reader|provider|factory|generator|module|plugin|client|db_index|"
+    r"server|servers|host|hosts|hostname|addr|address|issuer|realm|audience|tenant|base_url|callback|redirect|"
+    r"webhook_url|endpoint_url|audience|backend|engine|cache|storage|ref|refs|pointer)$"
     r"|tokens|tokeniz|keyboard|keyword|keys$|keycode|keydown|keyup|keypress|keymap|keybind|key_?binding|hotkey|"
     r"monkey|donkey|turkey|jockey|whiskey|public|author(?!iz)|authority|csrf|xsrf|passthrough|pass_through|passenger|passive|"
     r"compass|bypass|surpass|passed|passes|passing|primary_key|foreign_key|sort_key|partition_key|cache_key|"
     r"idempotency|dedup|lookup_key|row_key|hash_key|range_key|object_key|s3_key|map_key|dict_key|key_?name|"
     r"page_?token|next_?token|continuation|cursor|sync_?token|token_?type|auth_?type|authn?_?method|"
-    r"oauth_?url|has_|is_|use_|should_|need|requires?_|allow|disable|enable|show_|hide_|no_|with_|"
+    r"oauth_?url|^(?:has|is|use|uses|should|needs?|requires?|allows?|disable|enable|show|hide|no|with|can|must)_|_(?:enabled|disabled|allowed|required|needed)$|"
     r"token_?count|max_?token|secret_?name|secret_?ref|secretref|secret_?key_?ref|secrets_?manager|"
-    r"key_?vault|keychain|keyring|keystore|keyfile|key_?file|key_?path|cert|pubkey|hashed|hash_?type|"
+    r"key_?vault|keychain|keyring|keystore|keyfile|key_?file|key_?path|(?:^|_)cert(?:ificate)?s?$|(?:^|_)cert(?:ificate)?_(?:path|file|data|chain|pem|name|id|dir)$|pubkey|hashed|hash_?type|"
     r"pinned|pinyin|spinner|pinch|hashtag|hashmap|hash_?map|signature_?version|sig_?version|design|assign|signal"
 )
 
@@ -96,7 +98,7 @@ _PLACEHOLDER = lazy(
     r"placeholder|redacted|^\[redacted|<redacted>|^(?:true|false|null|none|nil|undefined|yes|no|on|off|empty|"
     r"string|str|int|integer|bool|boolean|number|any|object|optional|required|secret|password|token|value|"
     r"default|unset|set|todo|tbd|n/a|na|test|foo|bar|baz|hidden|masked|omitted|sensitive|bearer|basic|digest|"
-    r"negotiate|bot|apikey|api-key|key)$"
+    r"negotiate|bot|apikey|api-key|key|ssws)$"
 )
 _CODE_REF = lazy(
     r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$"  # settings.API_KEY, process.env.TOKEN
@@ -151,10 +153,14 @@ def secret_value(name_class: str, value: str, *, min_strong: int = 4, name: str 
 
 # What follows a name: an optional closing quote, the operator, the value.
 _OPERATOR_VALUE = lazy(
-    r"(?P<nq>\\{0,3}[\"'])?[ \t]*"
-    r"(?P<op>:=|=>|->|=(?!=)|:(?!:)|\s(?=\\{0,3}[\"']))[ \t]*"
+    r"(?P<nq>\\{0,3}[\"'])?\]?[ \t]*"
+    # a type annotation between name and value (``api_key: str = "..."``),
+    # a comma between a quoted name and a quoted value (``setenv("K", "v")``)
+    r"(?P<op>:=|=>|->|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|]{0,40}(?:,[ \t]*[\w.\[\]|]{1,20})?[ \t]*=(?!=)|:(?!:)|,(?:[ \t]*(?:default|fallback)[ \t]*=)?(?=[ \t]*\\{0,3}[\"'])|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
+# the first line of a block scalar, also behind a diff's "+" or a line number
+_BLOCK_SCALAR = lazy(r"[ \t]*(?:\n|\\n)(?:[+-]|[ \t]*\d+(?:\u2192|\t))?[ \t]+(?P<v>[^\s\\][^\n\\]*)")
 _KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _MAX_NAME = 80
@@ -191,8 +197,24 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             continue
         match = _OPERATOR_VALUE.match(text, end)
         if match is None:
+            spaced = _SPACED_VALUE.match(text, end) if name_class == "strong" and _SHOUTED_OR_SNAKE.match(name) else None
+            if spaced is not None and _spaced_secret(spaced.group("v")):
+                # fish `set -x NAME value`, `aws configure set name value`
+                yield spaced.start("v"), spaced.end("v"), kind_for_name(name)
             continue
-        if match.group("op").isspace() and name_class != "strong":
+        op = match.group("op")
+        if op.isspace() and name_class != "strong":
+            continue
+        if op == "," and (match.group("nq") is None or match.group("qv") is None):
+            continue  # f(password, x): only ("NAME", "value") pairs name a value
+        if match.group("uv") in ("|", ">", "|-", ">-", "|+", ">+") and op == ":":
+            # a YAML block scalar: the value is the indented lines below
+            block = _BLOCK_SCALAR.match(text, match.end())
+            if block is not None and name_class == "strong":
+                vstart, vend = block.span("v")
+                vend = len(text[:vend].rstrip())
+                if secret_value(name_class, text[vstart:vend], name=name):
+                    yield vstart, vend, kind_for_name(name)
             continue
         if match.group("qv") is not None:
             vstart, vend = match.span("qv")
@@ -206,21 +228,59 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
         value = text[vstart:vend]
         if not value or value.startswith("\\"):
             continue
-        if match.group("uv") is not None and value.isalpha() and re.match(r" [a-z]", text[vend : vend + 2]):
+        if match.group("uv") is not None and op != "=" and value.isalpha() and re.match(r" [a-z]", text[vend : vend + 2]):
             continue  # "password: Override config password" -- a sentence
+        if op == "," and (len(value) < 8 or value.isalpha()):
+            continue  # ("password", "login", ...): a list of words, not a pair
         if secret_value(name_class, value, name=name):
             yield vstart, vend, kind_for_name(name)
 
 
+# NAME value: an identifier-like name (SHOUTED or snake_case), one space, a
+# value that looks like a credential by itself
+_SHOUTED_OR_SNAKE = lazy(r"^(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{5,}|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)$")
+_SPACED_VALUE = lazy(r" (?P<v>[^\s\"'`,;<>()]{8,400})(?=$|\s|\\[nrt])")
+SPACED_SCREEN = lazy(
+    r"(?:[A-Z0-9]_|[A-Z])(?:PASS|PWD|SECRET|TOKEN|KEY|CRED|AUTH|DSN|SALT)[A-Z0-9_]* [^\s]{8}"
+    r"|[a-z0-9]_(?:pass|pwd|secret|token|key|cred|auth|dsn|salt)[a-z0-9_]* [^\s]{8}"
+    r"|(?:PASS|PWD|SECRET|TOKEN|KEY|CRED|AUTH|pass|pwd|secret|token|key|cred|auth)[A-Za-z0-9]*_[A-Za-z0-9_]+ [^\s]{8}"
+    r"|\b(?:PASS|PWD|SECRET|TOKEN|APIKEY|AUTH|CRED)[A-Z0-9]* [^\s]{8}"
+)
+
+
+def _spaced_secret(value: str) -> bool:
+    if is_placeholder(value) or "/" in value or "://" in value or value.startswith("-"):
+        return False
+    mixed_case = len(value) >= 10 and sum(c.isupper() for c in value) >= 2 and sum(c.islower() for c in value) >= 2
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)) and not mixed_case:
+        return False
+    if any(c in "!@#$%^&*+=~?" for c in value) or not is_wordy(value):
+        return True
+    return len(value) >= 10 and sum(c.isupper() for c in value) >= 2 and sum(c.islower() for c in value) >= 2
+
+
+# <password>...</password>, <add key="ApiKey" value="..."/> is name/value
+ELEMENT = lazy(r"<(?P<name>[A-Za-z_][A-Za-z0-9_.:-]{0,60})(?:\s[^<>]{0,200})?>(?P<v>[^<>\n]{1,400})</(?P=name)>")
+
+
+def element_spans(text: str) -> Iterator[Span]:
+    """XML and HTML elements named like a secret."""
+    for match in ELEMENT.finditer(text):
+        name = match.group("name").rsplit(":", 1)[-1]
+        name_class = classify_name(name)
+        if name_class is not None and secret_value(name_class, match.group("v"), name=name):
+            yield match.start("v"), match.end("v"), kind_for_name(name)
+
+
 _NAME_VALUE = lazy(
-    r"name\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
+    r"(?:name|key)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
     r"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?P<q>\\{0,3}[\"'])?(?P<value>[^\s\"'\\,}]{1,400})"
 )
 
 
 def name_value_spans(text: str, lower: str) -> Iterator[Span]:
     """``name: DB_PASSWORD`` followed by ``value: ...`` (k8s env, CI variables)."""
-    if "value" not in lower or "name" not in lower:
+    if "value" not in lower or ("name" not in lower and "key" not in lower):
         return
     for match in _NAME_VALUE.finditer(lower):
         name = text[match.start("name") : match.end("name")]
@@ -237,3 +297,101 @@ def secret_kind_for_field(name: str, value: str) -> str | None:
     if name_class is None or not secret_value(name_class, value, name=name):
         return None
     return kind_for_name(name)
+
+
+# -- opaque values named only by the words before them ----------------------------
+
+# What a CLI or a web page prints before a credential it has just made or
+# shown: "Your new token is ...", "api key: ...", "Personal access token
+# created: ...", a column headed "token".  Matched on the lower-cased text.
+PHRASE_NOUN = lazy(
+    r"(?<![a-z0-9_])(?:(?:personal[ _-])?access[ _-]token|api[ _-]?(?:key|token|secret)|auth(?:entication|orization)?[ _-]token|"
+    r"bearer[ _-]token|refresh[ _-]token|client[ _-]secret|secret(?:[ _-](?:key|token|value))?|private[ _-]token|signing[ _-]key|"
+    r"license[ _-]key|recovery[ _-](?:key|code)|deploy[ _-](?:key|token)|password|passphrase|passcode|credentials?|token|pat)s?(?![a-z0-9_])"
+)
+# Substrings one of which every noun holds ("pat" as a word: " pat", or at
+# the start of the text, which callers test)
+PHRASE_NOUNS = ("token", "key", "secret", "passw", "passphrase", "passcode", "credential", " pat", "\npat", "\tpat", "(pat", "|pat", "-pat")
+# Words between the noun and the value that make the value something else
+# (an id, a digest, a count, a file) rather than the credential itself.
+_PHRASE_STOP = lazy(
+    r"(?<![a-z0-9])(?:ids?|uuid|sha\d*|hash|digest|commit|rev|revision|request|trace|span|version|file|path|url|name|count|limit|"
+    r"length|expires?|expiry|expiration|at|checksum|fingerprint|model|session|user|username|email|account|org|project|"
+    r"type|scope|scopes|prefix|last|ends|ending|hint)(?![a-z0-9])"
+)
+_PHRASE_BEFORE_STOP = lazy(r"(?:page|next|continuation|sync|cancellation|csrf|xsrf|max|input|output|total|cache|reasoning|id)[ _-]?$")
+_CANDIDATE = lazy(r"(?:(?<![A-Za-z0-9_\-./+=~])|(?<=\n\+))[A-Za-z0-9][A-Za-z0-9_\-.+/=~]{19,199}(?![A-Za-z0-9_\-+/=~])")
+_UUID_SHAPE = lazy(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_HEXISH = lazy(r"^[0-9a-fA-F]{16,}$")
+PHRASE_WINDOW = 160
+
+
+def _opaque(value: str) -> bool:
+    """Looks like a credential by itself: a UUID, a long hex string or a
+    random run (not a word, a path, a version or a file name)."""
+    core = value.rstrip(".=")
+    if _UUID_SHAPE.match(core):
+        return True
+    if _HEXISH.match(core):
+        return any(c.isdigit() for c in core) and any(c.isalpha() for c in core)
+    if "/" in core or core.count(".") >= 2:
+        return False
+    if looks_random(core, min_length=16):
+        return True
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    if len(core) >= 20 and upper >= 3 and lower >= 3 and shannon(core) >= 3.5 and not is_wordy(core):
+        return True  # base62 with few digits, named a credential
+    digits = sum(c.isdigit() for c in core)
+    letters = sum(c.isalpha() for c in core)
+    return digits >= 4 and letters >= 4 and not is_wordy(core)
+
+
+def _nouns_near(lower: str, runs: list[tuple[int, int]] | None):
+    """Credential nouns close enough before a run of token characters (a
+    value lives in one) to name it; the whole text when ``runs`` is None."""
+    if runs is None:
+        yield from PHRASE_NOUN.finditer(lower)
+        return
+    seen = -1
+    for start, end in runs:
+        for noun in PHRASE_NOUN.finditer(lower, max(seen + 1, start - PHRASE_WINDOW), end):
+            seen = noun.start()
+            yield noun
+
+
+def phrase_spans(text: str, lower: str, runs: list[tuple[int, int]] | None = None) -> Iterator[Span]:
+    """The first opaque value within a short window after a credential
+    noun (the rest of its line and up to two more lines).  ``runs``: the
+    runs of >= 20 token characters of the text, where values can be."""
+    for noun in _nouns_near(lower, runs):
+        before = lower[max(0, noun.start() - 16) : noun.start()]
+        if _PHRASE_BEFORE_STOP.search(before):
+            continue
+        end = noun.end()
+        window_end = end
+        lines = 0
+        while window_end < len(text) and window_end - end < PHRASE_WINDOW:
+            if text[window_end] == "\n":
+                lines += 1
+                if lines > 3:
+                    break
+            window_end += 1
+        candidate = _CANDIDATE.search(text, end, window_end)
+        if candidate is None:
+            continue
+        between = lower[end : candidate.start()]
+        if _PHRASE_STOP.search(between) or "(" in between or "`" in between and between.count("`") % 2 == 0 and "`" in text[candidate.end() : candidate.end() + 1]:
+            continue
+        if lines and "\n" in between and between.strip(" \t\n-=|:*#>") and not between.rstrip(" \t").endswith(("\n", ":", "|")):
+            # on a later line, the value must stand alone (a table cell, a
+            # line of its own), not in a sentence about something else
+            last_line = between.rsplit("\n", 1)[-1]
+            if last_line.strip(" \t|:-*>+\u21920123456789") and not last_line.rstrip().endswith(("|", ":")):
+                continue
+        value = text[candidate.start() : candidate.end()].rstrip(".")
+        if is_placeholder(value) or not _opaque(value):
+            continue
+        name = noun.group()
+        kind = "password" if "pass" in name else "token" if "token" in name or name.startswith("pat") else "api-key" if "key" in name else "secret"
+        yield candidate.start(), candidate.start() + len(value), kind

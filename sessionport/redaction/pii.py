@@ -33,10 +33,18 @@ _KEEP_DOMAIN = lazy(
     re.I,
 )
 
+# Accounts of cloud images and services: user@host is a login, not a person
+_SERVICE_ACCOUNTS = frozenset(
+    "root ubuntu admin ec2-user centos fedora debian pi opc azureuser bitnami core deploy deployer git www-data "
+    "postgres mysql redis jenkins runner vagrant docker ansible".split()
+)
+_REMOTE_LOGIN_BEFORE = lazy(r"(?:^|[\s;&|(\"'`])(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|autossh)\b[^\n;&|]{0,60}?[\s:\"']$")
 HOME = lazy(
-    r"(?<![A-Za-z0-9_])(?:/Users|/home|/export/home)/(?P<user>[A-Za-z0-9._-]{1,64}?)(?=$|[\\/\s\"'`:;,)\]}>])"
+    r"(?:(?<![A-Za-z0-9_])|(?<=/mnt/[a-z]))(?:/Users|/home|/export/home|/var/home)/(?P<user>[A-Za-z0-9._-]{1,64}?)(?=$|[\\/\s\"'`:;,)\]}>])"
     # Windows names may hold spaces ("Jane Doe"); they end at the next separator
     r"|[A-Za-z]:(?:\\{1,4}|/)(?:Users|Documents and Settings)(?:\\{1,4}|/)(?P<wuser>[A-Za-z0-9._-](?:[A-Za-z0-9._ -]{0,62}[A-Za-z0-9._-])??)(?=$|[\\/\"'`:;,)\]}>\n])"
+    # ~name/ (a user's home in shell syntax)
+    r"|(?<![A-Za-z0-9_~])~(?P<tuser>[a-z_][a-z0-9._-]{1,31})(?=/)"
 )
 # Account names that are not people; kept in paths and never learned.
 GENERIC_USERS = frozenset(
@@ -53,7 +61,11 @@ _COMMON_WORDS = frozenset(
 # octet is walked back in Python.
 _IPV4_TAIL = lazy(r"\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}(?![0-9]|\.[0-9])")
 IPV6 = lazy(r"(?<![0-9A-Za-z:])(?:[0-9a-fA-F]{1,4}:){2,7}(?::|[0-9a-fA-F]{1,4}|(?::[0-9a-fA-F]{1,4}){1,6})(?![0-9A-Za-z:])")
-_VERSION_BEFORE = lazy(r"(?i)(?:\bv|version|ver|release|build|[=~^<>]|-|/)\s*$")
+# A version's own words and the comparison operators of version specifiers
+# (``pip install x==1.2.3.4``, ``^1.2.3.4``); a plain ``=`` (``HOST=``), a
+# ``/`` (URLs) or a word merely ending in "ver" (server, driver) is no such
+# context.
+_VERSION_BEFORE = lazy(r"(?i)(?:\bv|\bver|\bversion|\brelease|\bbuild|[~^<>]=?|==|~=|!=)\s*[:=]?\s*$")
 
 
 _LOCAL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
@@ -74,15 +86,17 @@ def email_spans(text: str) -> Iterator[Span]:
         local = text[start:at]
         if not local or local.lower() in _KEEP_LOCAL or _KEEP_DOMAIN.search(match.group("domain")):
             continue
+        if local.lower() in _SERVICE_ACCOUNTS or _REMOTE_LOGIN_BEFORE.search(text, max(0, start - 80), start):
+            continue  # user@host of ssh/scp: an account on a machine, not a mailbox
         yield start, match.end(), "email"
 
 
 def home_users(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, username) of each home-directory username."""
-    if "Users" not in text and "/home/" not in text and "Documents and Settings" not in text:
+    if "Users" not in text and "/home/" not in text and "Documents and Settings" not in text and "~" not in text:
         return
     for match in HOME.finditer(text):
-        group = "user" if match.group("user") is not None else "wuser"
+        group = "user" if match.group("user") is not None else "wuser" if match.group("wuser") is not None else "tuser"
         user = match.group(group)
         if user.lower() in GENERIC_USERS or user in (".", ".."):
             continue

@@ -31,6 +31,14 @@ PRIVATE_KEY_BLOCK = lazy(
     # a key cut off before its END line: take the body that follows
     r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\])*)"
 )
+# ssh.com / SSH2 keys: "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"
+SSH2_KEY = lazy(
+    r"---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----(?:(?:(?!----)[\s\S]){0,20000}?---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----"
+    r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\\"])*)"
+)
+# The END line of a key whose BEGIN line is in an earlier chunk of output
+_KEY_END = lazy(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\" "\n\r \t")
 PUTTY_KEY = lazy(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+(?:" + _NL + r"|[\sA-Za-z0-9+/=])*(?:Private-MAC:\s*[0-9a-f]+)?")
 # Public material that entropy must not touch: certificates, public keys.
 PUBLIC_BLOCK = lazy(
@@ -129,6 +137,26 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("cloudinary-url", r"(?<=cloudinary://)\d{6,}:[A-Za-z0-9_-]{20,}", ('cloudinary://',)),
     ("facebook-token", r"EAA[A-Za-z0-9]{90,}", ('EAA',)),
     ("dropbox-token", r"sl\.[A-Za-z0-9_-]{100,}", ('sl.',)),
+    ("mailchimp-key", r"[0-9a-f]{32}-us[0-9]{1,2}(?![0-9A-Za-z])", ('-us',)),
+    ("rubygems-token", r"rubygems_[a-f0-9]{48}", ('rubygems_',)),
+    ("nuget-key", r"oy2[a-z0-9]{43}", ('oy2',)),
+    ("crates-token", r"cio[A-Za-z0-9]{32}(?![A-Za-z0-9])", ('cio',)),
+    ("onepassword-token", r"ops_eyJ[A-Za-z0-9_-]{50,}", ('ops_eyJ',)),
+    ("render-key", r"rnd_[A-Za-z0-9]{32,}", ('rnd_',)),
+    ("neon-key", r"napi_[a-z0-9]{64}", ('napi_',)),
+    ("tailscale-key", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}", ('tskey-',)),
+    ("sourcegraph-token", r"sgp_(?:[a-f0-9]{16}_)?[a-f0-9]{40}", ('sgp_',)),
+    ("prefect-key", r"pnu_[A-Za-z0-9]{36}", ('pnu_',)),
+    ("fireworks-key", r"fw_[A-Za-z0-9]{20,}", ('fw_',)),
+    ("firebase-fcm-key", r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}", (':APA91b',)),
+    ("teams-webhook", r"(?<=webhookb2/)[A-Za-z0-9@/_-]{40,}", ('webhookb2/',)),
+    ("adafruit-key", r"aio_[A-Za-z0-9]{28}", ('aio_',)),
+    ("clojars-token", r"CLOJARS_[a-z0-9]{60}", ('CLOJARS_',)),
+    ("launchdarkly-key", r"(?:api|sdk|mob)-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}", ('api-', 'sdk-', 'mob-')),
+    ("plaid-token", r"access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('access-sandbox-', 'access-development-', 'access-production-')),
+    ("frameio-token", r"fio-u-[A-Za-z0-9_=-]{64}", ('fio-u-',)),
+    ("twitter-bearer-token", r"A{21,}[A-Za-z0-9%]{30,}", ('AAAAAAAAAAAAAAAAAAAAA',)),
+    ("cloudflare-origin-key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ('v1.0-',)),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", ('eyJ',)),
 ]
 
@@ -207,7 +235,7 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
 CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
     ("authorization", lazy(
-        r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
+        r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key|ssws|gitlab-token|dsn)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
     ), ("authori",)),
     ("bearer-token", lazy(r"bearer\s+(?P<s>[a-z0-9._~+/=-]{16,})"), ("bearer",)),
     ("api-key-header", lazy(
@@ -225,9 +253,25 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("password", lazy(r"-(?:u|-user|-proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})"), ("-u ", "-u=", "--user", "--proxy-user")),
     # mysql -pSECRET, --password=SECRET / --password SECRET, sshpass -p SECRET, docker login -p SECRET
     ("password", lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("mysql", "mariadb")),
-    ("password", lazy(r"--(?:password|passwd|pass|token|secret|api-key|apikey|auth-token|access-token)[= ]\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("--pass", "--token", "--secret", "--api", "--auth", "--access")),
+    # any long flag whose last word names a secret: --password, --db-password,
+    # --with-token, --client-secret, --api-key (also fed by a here-string)
+    ("password", lazy(r"--(?:[a-z0-9]+-){0,3}(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|credentials?)[= ][ \t]*(?:<<<[ \t]*)?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"),
+     # every match holds "-NOUN" then "=" or " "
+     ("-password", "-passwd", "--pass=", "--pass ", "-passphrase", "-token=", "-token ", "-secret=", "-secret ", "-api-key", "-apikey", "-credential")),
+    # single-dash password options (influx -password, keytool -storepass,
+    # openssl -passin pass:X): a value with a digit or a symbol
+    ("password", lazy(r"(?<![a-z0-9-])-(?:password|passwd|storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass|passin|passout)[= ][ \t]*\\?[\"']?(?:pass:)?(?P<s>(?=[^\s\"'\\]*[0-9!@#$%^&*])[^\s\"'\\-][^\s\"'\\]{2,})"),
+     ("-password", "-passwd", "-storepass", "-keypass", "-passin", "-passout")),
+    # database clients whose password flag is a short option
+    ("password", lazy(
+        r"\b(?:(?:redis|keydb|valkey)-cli\b[^\n|;&]{0,200}?\s-a|(?:mongo(?:sh|dump|restore|export|import)?|cqlsh)\b[^\n|;&]{0,200}?\s-p|"
+        r"(?:sqlcmd|bcp|isql|osql)\b[^\n|;&]{0,200}?\s-p)[ =]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("redis-cli", "keydb-cli", "valkey-cli", "mongo", "cqlsh", "sqlcmd", "bcp", "isql", "osql")),
     ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
     ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
+    # prose: "the password is X" (a value with a digit or a symbol, not a word)
+    ("password", lazy(r"\bpass(?:word|phrase|wd|code)\s+(?:is|was|will be|=)\s*:?\s*[\"'`]?(?P<s>(?=[^\s\"'`]*[0-9!@#$%^&*])[^\s\"'`]{6,64}?)[\"'`]?(?=[\s.,;)]|$)"),
+     ("password is", "password was", "password will", "password =", "passphrase is", "passcode is", "passwd is")),
     # ~/.netrc: machine host login user password secret
     ("password", lazy(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
     ("docker-auth", lazy(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
@@ -265,8 +309,15 @@ def _trim_escape(text: str, start: int, end: int) -> int:
 
 def private_key_spans(text: str) -> Iterator[Span]:
     if "PRIVATE KEY" in text:
+        found = []
         for match in PRIVATE_KEY_BLOCK.finditer(text):
+            found.append(match.span())
             yield match.start(), match.end(), "private-key"
+        if "-----END" in text:
+            yield from _headless_key_spans(text, found)
+        if "---- BEGIN SSH2" in text:
+            for match in SSH2_KEY.finditer(text):
+                yield match.start(), match.end(), "private-key"
     if "PuTTY-User-Key-File" in text:
         for match in PUTTY_KEY.finditer(text):
             yield match.start(), match.end(), "private-key"
@@ -274,6 +325,67 @@ def private_key_spans(text: str) -> Iterator[Span]:
         for match in BASE64_PEM.finditer(text):
             if base64_pem_is_private(match.group()):
                 yield match.start(), match.end(), "private-key"
+
+
+# Cookie: a=1; b=2 / Set-Cookie: a=1; Path=/ / curl -b 'a=1' / --cookie
+_COOKIE_HEADER = lazy(r"(?:(?<![a-z0-9_-])(?:set-)?cookie\\?[\"']?\s*:|\bcurl\b[^\n]{0,300}?\s(?:-b|--cookie)(?:\s+|=))\s*\\?[\"']?")
+_COOKIE_ATTRIBUTES = frozenset("path domain expires max-age samesite secure httponly priority partitioned version comment".split())
+_PLAIN_VALUE = lazy(r"^(?:[a-z]{1,12}|[0-9]{1,6}|true|false|yes|no|[a-z]{2}(?:[-_][a-z]{2})?)$", re.I)
+
+
+def cookie_spans(text: str, lower: str) -> Iterator[Span]:
+    """The value of every name=value pair of a cookie header or a curl
+    cookie argument, except attributes (Path, Expires, ...) and plain
+    settings (theme=dark, lang=en)."""
+    for header in _COOKIE_HEADER.finditer(lower):
+        at = header.end()
+        stop = at
+        while stop < len(text) and text[stop] not in "\n\"'`" and not text.startswith(("\\n", "\\\""), stop):
+            stop += 1
+        position = at
+        for pair in text[at:stop].split(";"):
+            start = position
+            position += len(pair) + 1
+            name, eq, value = pair.partition("=")
+            if not eq:
+                continue
+            name = name.strip()
+            vstart = start + pair.index("=") + 1
+            vstart += len(value) - len(value.lstrip(" \t"))
+            value = value.strip()
+            if name.lower() in _COOKIE_ATTRIBUTES or len(value) < 6 or _PLAIN_VALUE.match(value):
+                continue
+            yield vstart, vstart + len(value), "cookie"
+
+
+def _headless_key_spans(text: str, found: list[tuple[int, int]]) -> Iterator[Span]:
+    """A key body and its END line with no BEGIN line before them: the
+    rest of a key split over several chunks of tool output."""
+    for match in _KEY_END.finditer(text):
+        end = match.end()
+        if any(s <= match.start() < e for s, e in found):
+            continue
+        start = match.start()
+        while start > 0 and text[start - 1] in _BODY_CHARS:
+            start -= 1
+        # the first line may be a word that only looks like base64
+        # (output before the key): a key body line is long
+        while start < match.start():
+            cut = _line_end(text, start, match.start())
+            if cut - start >= 16 or cut >= match.start():
+                break
+            start = cut
+            while start < match.start() and (text[start] in " \t\r\n" or text.startswith(("\\n", "\\r"), start)):
+                start += 2 if text[start] == "\\" else 1
+        yield start, end, "private-key"
+
+
+def _line_end(text: str, start: int, limit: int) -> int:
+    """Where the line starting at ``start`` ends (a newline, real or escaped)."""
+    for at in range(start, limit):
+        if text[at] in "\r\n" or (text[at] == "\\" and text[at + 1 : at + 2] in ("n", "r")):
+            return at
+    return limit
 
 
 def public_block_spans(text: str) -> Iterator[tuple[int, int]]:

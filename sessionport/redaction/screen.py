@@ -43,7 +43,7 @@ _RUN_NEEDLE = b"a" * _RUN_MIN
 # Lower-cased text for the assignment screen: the characters that end an
 # operator (= : >) become "=", quotes '"', whitespace " ", non-ASCII "?".
 _OP_TABLE = bytearray(range(256))
-for _c in b"=:>":
+for _c in b"=:>,":
     _OP_TABLE[_c] = ord("=")
 for _c in b"\"'`":
     _OP_TABLE[_c] = ord('"')
@@ -56,7 +56,7 @@ _KEYWORDS_REVERSED = b"|".join(k[::-1].encode() for k in keywords.KEYWORDS)
 # Read backwards from an operator: optional spaces, quotes, escapes and an
 # arrow's dash, then a name (<= 80 name characters) holding a keyword.  This
 # is looser than keywords._OPERATOR_VALUE, so it never misses one.
-_ASSIGN_AT_OP = lazy(rb"=[=\" \\-]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
+_ASSIGN_AT_OP = lazy(rb"=[=\" \\\]-]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
 # The "name <whitespace> 'value'" form (strong names): quote, escapes, a space.
 _ASSIGN_AT_QUOTE = lazy(rb"\"\\{0,3} [\" \\]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
 
@@ -71,6 +71,11 @@ _DASH_SCAN = lazy("-(?:" + "|".join(sorted({re.escape(t[t.index("-") + 1 :]) for
 _PRIVATE_MARKERS = ("PRIVATE KEY", "PuTTY-User-Key-File", "LS0tLS1CRUdJTi")
 _HOME_MARKERS = ("Users", "/home/", "Documents and Settings")
 _V6_HINT = lazy(r":[0-9a-fA-F]{0,4}:")
+# A superset of cards.CANDIDATE: 4 digits, 4 more after an optional
+# separator, then at least 4 more digits or separators.
+_CARD_HINT = lazy(r"[0-9]{4}[ -]?[0-9]{4}[0-9 -]{4}")
+_PHRASE_HINT = lazy(r"(?i)token|key|secret|passw|passphrase|passcode|credential|\bpat")
+_TILDE_HOME = lazy(r"~[a-z_][a-z0-9._-]{0,31}/")
 
 
 def _one_byte_each(error: UnicodeEncodeError) -> tuple[str, int]:
@@ -125,14 +130,22 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
     for trigger in _WORD_TRIGGERS:
         if trigger in lower:
             return True
-    if "value" in lower and "name" in lower and keywords._NAME_VALUE.search(lower):
+    if "value" in lower and ("name" in lower or "key" in lower) and keywords._NAME_VALUE.search(lower):
         return True
     if _assignment_possible(raw):
+        return True
+    if _CARD_HINT.search(text):
+        return True
+    if " " in text and keywords.SPACED_SCREEN.search(text):
+        return True
+    if "curl" in lower and (" -b" in lower or "--cookie" in lower):
         return True
     if pii_on:
         for marker in _HOME_MARKERS:
             if marker in text:
                 return True
+        if "~" in text and _TILDE_HOME.search(text):
+            return True
         if "@" in text and pii._AT_DOMAIN.search(text):
             return True
         if "." in text and pii._IPV4_TAIL.search(text):
@@ -148,7 +161,11 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
 def _runs_hold(text: str, runs: list[tuple[int, int]]) -> bool:
     """Whether a vendor rule or the entropy layer can match in ``runs``."""
     joined = "\n".join(text[s:e] for s, e in runs)
-    return bool(rules._TRIGGER_SCAN.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined))
+    if rules._TRIGGER_SCAN.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
+        return True
+    # a value named by a credential noun in the text around it (its runs
+    # are >= 20 characters, the phrase rule's minimum)
+    return _PHRASE_HINT.search(text) is not None
 
 
 def _assignment_possible(raw: bytes) -> bool:
@@ -193,15 +210,22 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("name-value", "(?i)" + _spell_spaces(keywords._NAME_VALUE.pattern).replace("{1,80}", "+").replace("{1,400}", "+"), False),
     (
         "assignment",
-        "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t]*(?:[:=]|->|" + _SPACE + r"\\*[\"'])",
+        "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t\]]*(?:[:=>]|->|,[ \t]*\\*[\"']|" + _SPACE + r"\\*[\"'])",
         False,
     ),
+    ("card", _CARD_HINT.pattern, False),
+    ("curl-cookie", r"(?i)curl\b.*\s(?:-b|--cookie)", False),
+    # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e
+    ("normal", r"\x1b|\\u|\\x1|\\033|\\e", False),
+    ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
+    ("tilde-home", _TILDE_HOME.pattern, True),
     ("email", r"@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}", True),
     ("ipv4", r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}", True),
     ("ipv6", r":[0-9a-fA-F]{0,4}:", True),
 ]
 _RUNS_INDEX = 1
+NORMAL_INDEX = next(i for i, (name, _, _) in enumerate(_RE2_PATTERNS) if name == "normal")
 
 
 def _re2_set():

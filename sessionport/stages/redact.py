@@ -5,16 +5,19 @@ output stays valid in every format.  Identifiers (message ids, parent links,
 tool call ids, session ids, timestamps, model names) are never rewritten.
 See ``docs/redaction.md`` for what is detected.
 
-``--check`` is a dry run for CI gates: it reads everything, writes no
-events, reports the counts per kind on stderr and fails with exit code 1
-when anything would have been redacted.
+``--check`` is a report for CI gates: it reads everything, writes no
+events, reports the counts per kind on stderr (with ``--report``, one line
+per finding: input, session, message index, field and kind, never the
+value) and its exit code says whether anything was found: 0 none, 1
+findings (1 also for an input that cannot be read, with an error line).
 """
 
 from __future__ import annotations
 
 import re
 import sys
-from typing import Callable, Iterable, Iterator
+from collections import Counter
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import click
 
@@ -72,6 +75,60 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     return redact
 
 
+class Finding(NamedTuple):
+    source: str | None  # the input, when known
+    session: str | None  # its session id
+    message: int | None  # 1-based index of the message in its session
+    field: str
+    kinds: tuple[str, ...]
+
+    def describe(self) -> str:
+        where = [self.source] if self.source else []
+        if self.session:
+            where.append(f"session {self.session}")
+        where.append(f"message {self.message}" if self.message is not None else "session header")
+        return f"{', '.join(where)} ({self.field}): {', '.join(_group(self.kinds))}"
+
+
+def _group(kinds: tuple[str, ...]) -> list[str]:
+    counts = Counter(kinds)
+    return [kind if n == 1 else f"{kind} x{n}" for kind, n in counts.items()]
+
+
+class FindingsLog:
+    """Checks events one by one and records which field of which message
+    held what (kinds only, never values)."""
+
+    def __init__(self, redactor: Redactor, source: str | None = None) -> None:
+        self.redactor = redactor
+        self.source = source
+        self.findings: list[Finding] = []
+        self._session: str | None = None
+        self._message: int | None = None
+
+    def check(self, event: dict) -> None:
+        kind = event.get("type")
+        if kind == "session":
+            session = event.get("sessionId")
+            self._session = session if isinstance(session, str) else None
+            self._message = None
+        elif kind == "message":
+            self._message = (self._message or 0) + 1
+        keep = _KEEP.get(kind, _END_KEEP) if type(kind) is str else _END_KEEP
+        redactor = self.redactor
+        for key, value in event.items():
+            if key in keep or value is None or type(value) in _SCALARS:
+                continue
+            before = Counter(redactor.counts)
+            if type(value) is str:
+                redactor.redact_text(value)
+            else:
+                redactor.redact_value(value, keep_ids=key in _META_FIELDS)
+            if sum(redactor.counts.values()) != sum(before.values()):
+                found = tuple(sorted((redactor.counts - before).elements()))
+                self.findings.append(Finding(self.source, self._session, self._message if kind == "message" else None, key, found))
+
+
 def describe_counts(counts) -> str:
     total = sum(counts.values())
     if not total:
@@ -100,8 +157,12 @@ def build(
         redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
         redact = event_redactor(redactor)
         if check:
+            log = FindingsLog(redactor)
             for event in events:
-                redact(event)
+                log.check(event)
+            if report:
+                for finding in log.findings:
+                    print(f"sessionport: redact: found: {finding.describe()}", file=sys.stderr)
         else:
             yield from map(redact, events)
         if report or check:
@@ -113,21 +174,76 @@ def build(
     return stage
 
 
+def check_inputs(
+    inputs: Sequence[str | None],
+    *,
+    from_: str | None = None,
+    strict: bool = False,
+    skip_bad: bool = False,
+    read_opts: dict[str, Any] | None = None,
+    globs: Sequence[str] = (),
+    quiet: bool = False,
+    pattern: tuple[str, ...] = (),
+    allow: tuple[str, ...] = (),
+    no_pii: bool = False,
+    report: bool = False,
+    **_: object,
+) -> int:
+    """``redact --check`` over every input (a directory is walked): one
+    report, each finding named by input, session, message and field.
+    Returns the exit code: 0 when nothing was found, 1 when something was
+    (or an input could not be read)."""
+    import sessionport.api as api
+    from sessionport.context import ReadContext
+    from sessionport.pipeline.batch import expand
+
+    build(pattern=pattern, allow=allow)  # the same usage errors as the stage
+    sources = expand(inputs, globs)
+    totals: Counter[str] = Counter()
+    with_findings = 0
+    unreadable = 0
+    for source in sources:
+        name = "<stdin>" if source.spec == "-" else source.spec
+        redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
+        log = FindingsLog(redactor, name)
+        ctx = ReadContext(on_warning=(lambda message: None) if quiet else (lambda message: print(f"sessionport: warning: {message}", file=sys.stderr)))
+        try:
+            for event in api.read(source.spec, format=from_, strict=strict, skip_bad=skip_bad, options=dict(read_opts or {}), context=ctx):
+                log.check(event)
+        except SessionportError as exc:
+            unreadable += 1
+            print(f"sessionport: error: {exc}", file=sys.stderr)
+            continue
+        if report:
+            for finding in log.findings:
+                print(f"sessionport: redact: found: {finding.describe()}", file=sys.stderr)
+        if redactor.counts:
+            with_findings += 1
+            totals.update(redactor.counts)
+    checked = len(sources) - unreadable
+    summary = f"would redact {describe_counts(totals)}" if totals else "nothing to redact"
+    files = f" in {with_findings} of {checked} input(s)" if len(sources) > 1 or with_findings > 1 else ""
+    print(f"sessionport: redact: {summary}{files}" + (f"; {unreadable} input(s) could not be read" if unreadable else ""), file=sys.stderr)
+    return 1 if totals or unreadable else 0
+
+
 STAGE = Stage(
     name="redact",
     description="Replace secrets and personal data with typed tags",
     help=(
         "Replace secrets (API keys and tokens of ~70 vendors, private keys, JWTs, passwords in URLs, "
-        "headers and assignments, high-entropy strings) and personal data (emails, home-directory "
+        "headers, flags and assignments, tokens named by context, card numbers, high-entropy strings; "
+        "also through terminal colour codes and inside base64) and personal data (emails, home-directory "
         "usernames, public IPs) with stable tags such as [REDACTED:github-token#2]. Ids and links "
         "between messages are kept. Running it twice changes nothing more."
     ),
     build=build,
+    check=check_inputs,
     params=(
         click.Option(["--pattern"], multiple=True, metavar="REGEX", help="Also redact matches of REGEX (its group 's' or 1 if present) as 'custom' (repeatable)."),
         click.Option(["--allow"], multiple=True, metavar="REGEX", help="Keep findings whose text matches REGEX (repeatable)."),
         click.Option(["--no-pii"], is_flag=True, help="Keep emails, usernames and IP addresses; redact secrets only."),
         click.Option(["--report"], is_flag=True, help="Print the number of redactions per kind on stderr (never the values)."),
-        click.Option(["--check"], is_flag=True, help="Dry run: write nothing, report counts, exit 1 if anything would be redacted."),
+        click.Option(["--check"], is_flag=True, help="Report only: write nothing, print counts (with --report, each finding's input, session, message and field), exit 1 if anything would be redacted, 0 if not."),
     ),
 )
