@@ -31,7 +31,9 @@ _B62 = string.ascii_letters + string.digits
 _ENUM_KEYS = frozenset(
     "type role status stop_reason finish_reason object media_type mime_type mimeType format mode kind model name "
     "tool_name toolName tool recipient author_role content_type language originator source schema subtype level "
-    "approval_policy sandbox_policy summary_mode effort phase event outcome state channel model_slug record_type".split()
+    "approval_policy sandbox_policy summary_mode effort phase event outcome state channel model_slug record_type "
+    # a queue operation (enqueue, dequeue...) and an MCP server, which is part of its tools' names
+    "operation server".split()
 )
 _TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\d|^\d{10,}")
 

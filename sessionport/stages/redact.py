@@ -195,10 +195,10 @@ def check_inputs(
     (or an input could not be read)."""
     import sessionport.api as api
     from sessionport.context import ReadContext
-    from sessionport.pipeline.batch import expand
+    from sessionport.pipeline.inputs import resolve
 
     build(pattern=pattern, allow=allow)  # the same usage errors as the stage
-    sources = expand(inputs, globs)
+    sources = resolve(inputs, globs).sources
     totals: Counter[str] = Counter()
     with_findings = 0
     unreadable = 0
