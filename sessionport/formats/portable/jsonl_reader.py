@@ -25,6 +25,7 @@ def sniff(head: bytes) -> int:
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     for line_no, line, complete in iter_lines(stream, ctx):
         event = parse_line(line, line_no, complete, ctx)
+        del line  # a big line is freed before its event is written
         if event is None:
             continue
         kind = event.get("type") if isinstance(event, dict) else None
