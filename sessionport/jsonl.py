@@ -17,6 +17,12 @@ import orjson
 
 from sessionport.context import ReadContext
 
+# The deepest nesting read anywhere (JSONL lines here, documents in
+# sessionport.jsondoc).  Real transcripts nest a few tens of levels; the
+# writers' orjson stops at 255 and the stages walk values recursively, so
+# the bound is what every step after reading can take.
+MAX_DEPTH = 200
+
 BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"
 
@@ -185,6 +191,13 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
             else:
                 line = line.strip(_NUL_WHITESPACE)
         if line:
+            if line.count(b"{") + line.count(b"[") > MAX_DEPTH and too_deep(line):
+                ctx.bad_record(
+                    f"JSON nested deeper than {MAX_DEPTH} levels on this line",
+                    line=line_no,
+                    hint="no transcript nests this deep; the file is damaged or not a transcript (--skip-bad skips the line)",
+                )
+                continue
             if len(line) < piece:
                 yield line_no, line, complete
             else:
@@ -199,6 +212,28 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
 
 
 _NUL_WHITESPACE = b"\x00" + _WHITESPACE
+
+
+def too_deep(line: bytes, limit: int | None = None) -> bool:
+    """Whether the JSON on ``line`` nests deeper than ``limit`` (default
+    MAX_DEPTH).  Only called for lines with more brackets than the limit,
+    which are rare: the value is parsed and walked without recursion."""
+    limit = MAX_DEPTH if limit is None else limit
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        return "recursion" in str(exc).lower() or "depth" in str(exc).lower()
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if type(node) is dict else node:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
 
 
 def _drop_nul(line: bytes, line_no: int, ctx: ReadContext) -> bytes:

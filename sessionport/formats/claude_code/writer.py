@@ -21,6 +21,7 @@ from typing import BinaryIO, Iterable
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.registry import Exporter
@@ -90,13 +91,13 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
         if kind == "message":
             if thread is None:
                 thread = main = _thread_for({"source": "unknown"}, None)
-            emit(orjson.dumps(thread.line_for(event), option=_DUMP))
+            emit(jsonout.dumps(thread.line_for(event), option=_DUMP))
         elif kind == "session":
             if main is None:
                 thread = main = _thread_for(event, None)
                 main_ids = {x for x in (_str(event.get("sessionId")), main.session_id) if x}
                 for line in _summary_lines(event, main.session_id):
-                    emit(orjson.dumps(line, option=_DUMP))
+                    emit(jsonout.dumps(line, option=_DUMP))
                 continue
             metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
             parent = metadata.get("parentSessionId")

@@ -6,6 +6,7 @@ from typing import BinaryIO, Iterable
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 
@@ -13,7 +14,7 @@ _OPTS = orjson.OPT_APPEND_NEWLINE
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    dumps, emit = orjson.dumps, out.write
+    dumps, emit = jsonout.dumps, out.write
     for event in events:
         emit(dumps(event, option=_OPTS))
 
