@@ -63,9 +63,23 @@ def read(
             importer = detect(inp.head, inp.name, registry)
         ctx.options.setdefault("_format", importer.name)
         yield from importer.read(inp.stream, ctx)
+        _report_damage(inp, ctx)
         ctx.report_bad()
     finally:
         inp.close()
+
+
+def _report_damage(inp: Input, ctx: ReadContext) -> None:
+    """A compressed input that was cut off is a torn tail (a warning, an
+    error with ``--strict``); one damaged inside is an unreadable rest (an
+    error, or counted with ``--skip-bad``).  Either way everything before
+    the damage has been read."""
+    if inp.damage is None:
+        return
+    if inp.corrupt:
+        ctx.bad_record(inp.damage, hint="what came before the damage was read; --skip-bad keeps it and exits 0")
+    else:
+        ctx.damaged_tail(inp.damage)
 
 
 def one_session_only(events: Iterable[dict], exporter: Exporter) -> Iterator[dict]:

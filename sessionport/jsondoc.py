@@ -81,9 +81,10 @@ def first_significant_byte(stream: BinaryIO) -> bytes:
 # ijson builds a prefix string per token, so memory and time grow with the
 # square of the nesting depth.  Feeding pieces with at most SLICE_OPENERS
 # opening brackets each, and checking the depth after each, bounds that:
-# within one piece depth can grow by at most SLICE_OPENERS.  Real data has a
-# few thousand brackets per MiB, so its pieces stay large.
-SLICE_OPENERS = 256
+# within one piece depth can grow by at most SLICE_OPENERS, so no value
+# deeper than MAX_DEPTH + SLICE_OPENERS (192) is ever built.  Real data has
+# a few thousand brackets per MiB, so its pieces stay tens of KiB.
+SLICE_OPENERS = 64
 _OPENERS = frozenset(("start_map", "start_array"))
 _RUN = re.compile(rb"(?:[^\[{]*[\[{]){%d}" % SLICE_OPENERS)
 _CLOSERS = frozenset(("end_map", "end_array"))

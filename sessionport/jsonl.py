@@ -18,10 +18,11 @@ import orjson
 from sessionport.context import ReadContext
 
 # The deepest nesting read anywhere (JSONL lines here, documents in
-# sessionport.jsondoc).  Real transcripts nest a few tens of levels; the
-# writers' orjson stops at 255 and the stages walk values recursively, so
-# the bound is what every step after reading can take.
-MAX_DEPTH = 200
+# sessionport.jsondoc, where pieces may pass it by SLICE_OPENERS before the
+# check sees it).  Real transcripts nest a few tens of levels; the writers'
+# orjson stops at 255 and the stages walk values recursively, so the bound
+# is what every step after reading can take.
+MAX_DEPTH = 128
 
 BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"

@@ -26,7 +26,7 @@ import ijson
 from sessionport.context import ReadContext
 from sessionport.errors import DataError
 from sessionport.io import open_input, spool_to_file
-from sessionport.jsondoc import _slices, first_significant_byte, iter_chunks, walk_document
+from sessionport.jsondoc import MAX_DEPTH, _slices, first_significant_byte, iter_chunks, walk_document
 from sessionport.registry import Importer
 from sessionport.formats.chatgpt.conversation import ConversationReader
 
@@ -36,7 +36,7 @@ MEMBER = re.compile(r"(?:^|/)conversations(?:-\d+)?\.json$")
 _MAPPING_KEY = re.compile(rb'(?<!\\)"mapping"\s*:\s*[{n]')
 _NODE_KEYS = (b'"current_node"', b'"children"', b'"author"', b'"parent"')
 # Real conversations nest about ten levels; see _array_items.
-MAX_BALANCE = 5000
+MAX_BALANCE = MAX_DEPTH
 
 
 def sniff(head: bytes) -> int:
