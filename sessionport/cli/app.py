@@ -10,6 +10,7 @@ import click
 
 from sessionport import __version__
 from sessionport.errors import SessionportError
+from sessionport.sanitise import terminal
 
 EXIT_INTERRUPTED = 130
 
@@ -25,7 +26,7 @@ def _silence_stdout() -> None:
 
 
 def _say(message: str) -> None:
-    click.echo(f"sessionport: {message}", err=True)
+    click.echo(terminal(f"sessionport: {message}"), err=True)
 
 
 class LazyCommandsGroup(click.Group):

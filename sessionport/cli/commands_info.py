@@ -13,6 +13,7 @@ from sessionport.registry import get_registry
 from sessionport.reports.summary import summarize, totals
 from sessionport.cli.app import cli
 from sessionport.cli.options import read_options, split_format_options
+from sessionport.sanitise import terminal, terminal_json
 
 
 @cli.command()
@@ -99,16 +100,16 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         document = {**total, "sessions": per_session, "sessionCount": len(per_session)}
         if warnings:
             document["warnings"] = warnings
-        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        click.echo(terminal_json(orjson.dumps(document, option=orjson.OPT_INDENT_2)).decode())
         return
     if not per_session:
-        click.echo("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation"))
+        click.echo(terminal("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation")))
         return
     for index, summary in enumerate(per_session):
         if index:
             click.echo("")
         for line in _human(summary):
-            click.echo(line)
+            click.echo(terminal(line))
     if len(per_session) > 1:
         click.echo("")
         click.echo(f"{'total:':<12}{total['sessions']} sessions, {total['messages']} messages")

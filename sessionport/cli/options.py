@@ -13,6 +13,7 @@ from sessionport.reports import progress
 from sessionport.context import ReadContext
 from sessionport.errors import UsageError
 from sessionport.registry import get_registry
+from sessionport.sanitise import terminal
 
 WIRE_FORMAT = "portable-jsonl"
 
@@ -176,10 +177,10 @@ def run_batch(sources, *, from_, to, output, strict, skip_bad, read_opts, write_
         done += 1
         if not quiet:
             for warning in outcome.warnings:
-                click.echo(f"sessionport: warning: {warning}", err=True)
+                click.echo(terminal(f"sessionport: warning: {warning}"), err=True)
         if not outcome.ok:
             failed.append(outcome)
-            click.echo(f"sessionport: error: {outcome.error}", err=True)
+            click.echo(terminal(f"sessionport: error: {outcome.error}"), err=True)
 
     template = batch.Job("", None, to, from_, strict, skip_bad, read_opts, write_opts, stages)
     if output and output != "-":
