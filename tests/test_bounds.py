@@ -164,3 +164,191 @@ def test_a_record_with_a_lone_surrogate_is_kept_and_the_replacement_reported(tmp
     texts = [e.get("text") for e in map(orjson.loads, result.stdout.splitlines())]
     assert "cut inside an emoji: \ufffd" in texts
     assert b"line 2: 1 lone UTF-16 surrogate escape(s)" in result.stderr
+
+
+# -- nesting depth ---------------------------------------------------------
+
+def _peak(args: list[str]) -> tuple[int, int, bytes]:
+    code = (
+        "import resource, subprocess, sys\n"
+        f"r = subprocess.run([sys.executable, '-m', 'sessionport', *{args!r}], capture_output=True)\n"
+        "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+        "sys.stderr.buffer.write(r.stderr)\n"
+    )
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=120)
+    rc, peak = map(int, probe.stdout.split())
+    return rc, peak, probe.stderr
+
+
+@pytest.mark.parametrize("body", [
+    '{"x":' + "[" * 70_000,
+    '{"messages":[{"role":"user","content":' + "[" * 65_000 + "]" * 65_000 + "}]}",
+    "[" + '{"a":[' * 50_000,
+])
+def test_deep_nesting_is_refused_in_sniffing_and_reading_with_little_memory(tmp_path, body):
+    path = tmp_path / "deep.json"
+    path.write_text(body)
+    rc, peak, stderr = _peak(["convert", str(path), "--to", "markdown", "-o", "/dev/null"])
+    assert rc == 1 and b"internal error" not in stderr
+    assert peak < 150, f"{peak} MiB for a {len(body) // 1000} KB file"
+
+
+def test_validate_refuses_deep_nesting_as_a_problem(tmp_path):
+    for levels in (120, 20_000):
+        path = tmp_path / f"deep{levels}.trace.json"
+        path.write_text('{"runs":' + "[" * levels + "]" * levels + "}")
+        result = run_cli("validate", path)
+        assert result.returncode == 1 and b"internal error" not in result.stderr, result.stderr
+    assert b"nested deeper than 128 levels" in result.stdout
+
+
+def test_a_jsonl_line_nested_deeper_than_the_bound_is_a_bad_record():
+    deep = b'{"type":"message","role":"user","text":"x","toolInput":' + b'{"a":' * 140 + b"1" + b"}" * 140 + b"}\n"
+    data = b'{"type":"session","schema":"sessionport/v1","source":"x"}\n' + deep + b'{"type":"end"}\n'
+    ctx = ReadContext(name="deep.jsonl")
+    with pytest.raises(DataError) as caught:
+        list(iter_lines(io.BufferedReader(io.BytesIO(data)), ctx))
+    assert caught.value.line == 2 and "nested deeper than 128 levels" in str(caught.value)
+    shallow = b'{"a":' * 100 + b"1" + b"}" * 100 + b"\n"
+    assert len(list(iter_records(io.BufferedReader(io.BytesIO(shallow)), ReadContext()))) == 1
+    # brackets inside strings do not count
+    texty = b'{"text":"' + b"{[" * 5000 + b'"}\n'
+    assert len(list(iter_records(io.BufferedReader(io.BytesIO(texty)), ReadContext()))) == 1
+
+
+def test_head_tokens_stop_at_the_bound_and_at_a_cut():
+    from sessionport.jsondoc import head_tokens
+
+    assert sum(1 for _ in head_tokens(b"[" * 100_000)) == 128  # the tokens within the bound
+    tokens = list(head_tokens(b'{"messages":[{"role":"user","content":"cut here'))
+    assert ("messages", "start_array", None) in tokens
+
+
+# -- huge strings ----------------------------------------------------------
+
+def test_one_huge_string_in_a_document_takes_linear_time():
+    import time
+
+    from sessionport.jsondoc import walk_document
+
+    def seconds(megabytes: int) -> float:
+        data = b'{"messages":[{"role":"user","content":"' + b"A" * (megabytes << 20) + b'"}]}'
+        start = time.perf_counter()
+        items = [v for k, v in walk_document(io.BufferedReader(io.BytesIO(data)), ReadContext(), ("messages",)) if k == "item"]
+        assert len(items[0]["content"]) == megabytes << 20
+        return time.perf_counter() - start
+
+    small, big = min(seconds(4) for _ in range(2)), seconds(32)
+    assert big < 8 * small * 2.5, f"4 MiB: {small:.2f} s, 32 MiB: {big:.2f} s (quadratic would be 64x)"
+
+
+def test_a_long_string_of_brackets_is_not_cut_into_tiny_pieces():
+    from sessionport.jsondoc import Slicer
+
+    data = b'{"messages":[{"role":"user","content":"' + b"[" * (4 << 20) + b'"}]}'
+    chunks = [data[i : i + (1 << 20)] for i in range(0, len(data), 1 << 20)]
+    import ijson
+
+    tokens = ijson.sendable_list()
+    parser = ijson.parse_coro(tokens)
+    slicer = Slicer(chunks)
+    pieces = 0
+    for piece in slicer:
+        pieces += 1
+        parser.send(piece)
+        slicer.produced(bool(tokens))
+        del tokens[:]
+    assert pieces < 20, f"{pieces} pieces for 4 MiB inside one string"
+
+
+# -- truncated and damaged compressed input -------------------------------
+
+def _many(n: int = 6000) -> bytes:
+    lines = []
+    previous = None
+    for i in range(n):
+        lines.append(_user(f"u{i}", previous, f"message {i} " + "lorem ipsum " * 8))
+        previous = f"u{i}"
+    return b"".join(lines)
+
+
+def _zstd(data: bytes) -> bytes:
+    import zstandard
+
+    return zstandard.ZstdCompressor().compress(data)
+
+
+COMPRESSORS = {
+    "gz": lambda data: gzip.compress(data, compresslevel=1),
+    "bz2": lambda data: bz2.compress(data, compresslevel=1),  # blocks of 100 kB
+    "xz": lambda data: lzma.compress(data, preset=0),
+    "zst": _zstd,
+}
+
+
+@pytest.fixture(scope="module")
+def many() -> bytes:
+    return _many()
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+def test_a_cut_compressed_file_is_read_up_to_the_cut_then_warned_about(tmp_path, suffix, many):
+    packed = COMPRESSORS[suffix](many)
+    path = tmp_path / f"cut.jsonl.{suffix}"
+    path.write_bytes(packed[: len(packed) // 2])
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    assert b"the compressed data ends early (the file is truncated); everything before it was read" in result.stderr
+    assert b"internal error" not in result.stderr
+    messages = sum(1 for line in result.stdout.splitlines() if b'"type":"message"' in line)
+    assert 1000 < messages < 6000
+    strict = run_cli("convert", path, "--to", "portable-jsonl", "--strict")
+    assert strict.returncode == 1 and b"internal error" not in strict.stderr
+
+
+@pytest.mark.parametrize("suffix", sorted(COMPRESSORS))
+def test_a_small_file_cut_before_any_data_is_an_error_not_an_empty_input(tmp_path, suffix):
+    packed = COMPRESSORS[suffix](_many(20))
+    path = tmp_path / f"small.jsonl.{suffix}"
+    path.write_bytes(packed[: len(packed) * 2 // 3])
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    if result.returncode == 0:  # some data came out before the cut: a torn tail
+        assert b"ends early" in result.stderr and b'"type":"message"' in result.stdout
+    else:
+        assert result.returncode == 1 and b"cannot be decompressed" in result.stderr
+    assert b"input is empty" not in result.stderr and b"internal error" not in result.stderr
+
+
+def test_a_complete_multi_frame_zstd_file_reads_whole_and_quietly(tmp_path):
+    data = _many(500)
+    path = tmp_path / "frames.jsonl.zst"
+    path.write_bytes(_zstd(data[: len(data) // 2]) + _zstd(data[len(data) // 2 :]))
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0 and result.stderr == b""
+    assert sum(1 for line in result.stdout.splitlines() if b'"type":"message"' in line) == 500
+
+
+def test_a_zstd_bomb_decompresses_with_bounded_memory(tmp_path):
+    import zstandard
+
+    path = tmp_path / "bomb.jsonl.zst"
+    with open(path, "wb") as raw, zstandard.ZstdCompressor(level=3).stream_writer(raw) as out:
+        out.write(FIRST)
+        zeros = bytes(1 << 20)
+        for _ in range(300):
+            out.write(zeros)
+    assert path.stat().st_size < 1 << 20
+    rc, peak, stderr = _peak(["convert", str(path), "--to", "markdown", "-o", "/dev/null"])
+    assert rc == 1 and b"longer than the limit" in stderr
+    assert peak < 350, f"{peak} MiB"
+
+
+def test_validate_reports_a_cut_compressed_file(tmp_path):
+    events = b'{"type":"session","schema":"sessionport/v1","source":"x"}\n' + b"".join(
+        orjson.dumps({"type": "message", "role": "user", "text": f"m{i} " + "x" * 50}) + b"\n" for i in range(5000)
+    )
+    packed = gzip.compress(events)
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(packed[: len(packed) // 2])
+    result = run_cli("validate", path)
+    assert result.returncode == 1 and b"the compressed data ends early" in result.stdout
