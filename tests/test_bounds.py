@@ -352,3 +352,27 @@ def test_validate_reports_a_cut_compressed_file(tmp_path):
     path.write_bytes(packed[: len(packed) // 2])
     result = run_cli("validate", path)
     assert result.returncode == 1 and b"the compressed data ends early" in result.stdout
+
+
+# -- spool files -----------------------------------------------------------
+
+def test_a_spooled_late_header_document_keeps_memory_flat_and_leaves_no_file(tmp_path):
+    import json
+
+    messages = [{"role": "user", "text": f"message {i} " + "x" * 1000, "id": f"m{i}"} for i in range(10_000)]
+    path = tmp_path / "late.json"
+    path.write_text(json.dumps({"messages": messages, "schema": "sessionport/v1", "source": "x", "sessionId": "late"}))
+    assert path.stat().st_size > 10_000_000
+    spool_dir = tmp_path / "tmp"
+    spool_dir.mkdir()
+    code = (
+        "import os, resource, subprocess, sys\n"
+        f"env = dict(os.environ, TMPDIR={str(spool_dir)!r})\n"
+        f"r = subprocess.run([sys.executable, '-m', 'sessionport', 'convert', {str(path)!r}, '--to', 'portable-jsonl', '-o', '/dev/null'], env=env)\n"
+        "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+    )
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=120)
+    rc, peak = map(int, probe.stdout.split())
+    assert rc == 0
+    assert peak < 100, f"{peak} MiB to spool a 10 MB document"
+    assert list(spool_dir.iterdir()) == []  # anonymous spool files: nothing to clean up
