@@ -34,6 +34,7 @@ _COMPLETES = frozenset(("end_map", "end_array", "string", "number", "boolean", "
 def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
     """Chunks of the stream as valid UTF-8 (invalid bytes replaced, once reported).
 
+    Lone UTF-16 surrogate escapes become ``\\ufffd``, counted in one warning.
     A chunk in which every quote is escaped is, in practice, the inside of
     one long string, and the next chunk is read twice as big (up to
     ``MAX_CHUNK``): ijson scans a string token from its start again at each
@@ -45,6 +46,7 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
     replacing = False
     first = True
     size = CHUNK
+    surrogates = _LoneSurrogates()
     while True:
         chunk = stream.read(size)
         if first:
@@ -52,6 +54,11 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
             if chunk.startswith(BOM):
                 chunk = chunk[3:]
         if not chunk:
+            rest = surrogates.finish()
+            if surrogates.replaced:
+                ctx.warn(f"{surrogates.replaced} lone UTF-16 surrogate escape(s) (a string cut inside an emoji?) replaced with U+FFFD")
+            if rest:
+                yield rest
             return
         if not replacing:
             try:
@@ -66,7 +73,62 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
             size = min(size * 2, MAX_CHUNK)
         else:
             size = CHUNK
-        yield chunk
+        chunk = surrogates.feed(chunk)
+        if chunk:  # (an empty send would end ijson's input)
+            yield chunk
+
+
+# A surrogate escape with an even number of backslashes before it (so not
+# itself escaped), and the low half that completes it, if there is one.
+_SURROGATE = re.compile(rb"(?<!\\)((?:\\\\)*)(\\u[dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
+
+
+_HIGH = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}")
+
+
+class _LoneSurrogates:
+    """Replaces lone UTF-16 surrogate escapes with ``\\ufffd`` in a stream of
+    chunks (ijson would turn each into ``?`` without a word).  An escape cut
+    between two chunks is held back and joined to the next."""
+
+    def __init__(self) -> None:
+        self.replaced = 0
+        self._held = b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        if self._held:
+            chunk, self._held = self._held + chunk, b""
+        # From the first backslash of the last 18 bytes: an escape cut in
+        # two, or a high half whose low half may follow, waits for the next
+        # chunk; an escape (6 bytes) and its pair before that are complete.
+        cut = chunk.find(b"\\", max(len(chunk) - 18, 0))
+        if cut >= 0:
+            if cut >= 6 and _HIGH.match(chunk, cut - 6, cut):
+                cut -= 6  # the high half just before a held-back low half
+            while cut > 0 and chunk[cut - 1] == 0x5C:
+                cut -= 1
+            chunk, self._held = chunk[:cut], chunk[cut:]
+        if b"\\ud" in chunk or b"\\uD" in chunk:
+            chunk = _SURROGATE.sub(self._fix, chunk)
+        return chunk
+
+    def finish(self) -> bytes:
+        held, self._held = self._held, b""
+        return _SURROGATE.sub(self._fix, held) if held else held
+
+    def _fix(self, match: re.Match) -> bytes:
+        high = int(match.group(2)[2:], 16)
+        if match.group(3) is not None and 0xD800 <= high <= 0xDBFF:
+            return match.group(0)
+        self.replaced += 1
+        fixed = match.group(1) + b"\\ufffd"
+        if match.group(3) is not None:  # a low half after a low half: judged on its own
+            fixed += self._fix_alone(match.group(3))
+        return fixed
+
+    def _fix_alone(self, escape: bytes) -> bytes:
+        self.replaced += 1
+        return b"\\ufffd"
 
 
 def first_significant_byte(stream: BinaryIO) -> bytes:

@@ -166,6 +166,29 @@ def test_a_record_with_a_lone_surrogate_is_kept_and_the_replacement_reported(tmp
     assert b"line 2: 1 lone UTF-16 surrogate escape(s)" in result.stderr
 
 
+def test_lone_surrogates_in_documents_are_replaced_even_across_chunk_boundaries():
+    from sessionport.jsondoc import _LoneSurrogates
+
+    data = rb'"a\ud83d b\ud83d\ude00 c\\ud83d d\udc00 e\\\ud800 f\udc00\udc01 g\ud800\ud800\udc00 h\\\\\\ud83d\ude01 \n\t\"x"'
+    expected = "a\ufffd b\U0001f600 c\\ud83d d\ufffd e\\\ufffd f\ufffd\ufffd g\ufffd\U00010000 h\\\\\\ud83d\ufffd \n\t\"x"
+    for first in range(len(data) + 1):
+        for second in range(first, len(data) + 1, 3):
+            fixer = _LoneSurrogates()
+            out = fixer.feed(data[:first]) + fixer.feed(data[first:second]) + fixer.feed(data[second:]) + fixer.finish()
+            assert orjson.loads(out) == expected, (first, second)
+            assert fixer.replaced == 7
+
+
+def test_a_document_with_a_lone_surrogate_keeps_the_message_and_reports_it(tmp_path):
+    path = tmp_path / "doc.json"
+    path.write_bytes(rb'{"schema":"sessionport/v1","source":"x","messages":[{"role":"user","text":"cut \ud83d here"},{"role":"user","text":"pair \ud83d\ude00"}]}')
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0
+    texts = [orjson.loads(line).get("text") for line in result.stdout.splitlines()]
+    assert "cut \ufffd here" in texts and "pair \U0001f600" in texts
+    assert b"1 lone UTF-16 surrogate escape(s)" in result.stderr
+
+
 # -- nesting depth ---------------------------------------------------------
 
 def _peak(args: list[str]) -> tuple[int, int, bytes]:
