@@ -78,6 +78,7 @@ def _report_damage(inp: Input, ctx: ReadContext) -> None:
         return
     if inp.corrupt:
         ctx.bad_record(inp.damage, hint="what came before the damage was read; --skip-bad keeps it and exits 0")
+        ctx.warn(f"{inp.damage}; everything before it was read")  # with --skip-bad only: bad_record raised otherwise
     else:
         ctx.damaged_tail(inp.damage)
 

@@ -399,3 +399,19 @@ def test_a_spooled_late_header_document_keeps_memory_flat_and_leaves_no_file(tmp
     assert rc == 0
     assert peak < 100, f"{peak} MiB to spool a 10 MB document"
     assert list(spool_dir.iterdir()) == []  # anonymous spool files: nothing to clean up
+
+
+def test_a_compressed_file_damaged_inside_is_read_up_to_the_damage_then_an_error(tmp_path, many):
+    packed = bytearray(gzip.compress(many, compresslevel=1))
+    middle = len(packed) // 2
+    packed[middle : middle + 64] = bytes(64)
+    path = tmp_path / "damaged.jsonl.gz"
+    path.write_bytes(bytes(packed))
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    # what deflate decodes from the damage is a bad line, or the decoder
+    # stops there; either way an error after the records before it
+    assert result.returncode == 1 and b"internal error" not in result.stderr
+    assert any(b'"type":"message"' in line for line in result.stdout.splitlines())
+    skipping = run_cli("convert", path, "--to", "portable-jsonl", "--skip-bad")
+    assert skipping.returncode == 0 and b"internal error" not in skipping.stderr
+    assert b"the compressed data is damaged after" in skipping.stderr or b"CRC" in skipping.stderr
