@@ -81,8 +81,6 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
 # A surrogate escape with an even number of backslashes before it (so not
 # itself escaped), and the low half that completes it, if there is one.
 _SURROGATE = re.compile(rb"(?<!\\)((?:\\\\)*)(\\u[dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
-
-
 _HIGH = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}")
 
 
@@ -117,18 +115,13 @@ class _LoneSurrogates:
         return _SURROGATE.sub(self._fix, held) if held else held
 
     def _fix(self, match: re.Match) -> bytes:
-        high = int(match.group(2)[2:], 16)
-        if match.group(3) is not None and 0xD800 <= high <= 0xDBFF:
-            return match.group(0)
-        self.replaced += 1
-        fixed = match.group(1) + b"\\ufffd"
-        if match.group(3) is not None:  # a low half after a low half: judged on its own
-            fixed += self._fix_alone(match.group(3))
-        return fixed
-
-    def _fix_alone(self, escape: bytes) -> bytes:
-        self.replaced += 1
-        return b"\\ufffd"
+        high = int(match.group(2)[2:], 16) <= 0xDBFF
+        if match.group(3) is not None and high:
+            return match.group(0)  # a proper pair
+        # A lone half; a low half after a low half is lone too.
+        halves = 1 if match.group(3) is None else 2
+        self.replaced += halves
+        return match.group(1) + b"\\ufffd" * halves
 
 
 def first_significant_byte(stream: BinaryIO) -> bytes:

@@ -120,12 +120,8 @@ def _long_line(first: bytes, readline, limit: int, line_no: int, ctx: ReadContex
     parts = [first]
     size = len(first)
     piece = first
-    while piece[-1:] != b"\n":
-        piece = readline(_PIECE)
-        if not piece:
-            break
-        size += len(piece)
-        if size > limit:
+    while True:
+        if size - (piece[-1:] == b"\n") > limit:  # the line end does not count
             del parts
             all_nul = not first.strip(_NUL_WHITESPACE)
             cause = "; it starts with NUL bytes only, as a compression bomb or a device like /dev/zero gives" if all_nul else ""
@@ -142,6 +138,12 @@ def _long_line(first: bytes, readline, limit: int, line_no: int, ctx: ReadContex
                 if not piece:
                     break
             return None
+        if piece[-1:] == b"\n":
+            break
+        piece = readline(_PIECE)
+        if not piece:
+            break
+        size += len(piece)
         parts.append(piece)
     return b"".join(parts)
 
@@ -161,7 +163,7 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
         _keep_big_lines_off_the_heap()
     limit = max_line_size(ctx)
     readline = stream.readline
-    piece = _PIECE
+    piece = min(_PIECE, limit + 1)  # a line longer than the limit never fits one piece
     nul_warned = False
     line_no = 0
     first = True

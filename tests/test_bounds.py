@@ -415,3 +415,17 @@ def test_a_compressed_file_damaged_inside_is_read_up_to_the_damage_then_an_error
     skipping = run_cli("convert", path, "--to", "portable-jsonl", "--skip-bad")
     assert skipping.returncode == 0 and b"internal error" not in skipping.stderr
     assert b"the compressed data is damaged after" in skipping.stderr or b"CRC" in skipping.stderr
+
+
+@pytest.mark.parametrize("limit", [10, 1 << 20, 3 << 20])
+def test_the_limit_is_exact_whatever_its_size_against_the_read_pieces(limit):
+    for length in (limit - 1, limit, limit + 1, limit + 2):
+        for end in (b"\n", b""):
+            data = b"x" * length + end + (b"y\n" if end else b"")
+            ctx = ReadContext(options={"max_line_size": limit})
+            reader = io.BufferedReader(io.BytesIO(data))
+            if length <= limit:
+                assert next(iter_lines(reader, ctx))[1] == b"x" * length
+            else:
+                with pytest.raises(DataError):
+                    list(iter_lines(reader, ctx))
