@@ -43,7 +43,7 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             if problem:
                 ctx.bad_record(problem, line=line_no)
                 continue
-        yield fields.clean(event, f"line {line_no}")
+        yield fields.clean(event, line_no)
     fields.report(ctx)
 
 

@@ -14,9 +14,13 @@ _OPTS = orjson.OPT_APPEND_NEWLINE
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    dumps, emit = jsonout.dumps, out.write
+    dumps, emit = orjson.dumps, out.write
     for event in events:
-        emit(dumps(event, option=_OPTS))
+        try:
+            line = dumps(event, option=_OPTS)
+        except orjson.JSONEncodeError:  # integers beyond 64 bits: see jsonout
+            line = jsonout.dumps(event, option=_OPTS)
+        emit(line)
 
 
 EXPORTER = Exporter(
