@@ -72,7 +72,8 @@ WRONG: tuple[Any, ...] = (
     [1, "a", None],
     {},
     {"k": {"k": 1}},
-    _deep(300),
+    _deep(120),  # just inside the readers' depth bound: reaches the writers
+    _deep(300),  # beyond it: refused by the readers
 )
 
 
