@@ -194,7 +194,9 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
             else:
                 line = line.strip(_NUL_WHITESPACE)
         if line:
-            if line.count(b"{") + line.count(b"[") > MAX_DEPTH and too_deep(line):
+            # One pass in C counts the opening brackets; only a line with
+            # more than the bound (rare) is parsed here to know its depth.
+            if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
                 ctx.bad_record(
                     f"JSON nested deeper than {MAX_DEPTH} levels on this line",
                     line=line_no,
@@ -215,6 +217,7 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
 
 
 _NUL_WHITESPACE = b"\x00" + _WHITESPACE
+_NOT_OPENERS = bytes(b for b in range(256) if b not in b"[{")
 
 
 def too_deep(line: bytes, limit: int | None = None) -> bool:
