@@ -429,3 +429,15 @@ def test_the_limit_is_exact_whatever_its_size_against_the_read_pieces(limit):
             else:
                 with pytest.raises(DataError):
                     list(iter_lines(reader, ctx))
+
+
+def test_closing_brackets_in_a_string_do_not_hide_nesting_from_the_chatgpt_reader(tmp_path):
+    """The ChatGPT reader's fast path counts brackets; a string of closing
+    brackets followed by as many real opening ones balances that count, so
+    the true depth is counted as well."""
+    levels = 20_000
+    path = tmp_path / "conversations.json"
+    path.write_text('[{"title":"t","mapping":{},"a":"' + "]" * levels + '","b":' + "[" * levels + "]" * levels + "}]")
+    rc, peak, stderr = _peak(["convert", str(path), "--from", "chatgpt-export", "--to", "portable-jsonl", "-o", "/dev/null"])
+    assert rc == 1 and b"nested deeper than 128 levels" in stderr
+    assert peak < 150, f"{peak} MiB for a {path.stat().st_size // 1000} KB file"
