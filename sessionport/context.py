@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable
 
 from sessionport.errors import DataError
+from sessionport.sanitise import terminal
 
 MAX_REPORTED_PLACES = 10
 
 
 def _stderr_warning(message: str) -> None:
-    print(f"sessionport: warning: {message}", file=sys.stderr)
+    print(terminal(f"sessionport: warning: {message}"), file=sys.stderr)
 
 
 @dataclass

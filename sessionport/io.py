@@ -19,6 +19,7 @@ import gzip
 import io
 import lzma
 import os
+import zlib
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -64,9 +65,115 @@ def _decompressor(kind: str, raw: BinaryIO) -> BinaryIO:
         return bz2.BZ2File(raw, mode="rb")
     if kind == "xz":
         return lzma.LZMAFile(raw, mode="rb")
-    import zstandard
+    return _ZstdFrames(raw)
 
-    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+
+TRUNCATED = "the compressed data ends early (the file is truncated)"
+
+
+class _ZstdFrames(io.RawIOBase):
+    """zstd frames one after another, decompressed with bounded memory, and
+    an ``EOFError`` when the input ends inside a frame (zstandard's own
+    stream reader just stops there, which looks like a complete file).
+
+    The input goes to the decompressor in small pieces: one piece of a
+    highly compressed frame expands to at most about 32,000 times its size
+    (4 KiB to 128 MiB),
+    so even a zstd bomb costs a bounded amount per call."""
+
+    PIECE = 4096
+
+    def __init__(self, raw: BinaryIO) -> None:
+        import zstandard
+
+        self._zstd = zstandard
+        self._dctx = zstandard.ZstdDecompressor()
+        self._dobj = self._dctx.decompressobj()
+        self._raw = raw
+        self._input = memoryview(b"")
+        self._output = memoryview(b"")
+        self._in_frame = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._output:
+            if not self._input:
+                block = self._raw.read(READ_BUFFER)
+                if not block:
+                    if self._in_frame:
+                        raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+                    return 0
+                self._input = memoryview(block)
+            piece, self._input = self._input[: self.PIECE], self._input[self.PIECE :]
+            self._output = memoryview(self._dobj.decompress(piece))
+            self._in_frame = True
+            if self._dobj.eof:
+                rest = self._dobj.unused_data
+                self._dobj = self._dctx.decompressobj()
+                self._in_frame = False
+                if rest:
+                    self._input = memoryview(bytes(rest) + bytes(self._input))
+        n = min(len(buffer), len(self._output))
+        buffer[:n] = self._output[:n]
+        self._output = self._output[n:]
+        return n
+
+
+class _StopAtDamage(io.RawIOBase):
+    """Decompressed bytes up to the point where the compressed file is cut
+    off or damaged; there the stream ends, and ``damage`` says why, for the
+    reader to report (a cut file is a torn tail: everything before it is
+    read, then a warning, or an error with ``--strict``)."""
+
+    def __init__(self, stream: BinaryIO, name: str) -> None:
+        self._stream = stream
+        self._name = name
+        # _ZstdFrames raises only when it has nothing left to return.
+        self._whole_steps = isinstance(stream, _ZstdFrames)
+        self.damage: str | None = None
+        self.corrupt = False
+        self.delivered = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.damage is not None:
+            return 0
+        try:
+            # One decompression step at a time (read1): a step that hits the
+            # cut raises only when it has nothing left to return, so no
+            # decompressed byte before the cut is lost.
+            if self._whole_steps:
+                n = self._stream.readinto(buffer)
+            else:
+                data = self._stream.read1(len(buffer))
+                n = len(data)
+                buffer[:n] = data
+        except EOFError:
+            self.damage = TRUNCATED
+            return 0
+        except (OSError, lzma.LZMAError, zlib.error) as exc:
+            self._damaged(exc)
+            return 0
+        except Exception as exc:  # zstandard raises its own ZstdError
+            if type(exc).__name__ != "ZstdError":
+                raise
+            self._damaged(exc)
+            return 0
+        self.delivered += n or 0
+        return n
+
+    def _damaged(self, exc: Exception) -> None:
+        self.corrupt = True
+        self.damage = f"the compressed data is damaged after {self.delivered:,} decompressed bytes ({exc})"
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._stream.close()
+        super().close()
 
 
 def _read_head(stream: BinaryIO, size: int) -> bytes:
@@ -98,6 +205,18 @@ class Input:
     compression: str | None = None
     size: int | None = None
     _closers: list = field(default_factory=list)
+    _guard: _StopAtDamage | None = None
+
+    @property
+    def damage(self) -> str | None:
+        """Why decompression stopped early (a cut or damaged compressed
+        file), once the stream has been read to its end; else None."""
+        return self._guard.damage if self._guard is not None else None
+
+    @property
+    def corrupt(self) -> bool:
+        """Whether that damage is corruption rather than a cut-off end."""
+        return self._guard is not None and self._guard.corrupt
 
     def close(self) -> None:
         for closer in reversed(self._closers):
@@ -175,26 +294,26 @@ def open_input(spec: str | None) -> Input:
             size = os.fstat(raw.fileno()).st_size
         except OSError:
             size = None
-    try:
-        magic = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
-        compression = next((kind for sig, kind in MAGIC if magic.startswith(sig)), None)
-        stream: BinaryIO = raw
-        if compression:
-            stream = _decompressor(compression, raw)
-            closers.append(stream.close)
-        head = _read_head(stream, HEAD_SIZE)
-    except (OSError, EOFError, lzma.LZMAError) as exc:
-        for closer in reversed(closers):
-            closer()
-        raise DataError(name, f"cannot be decompressed: {exc}", hint="the file may be truncated") from None
-    except Exception as exc:  # zstandard raises its own ZstdError
-        for closer in reversed(closers):
-            closer()
-        if type(exc).__name__ == "ZstdError":
+    magic = raw.peek(8)[:8] if hasattr(raw, "peek") else b""
+    compression = next((kind for sig, kind in MAGIC if magic.startswith(sig)), None)
+    stream: BinaryIO = raw
+    guard: _StopAtDamage | None = None
+    if compression:
+        try:
+            guard = _StopAtDamage(_decompressor(compression, raw), name)
+        except (OSError, EOFError, lzma.LZMAError) as exc:
+            for closer in reversed(closers):
+                closer()
             raise DataError(name, f"cannot be decompressed: {exc}", hint="the file may be truncated") from None
-        raise
+        stream = io.BufferedReader(guard, buffer_size=READ_BUFFER)
+        closers.append(stream.close)
+    head = _read_head(stream, HEAD_SIZE)
+    if guard is not None and guard.damage is not None and not head.strip(b" \t\r\n"):
+        for closer in reversed(closers):
+            closer()
+        raise DataError(name, f"cannot be decompressed: {guard.damage}, before any data", hint="the file may be truncated")
     buffered = io.BufferedReader(_Prepended(head, stream), buffer_size=READ_BUFFER)
-    return Input(name, path, buffered, head, raw, compression, size, closers)
+    return Input(name, path, buffered, head, raw, compression, size, closers, guard)
 
 
 class SpoolError(OutputError):

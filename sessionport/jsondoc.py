@@ -16,31 +16,50 @@ than building the items in Python.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
 import ijson
 
+from sessionport.lazy import lazy
 from sessionport.context import ReadContext
-from sessionport.jsonl import BOM
+from sessionport.jsonl import BOM, MAX_DEPTH
 
 CHUNK = 1 << 20
+MAX_CHUNK = 256 << 20
 _SCALARS = frozenset(("string", "number", "boolean", "null"))
 _COMPLETES = frozenset(("end_map", "end_array", "string", "number", "boolean", "null"))
 
 
 def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
-    """Chunks of the stream as valid UTF-8 (invalid bytes replaced, once reported)."""
+    """Chunks of the stream as valid UTF-8 (invalid bytes replaced, once reported).
+
+    Lone UTF-16 surrogate escapes become ``\\ufffd``, counted in one warning.
+    A chunk in which every quote is escaped is, in practice, the inside of
+    one long string, and the next chunk is read twice as big (up to
+    ``MAX_CHUNK``): ijson scans a string token from its start again at each
+    chunk fed while the token is incomplete, so with a fixed chunk size one
+    huge string costs time in the square of its length; with growing chunks
+    the cost is linear.
+    """
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     replacing = False
     first = True
+    size = CHUNK
+    surrogates = _LoneSurrogates()
     while True:
-        chunk = stream.read(CHUNK)
+        chunk = stream.read(size)
         if first:
             first = False
             if chunk.startswith(BOM):
                 chunk = chunk[3:]
         if not chunk:
+            rest = surrogates.finish()
+            if surrogates.replaced:
+                ctx.warn(f"{surrogates.replaced} lone UTF-16 surrogate escape(s) (a string cut inside an emoji?) replaced with U+FFFD")
+            if rest:
+                yield rest
             return
         if not replacing:
             try:
@@ -51,7 +70,59 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
                 decoder = codecs.getincrementaldecoder("utf-8")("replace")
         if replacing:
             chunk = decoder.decode(chunk).encode("utf-8")
-        yield chunk
+        if len(chunk) >= size and chunk.count(b'"') == chunk.count(b'\\"'):
+            size = min(size * 2, MAX_CHUNK)
+        else:
+            size = CHUNK
+        chunk = surrogates.feed(chunk)
+        if chunk:  # (an empty send would end ijson's input)
+            yield chunk
+
+
+# A surrogate escape with an even number of backslashes before it (so not
+# itself escaped), and the low half that completes it, if there is one.
+_SURROGATE = lazy(rb"(?<!\\)((?:\\\\)*)(\\u[dD][89a-fA-F][0-9a-fA-F]{2})(\\u[dD][c-fC-F][0-9a-fA-F]{2})?")
+_HIGH = lazy(rb"\\u[dD][89abAB][0-9a-fA-F]{2}")
+
+
+class _LoneSurrogates:
+    """Replaces lone UTF-16 surrogate escapes with ``\\ufffd`` in a stream of
+    chunks (ijson would turn each into ``?`` without a word).  An escape cut
+    between two chunks is held back and joined to the next."""
+
+    def __init__(self) -> None:
+        self.replaced = 0
+        self._held = b""
+
+    def feed(self, chunk: bytes) -> bytes:
+        if self._held:
+            chunk, self._held = self._held + chunk, b""
+        # From the first backslash of the last 18 bytes: an escape cut in
+        # two, or a high half whose low half may follow, waits for the next
+        # chunk; an escape (6 bytes) and its pair before that are complete.
+        cut = chunk.find(b"\\", max(len(chunk) - 18, 0))
+        if cut >= 0:
+            if cut >= 6 and _HIGH.match(chunk, cut - 6, cut):
+                cut -= 6  # the high half just before a held-back low half
+            while cut > 0 and chunk[cut - 1] == 0x5C:
+                cut -= 1
+            chunk, self._held = chunk[:cut], chunk[cut:]
+        if b"\\ud" in chunk or b"\\uD" in chunk:
+            chunk = _SURROGATE.sub(self._fix, chunk)
+        return chunk
+
+    def finish(self) -> bytes:
+        held, self._held = self._held, b""
+        return _SURROGATE.sub(self._fix, held) if held else held
+
+    def _fix(self, match: re.Match) -> bytes:
+        high = int(match.group(2)[2:], 16) <= 0xDBFF
+        if match.group(3) is not None and high:
+            return match.group(0)  # a proper pair
+        # A lone half; a low half after a low half is lone too.
+        halves = 1 if match.group(3) is None else 2
+        self.replaced += halves
+        return match.group(1) + b"\\ufffd" * halves
 
 
 def first_significant_byte(stream: BinaryIO) -> bytes:
@@ -64,28 +135,115 @@ def first_significant_byte(stream: BinaryIO) -> bytes:
 
 
 # ijson builds a prefix string per token, so memory and time grow with the
-# square of the nesting depth.  Feeding slices with at most SLICE_OPENERS
+# square of the nesting depth.  Feeding pieces with at most SLICE_OPENERS
 # opening brackets each, and checking the depth after each, bounds that:
-# within one slice depth can grow by at most SLICE_OPENERS.  Real data has a
-# few thousand brackets per MiB, so its slices stay large.
-SLICE_OPENERS = 4096
-MAX_DEPTH = 1000
+# within one piece depth can grow by at most SLICE_OPENERS, so no value
+# deeper than MAX_DEPTH + SLICE_OPENERS (192) is ever built.  Real data has
+# a few thousand brackets per MiB, so its pieces stay tens of KiB.
+SLICE_OPENERS = 64
+_OPENERS = frozenset(("start_map", "start_array"))
+_RUN = lazy(rb"(?:[^\[{]*[\[{]){%d}" % SLICE_OPENERS)
+_CLOSERS = frozenset(("end_map", "end_array"))
 
 
-def _slices(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    for chunk in chunks:
-        openers = chunk.count(b"[") + chunk.count(b"{")
-        if openers <= SLICE_OPENERS:
-            yield chunk
-            continue
-        pieces = -(-openers // SLICE_OPENERS)
-        size = -(-len(chunk) // pieces)
-        view = memoryview(chunk)
-        for start in range(0, len(chunk), size):
-            yield bytes(view[start : start + size])
+class Slicer:
+    """Cuts chunks into pieces that are safe to feed ijson (see above).
+
+    Brackets inside strings count as openers too, so a long string full of
+    brackets would be cut into tiny pieces, and ijson scans an unfinished
+    string token again at every piece: quadratic.  The consumer therefore
+    reports after each piece whether the parser produced tokens
+    (:meth:`produced`).  A piece with openers that produced none was inside a
+    string; everything up to the next quote is then still inside it (no
+    bracket there can nest) and goes as one piece.
+    """
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self.chunks = chunks
+        self.in_string = False
+        self._had_openers = False
+
+    def produced(self, tokens: bool) -> None:
+        """Whether the last piece fed made the parser emit tokens."""
+        if tokens:
+            self.in_string = False
+        elif self._had_openers:
+            self.in_string = True
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self.chunks:
+            openers = chunk.count(b"[") + chunk.count(b"{")
+            if openers <= SLICE_OPENERS:
+                self._had_openers = False  # a small count proves nothing about strings
+                yield chunk
+                continue
+            view = memoryview(chunk)
+            start, end_of_chunk = 0, len(chunk)
+            while start < end_of_chunk:
+                if self.in_string:
+                    quote = chunk.find(b'"', start)
+                    end = end_of_chunk if quote < 0 else quote
+                    if end > start:
+                        self._had_openers = False
+                        yield bytes(view[start:end])
+                        start = end
+                        continue
+                # Cut after exactly SLICE_OPENERS openers (not at even byte
+                # offsets: a dense run of brackets would then land in one piece).
+                run = _RUN.match(chunk, start)
+                end = run.end() if run is not None else end_of_chunk
+                piece = bytes(view[start:end])
+                self._had_openers = run is not None or b"[" in piece or b"{" in piece
+                yield piece
+                start = end
 
 
-def _check_depth(prefix: str, ctx: ReadContext) -> None:
+def _slices(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Depth-safe pieces for a consumer that cannot report tokens."""
+    return iter(Slicer(chunks))
+
+
+def head_tokens(head: bytes, max_depth: int = MAX_DEPTH) -> Iterator[tuple[str, str, Any]]:
+    """ijson's ``(prefix, event, value)`` tokens of a document's first bytes,
+    for format sniffers: the one depth-bounded way to parse a head.
+
+    The head may be cut anywhere: the tokens stop quietly where it is cut
+    or where the JSON breaks, and where nesting passes ``max_depth``
+    (ijson's cost grows with the square of the depth, so a tiny file of
+    brackets could otherwise take gigabytes).
+    """
+    if head.startswith(BOM):
+        head = head[3:]
+    tokens = ijson.sendable_list()
+    parser = ijson.parse_coro(tokens, use_float=True)
+    slicer = Slicer((head,))
+    depth = 0
+    for piece in slicer:
+        try:
+            parser.send(piece)
+        except ijson.JSONError:
+            broken = True
+        else:
+            broken = False
+        slicer.produced(bool(tokens))
+        for token in tokens:
+            event = token[1]
+            if event in _OPENERS:
+                depth += 1
+                if depth > max_depth:
+                    return
+            elif event in _CLOSERS:
+                depth -= 1
+            yield token
+        del tokens[:]
+        if broken:
+            return
+
+
+def check_depth(prefix: str, ctx: ReadContext) -> None:
+    """Raise a DataError naming the path when ``prefix`` (ijson's path of the
+    last token fed) is nested deeper than :data:`MAX_DEPTH`.  Called after
+    each piece of a :class:`Slicer`."""
     if len(prefix) > MAX_DEPTH and prefix.count(".") >= MAX_DEPTH:
         from sessionport.errors import DataError
 
@@ -141,15 +299,17 @@ def walk_document(
     state = _DocState(doc_prefix, item_prefixes)
     error: Exception | None = None
     try:
-        for piece in _slices(iter_chunks(stream, ctx)):
+        slicer = Slicer(iter_chunks(stream, ctx))
+        for piece in slicer:
             try:
                 parser.send(piece)
                 for coro in coros:
                     coro.send(piece)
             except ijson.JSONError as exc:
                 error = exc
+            slicer.produced(bool(tokens))
             if tokens:
-                _check_depth(tokens[-1][0], ctx)
+                check_depth(tokens[-1][0], ctx)
             yield from state.consume(tokens, queues, taken)
             del tokens[:]
             for prefix, queue in queues.items():

@@ -9,15 +9,34 @@ that importers only deal with records.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any, BinaryIO, Iterator
 
 import orjson
 
+from sessionport.lazy import lazy
 from sessionport.context import ReadContext
+
+# The deepest nesting read anywhere (JSONL lines here, documents in
+# sessionport.jsondoc, where pieces may pass it by SLICE_OPENERS before the
+# check sees it).  Real transcripts nest a few tens of levels; the writers'
+# orjson stops at 255 and the stages walk values recursively, so the bound
+# is what every step after reading can take.
+MAX_DEPTH = 128
 
 BOM = b"\xef\xbb\xbf"
 _WHITESPACE = b" \t\r\n"
+
+# The longest line a JSONL reader holds: far above any real record (the
+# largest seen in real transcripts is about 1 MB, an inline image), low
+# enough that a line without end (a compression bomb, /dev/zero) is
+# refused before it can exhaust memory.
+DEFAULT_MAX_LINE = 64 << 20
+MAX_LINE_ENV = "SESSIONPORT_MAX_LINE_SIZE"
+# Lines are read in pieces of at most this size; only a longer line is
+# assembled from pieces.
+_PIECE = 1 << 20
 
 
 _MMAP_THRESHOLD = 1 << 20
@@ -50,35 +69,121 @@ def _keep_big_lines_off_the_heap() -> None:
         pass  # musl or an unusual build: memory is still bounded, only less tightly
 
 
+def parse_size(text: str | int) -> int:
+    """A size in bytes from ``67108864``, ``64M``, ``64MiB``, ``1G`` or ``512k``
+    (binary units: ``M`` is 2**20).  Raises ValueError on anything else."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        value = text
+    else:
+        match = _SIZE.fullmatch(str(text).strip())
+        if match is None:
+            raise ValueError(f"{text!r} is not a size; write it as 64M, 1G, 512k or a number of bytes")
+        value = int(float(match.group(1)) * _UNITS[match.group(2).lower()[:1]])
+    if value < 1:
+        raise ValueError(f"{text!r}: the size must be at least one byte")
+    return value
+
+
+_SIZE = lazy(r"([0-9]+(?:\.[0-9]+)?)\s*((?:[kKmMgGtT](?:i?[bB])?)|[bB]?)")
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def human_bytes(n: int) -> str:
+    """``67108864`` as ``64 MiB``: how limits are named in messages."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def max_line_size(ctx: ReadContext) -> int:
+    """The longest line a JSONL reader accepts for this read: the
+    ``max_line_size`` option (``--max-line-size``), else the environment
+    variable ``SESSIONPORT_MAX_LINE_SIZE``, else :data:`DEFAULT_MAX_LINE`."""
+    value = ctx.options.get("max_line_size")
+    if value is None:
+        value = os.environ.get(MAX_LINE_ENV) or None
+    if value is None:
+        return DEFAULT_MAX_LINE
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        from sessionport.errors import UsageError
+
+        raise UsageError(f"--max-line-size / {MAX_LINE_ENV}: {exc}") from None
+
+
+def _long_line(first: bytes, readline, limit: int, line_no: int, ctx: ReadContext) -> bytes | None:
+    """The rest of a line longer than one read piece, joined, or None when
+    it is longer than ``limit`` (then consumed piece by piece, never held,
+    and reported as a bad record)."""
+    parts = [first]
+    size = len(first)
+    piece = first
+    while True:
+        if size - (piece[-1:] == b"\n") > limit:  # the line end does not count
+            del parts
+            all_nul = not first.strip(_NUL_WHITESPACE)
+            cause = "; it starts with NUL bytes only, as a compression bomb or a device like /dev/zero gives" if all_nul else ""
+            # Raises unless --skip-bad: then the rest of the line is read
+            # through, piece by piece, to the next record.
+            ctx.bad_record(
+                f"this line is longer than the limit of {human_bytes(limit)}{cause}",
+                line=line_no,
+                hint=f"no real transcript line is this long; raise the limit with --max-line-size (or {MAX_LINE_ENV}) "
+                "if the file is genuine, or skip the line with --skip-bad",
+            )
+            while piece[-1:] != b"\n":
+                piece = readline(_PIECE)
+                if not piece:
+                    break
+            return None
+        if piece[-1:] == b"\n":
+            break
+        piece = readline(_PIECE)
+        if not piece:
+            break
+        size += len(piece)
+        parts.append(piece)
+    return b"".join(parts)
+
+
 def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes, bool]]:
     """Yield ``(line_number, stripped_bytes, complete)`` for each non-blank line.
 
     ``complete`` is False for a last line without a newline (possibly torn).
     NUL bytes at the end of the input (pre-allocated space never written) are
-    dropped with one warning.
+    dropped with one warning.  A line longer than :func:`max_line_size` is a
+    bad record (an error, or skipped and counted with ``--skip-bad``); it is
+    read in pieces and never held whole, so memory stays bounded whatever
+    the input.  A big line is handed over without a second reference kept
+    here, so a consumer that drops it frees it.
     """
     if not _allocator_tuned:
         _keep_big_lines_off_the_heap()
-    lines = iter(stream)
+    limit = max_line_size(ctx)
+    readline = stream.readline
+    piece = min(_PIECE, limit + 1)  # a line longer than the limit never fits one piece
     nul_warned = False
-    # The first line apart, so the loop over the others has no BOM test.
-    for raw in lines:
-        if raw.startswith(BOM):
-            raw = raw[3:]
-        line = raw.strip(_WHITESPACE)
-        if line[:1] == b"\x00" or line[-1:] == b"\x00":
-            nul_warned = True
-            line = _drop_nul(line, 1, ctx)
-        complete = raw[-1:] == b"\n"
-        if line:
-            yield 1, line, complete
-        if not complete:
-            return  # the end, for now: see below
-        break
-    line_no = 1
-    for raw in lines:
+    line_no = 0
+    first = True
+    while True:
+        raw = readline(piece)
+        if not raw:
+            return
         line_no += 1
+        if len(raw) == piece and raw[-1:] != b"\n":
+            raw = _long_line(raw, readline, limit, line_no, ctx)
+            if raw is None:
+                continue
+        if first:
+            first = False
+            if raw.startswith(BOM):
+                raw = raw[3:]
+        complete = raw[-1:] == b"\n"
         line = raw.strip(_WHITESPACE)
+        del raw
         # Padding sits at a line's ends (before the next record, or as the
         # last line), and only the ends are stripped; testing them is cheaper
         # than scanning every byte.  A NUL inside a record makes it unreadable
@@ -89,9 +194,22 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
                 line = _drop_nul(line, line_no, ctx)
             else:
                 line = line.strip(_NUL_WHITESPACE)
-        complete = raw[-1:] == b"\n"
         if line:
-            yield line_no, line, complete
+            # One pass in C counts the opening brackets; only a line with
+            # more than the bound (rare) is parsed here to know its depth.
+            if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
+                ctx.bad_record(
+                    f"JSON nested deeper than {MAX_DEPTH} levels on this line",
+                    line=line_no,
+                    hint="no transcript nests this deep; the file is damaged or not a transcript (--skip-bad skips the line)",
+                )
+                continue
+            if len(line) < piece:
+                yield line_no, line, complete
+            else:
+                held = [line]
+                del line
+                yield line_no, held.pop(), complete
         if not complete:
             # A line without its newline is where the input ends now.  Reading
             # on could return the rest of that same line if the file is still
@@ -100,11 +218,69 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
 
 
 _NUL_WHITESPACE = b"\x00" + _WHITESPACE
+_NOT_OPENERS = bytes(b for b in range(256) if b not in b"[{")
+
+
+def too_deep(line: bytes, limit: int | None = None) -> bool:
+    """Whether the JSON on ``line`` nests deeper than ``limit`` (default
+    MAX_DEPTH).  Only called for lines with more brackets than the limit,
+    which are rare: the value is parsed and walked without recursion."""
+    limit = MAX_DEPTH if limit is None else limit
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        return "recursion" in str(exc).lower() or "depth" in str(exc).lower()
+    if type(value) is not dict and type(value) is not list:
+        return False
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        for child in node.values() if type(node) is dict else node:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return False
 
 
 def _drop_nul(line: bytes, line_no: int, ctx: ReadContext) -> bytes:
     ctx.damaged_tail("NUL bytes found (a crash while writing?); they were dropped", line=line_no)
     return line.strip(_NUL_WHITESPACE)
+
+
+# A UTF-16 surrogate escape without its partner (what JavaScript writes for
+# a string cut inside an emoji) is valid JSON grammar that orjson refuses.
+# Escapes are matched left to right so that an escaped backslash is never
+# taken for the start of an escape; a proper pair is kept.
+_ESCAPE = lazy(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})|\\.",
+    re.S,
+)
+
+
+def replace_lone_surrogates(data: bytes) -> tuple[bytes, int]:
+    """``data`` with each lone surrogate escape replaced by ``\\ufffd``, and
+    how many were replaced."""
+    count = 0
+
+    def fix(match: re.Match) -> bytes:
+        nonlocal count
+        if match.group(1) is None:
+            return match.group(0)
+        count += 1
+        return b"\\ufffd"
+
+    fixed = _ESCAPE.sub(fix, data)
+    return fixed, count
+
+
+def loads_lenient(data: bytes) -> tuple[Any, int]:
+    """Parse JSON that orjson refused only for lone surrogate escapes:
+    ``(value, replaced)``.  Raises orjson's error when that was not the cause."""
+    fixed, count = replace_lone_surrogates(data) if b"\\u" in data else (data, 0)
+    if not count:
+        raise orjson.JSONDecodeError("no lone surrogate to replace", "", 0)
+    return orjson.loads(fixed), count
 
 
 def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> Any:
@@ -114,6 +290,14 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
         return orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         error = exc
+    if b"\\u" in line:
+        try:
+            value, replaced = loads_lenient(line)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            ctx.warn(f"line {line_no}: {replaced} lone UTF-16 surrogate escape(s) (a string cut inside an emoji?) replaced with U+FFFD")
+            return value
     # orjson rejects invalid UTF-8 outright; decode with replacement and retry
     # so one bad byte costs one character, not the record.
     try:

@@ -48,6 +48,26 @@ class Option:
         return click.Option([*self.flags, self.name], **kwargs)
 
 
+def _size(text: str) -> int:
+    from sessionport.jsonl import parse_size
+
+    return parse_size(text)
+
+
+_size.__name__ = "SIZE"
+
+# Read options of the core readers, offered by every command that reads
+# (they reach ``ctx.options`` like an importer's own options).
+CORE_READ_OPTIONS = (
+    Option(
+        name="max_line_size",
+        flags=("--max-line-size",),
+        help="Longest JSON line accepted (default 64M; also SESSIONPORT_MAX_LINE_SIZE); a longer line is an unreadable record.",
+        type=_size,
+    ),
+)
+
+
 @dataclass(frozen=True)
 class Importer:
     """Reads one format.
@@ -353,11 +373,11 @@ class Registry:
 
     def option_sets(self) -> tuple[list[Option], list[Option]]:
         """All importer options and all exporter options, one per flag
-        (none while :attr:`without_format_options` is set)."""
+        (only the core's while :attr:`without_format_options` is set)."""
         if self.without_format_options:
-            return [], []
+            return list(CORE_READ_OPTIONS), []
         self.load_all()
-        read_opts: dict[tuple, Option] = {}
+        read_opts: dict[tuple, Option] = {opt.flags: opt for opt in CORE_READ_OPTIONS}
         write_opts: dict[tuple, Option] = {}
         for info in self.formats.values():
             for opt in info.importer.options if info.importer else ():

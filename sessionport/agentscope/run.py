@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, BinaryIO
 
-import orjson
 
+from sessionport import jsonout
 from sessionport.agentscope.cost import format_cost, usage_cost
 from sessionport.agentscope.actions import DEFAULT_MAX_OUTPUT, UNKNOWN, Built, one_line, summary_action, tool_action
 from sessionport.agentscope.time import format_duration, iso, parse_timestamp, run_stamp, span_ms
@@ -231,7 +231,7 @@ class RunBuilder:
             self.commands += 1
             self.failed = self.failed or kind == TEST_FAILED
             self.passed = self.passed or kind == TEST_PASSED
-        self.spool.write((b",\n" if self.count > 1 else b"\n") + orjson.dumps(action))
+        self.spool.write((b",\n" if self.count > 1 else b"\n") + jsonout.dumps(action))
 
     # -- the run --------------------------------------------------------
     def header(self, run_id: str) -> dict:
@@ -316,7 +316,7 @@ class RunBuilder:
 
     def write(self, out: BinaryIO, run_id: str) -> None:
         """Write ``{header..., "actions":[...]}`` (call :meth:`finish` first)."""
-        body = orjson.dumps(self.header(run_id))
+        body = jsonout.dumps(self.header(run_id))
         out.write(body[:-1] + b',"actions":[')
         self.spool.seek(0)
         shutil.copyfileobj(self.spool, out)

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 import ijson
 
 from sessionport.context import ReadContext
-from sessionport.jsondoc import iter_chunks
+from sessionport.jsondoc import Slicer, check_depth, iter_chunks
 
 RUNS, RUN, ACTIONS, ACTION = "runs", "runs.item", "runs.item.actions", "runs.item.actions.item"
 _COMPLETES = frozenset(("end_map", "end_array", "string", "number", "boolean", "null"))
@@ -117,9 +117,13 @@ def walk_trace(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple]:
     tokens = ijson.sendable_list()
     parser = ijson.parse_coro(tokens, use_float=True)
     walker = _Walker()
+    slicer = Slicer(iter_chunks(stream, ctx))
     try:
-        for chunk in iter_chunks(stream, ctx):
-            parser.send(chunk)
+        for piece in slicer:
+            parser.send(piece)
+            slicer.produced(bool(tokens))
+            if tokens:
+                check_depth(tokens[-1][0], ctx)
             yield from walker.feed(tokens)
             del tokens[:]
         parser.close()

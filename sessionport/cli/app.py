@@ -29,7 +29,9 @@ def _silence_stdout() -> None:
 
 
 def _say(message: str) -> None:
-    click.echo(f"sessionport: {message}", err=True)
+    from sessionport.sanitise import terminal  # its patterns compile only when an error is shown
+
+    click.echo(terminal(f"sessionport: {message}"), err=True)
 
 
 @dataclass(frozen=True)

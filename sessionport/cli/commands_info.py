@@ -11,6 +11,7 @@ from sessionport.registry import get_registry
 from sessionport.summary import census_or_read, totals
 from sessionport.cli.app import cli
 from sessionport.cli.options import closing_line, read_options, split_format_options
+from sessionport.sanitise import terminal, terminal_json
 
 
 @cli.command()
@@ -50,7 +51,7 @@ def formats(as_json, verbose):
             click.echo("sessionport: warning: ijson is not using its C backend (yajl2_c); JSON documents will be read slowly. Reinstall ijson from a wheel for this platform.", err=True)
     registry.load_stages()  # their load errors are reported too
     for problem in registry.load_errors:
-        click.echo(f"sessionport: warning: could not load {problem}", err=True)
+        click.echo(terminal(f"sessionport: warning: could not load {problem}"), err=True)
 
 
 def _human(summary: dict) -> list[str]:
@@ -94,7 +95,7 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
 
     def show_error(outcome):
         if not outcome.ok:
-            click.echo(f"sessionport: error: {outcome.error}", err=True)
+            click.echo(terminal(f"sessionport: error: {outcome.error}"), err=True)
 
     found, result = each_input(inputs, Reading(from_, strict, skip_bad, dict(read_opts), quiet), list, show_error, run=census_or_read)
     sessions = [s for summaries in found for s in summaries]
@@ -105,18 +106,18 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         document = {**total, "sessions": per_session, "sessionCount": len(per_session)}
         if warnings:
             document["warnings"] = warnings
-        click.echo(orjson.dumps(document, option=orjson.OPT_INDENT_2).decode())
+        click.echo(terminal_json(orjson.dumps(document, option=orjson.OPT_INDENT_2)).decode())
         _end(result)
         return
     if not per_session:
-        click.echo("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation"))
+        click.echo(terminal("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation")))
         _end(result)
         return
     for index, summary in enumerate(per_session):
         if index:
             click.echo("")
         for line in _human(summary):
-            click.echo(line)
+            click.echo(terminal(line))
     if len(per_session) > 1:
         click.echo("")
         click.echo(f"{'total:':<12}{total['sessions']} sessions, {total['messages']} messages")

@@ -8,6 +8,7 @@ import orjson
 from sessionport.pipeline.discover import discover
 from sessionport.timeparse import click_time_type, parse_event_time
 from sessionport.cli.app import cli
+from sessionport.sanitise import terminal, terminal_json
 
 SOURCES = ("claude-code", "codex", "gemini-cli", "qwen-code")
 
@@ -46,11 +47,12 @@ def ls(sources, since, cwd, as_json):
                 continue
         rows.append(found)
     if as_json:
-        click.echo(orjson.dumps([r.as_dict() for r in rows], option=orjson.OPT_INDENT_2).decode())
+        click.echo(terminal_json(orjson.dumps([r.as_dict() for r in rows], option=orjson.OPT_INDENT_2)).decode())
         return
     if not rows:
         click.echo("no sessions found", err=True)
         return
     for r in rows:
         prompt = (r.prompt or "").replace("\t", " ")
-        click.echo("\t".join([r.source, r.sessionId or "-", r.cwd or "-", r.start or "-", _size(r.size), prompt[:80]]))
+        fields = [r.source, r.sessionId or "-", r.cwd or "-", r.start or "-", _size(r.size), prompt[:80]]
+        click.echo("\t".join(terminal(field, tabs=False) for field in fields))

@@ -7,6 +7,7 @@ import orjson
 
 from sessionport.reports import validate as checks
 from sessionport.cli.app import cli
+from sessionport.sanitise import terminal, terminal_json
 
 
 def _summary(report: checks.Report) -> str:
@@ -35,15 +36,15 @@ def validate(files, kind, as_json, max_errors):
     for report in checks.validate_files(files, kind, max_errors):
         invalid += not report.valid
         if as_json:
-            click.echo(orjson.dumps(report.as_dict()).decode())
+            click.echo(terminal_json(orjson.dumps(report.as_dict())).decode())
             continue
         if report.valid:
-            click.echo(f"{report.name}: valid {report.kind}{_summary(report)}")
+            click.echo(terminal(f"{report.name}: valid {report.kind}{_summary(report)}"))
             continue
         label = report.kind or "file"
-        click.echo(f"{report.name}: invalid {label}: {report.problem_count} problem(s)")
+        click.echo(terminal(f"{report.name}: invalid {label}: {report.problem_count} problem(s)"))
         for problem in report.problems:
-            click.echo(f"{report.name}: {problem}")
+            click.echo(terminal(f"{report.name}: {problem}"))
         if report.problem_count > len(report.problems):
             click.echo(f"{report.name}: ... and {report.problem_count - len(report.problems)} more")
     if invalid:

@@ -13,6 +13,7 @@ import click
 from sessionport.pipeline import run as pipeline
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.run import WIRE_FORMAT, Reading, Result, Sink
+from sessionport.sanitise import terminal
 from sessionport.registry import get_registry
 
 
@@ -118,9 +119,9 @@ def reading(from_: str | None, strict: bool, skip_bad: bool, options: dict[str, 
 def show_outcome(outcome: Outcome) -> None:
     """An input's warnings and error, as a batch goes."""
     for warning in outcome.warnings:
-        click.echo(f"sessionport: warning: {warning}", err=True)
+        click.echo(terminal(f"sessionport: warning: {warning}"), err=True)
     if not outcome.ok:
-        click.echo(f"sessionport: error: {outcome.error}", err=True)
+        click.echo(terminal(f"sessionport: error: {outcome.error}"), err=True)
 
 
 def closing_line(result: Result, *, quiet: bool, verb: str = "converted") -> None:

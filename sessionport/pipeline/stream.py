@@ -73,9 +73,24 @@ def read(
         if format and not is_blank(inp.head):
             items = _forced(items, found, importer, inp, ctx, registry)
         yield from items
+        _report_damage(inp, ctx)
         ctx.report_bad()
     finally:
         inp.close()
+
+
+def _report_damage(inp: Input, ctx: ReadContext) -> None:
+    """A compressed input that was cut off is a torn tail (a warning, an
+    error with ``--strict``); one damaged inside is an unreadable rest (an
+    error, or counted with ``--skip-bad``).  Either way everything before
+    the damage has been read."""
+    if inp.damage is None:
+        return
+    if inp.corrupt:
+        ctx.bad_record(inp.damage, hint="what came before the damage was read; --skip-bad keeps it and exits 0")
+        ctx.warn(f"{inp.damage}; everything before it was read")  # with --skip-bad only: bad_record raised otherwise
+    else:
+        ctx.damaged_tail(inp.damage)
 
 
 def _is_message(event: dict) -> bool:

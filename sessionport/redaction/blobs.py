@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 # (magic, offset) of formats whose base64 is data
 _MAGIC: tuple[tuple[bytes, int], ...] = (

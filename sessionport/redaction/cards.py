@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 Span = tuple[int, int, str]
 

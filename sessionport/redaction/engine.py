@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator
 import orjson
 
 from sessionport.redaction import blobs, cards, entropy, keywords, normalise, pii, rules, screen
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
 # Entropy findings this long are decoded before judging; longer than

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 Span = tuple[int, int, str]
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Iterable, Iterator
 
 from sessionport.redaction.entropy import is_wordy, looks_random, shannon
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 Span = tuple[int, int, str]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 # ESC written raw or as a literal escape (\x1b, \u001b, \033, \e), then a CSI
 # sequence (colours, cursor), an OSC string (titles, hyperlinks) or a

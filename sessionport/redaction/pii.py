@@ -17,7 +17,7 @@ import re
 from functools import lru_cache
 from typing import Iterator
 
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 Span = tuple[int, int, str]
 

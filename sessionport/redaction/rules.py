@@ -18,7 +18,7 @@ import binascii
 import re
 from typing import Iterator
 
-from sessionport.redaction.lazy import LazyPattern, lazy
+from sessionport.lazy import LazyPattern, lazy
 
 Span = tuple[int, int, str]
 

@@ -30,7 +30,7 @@ import codecs
 import re
 
 from sessionport.redaction import entropy, keywords, pii, rules
-from sessionport.redaction.lazy import lazy
+from sessionport.lazy import lazy
 
 _RUN_MIN = 20
 # Token characters (the class of :data:`rules._TOKEN_RUN`) -> "a", others -> " ".

@@ -8,6 +8,7 @@ from typing import Iterable, Iterator
 import click
 
 from sessionport.context import ReadContext
+from sessionport.sanitise import terminal
 
 # Below this size a conversion is over before a bar would be useful.
 MIN_SIZE = 8 << 20
@@ -28,7 +29,7 @@ def track(events: Iterable[dict], ctx: ReadContext, label: str = "") -> Iterator
             count += 1
             if count % CHECK_EVERY == 0 and ctx.position is not None and ctx.size and ctx.size >= MIN_SIZE:
                 if bar is None:
-                    bar = click.progressbar(length=ctx.size, label=label or ctx.name, file=sys.stderr, show_eta=True, show_percent=True)
+                    bar = click.progressbar(length=ctx.size, label=terminal(label or ctx.name), file=sys.stderr, show_eta=True, show_percent=True)
                     bar.__enter__()
                 position = min(ctx.position(), ctx.size)
                 if position > shown:

@@ -323,7 +323,10 @@ def validate_file(path: str, kind: str | None = None, max_problems: int = DEFAUL
         report.add(Problem("$", exc.problem, "read"))
         return report
     try:
-        return validate_stream(inp.stream, inp.name, kind, inp.head, max_problems)
+        report = validate_stream(inp.stream, inp.name, kind, inp.head, max_problems)
+        if inp.damage is not None:
+            report.add(Problem("$", inp.damage, "read"))
+        return report
     finally:
         inp.close()
 

@@ -26,7 +26,7 @@ import ijson
 from sessionport.context import ReadContext
 from sessionport.errors import DataError
 from sessionport.io import open_input, spool_to_file
-from sessionport.jsondoc import _slices, first_significant_byte, iter_chunks, walk_document
+from sessionport.jsondoc import MAX_DEPTH, _slices, first_significant_byte, iter_chunks, walk_document
 from sessionport.registry import Importer
 from sessionport.formats.chatgpt.conversation import ConversationReader
 
@@ -36,7 +36,8 @@ MEMBER = re.compile(r"(?:^|/)conversations(?:-\d+)?\.json$")
 _MAPPING_KEY = re.compile(rb'(?<!\\)"mapping"\s*:\s*[{n]')
 _NODE_KEYS = (b'"current_node"', b'"children"', b'"author"', b'"parent"')
 # Real conversations nest about ten levels; see _array_items.
-MAX_BALANCE = 5000
+MAX_BALANCE = MAX_DEPTH
+_START_MAP, _START_ARRAY, _END_MAP, _END_ARRAY = (("start_map", None), ("start_array", None), ("end_map", None), ("end_array", None))
 
 
 def sniff(head: bytes) -> int:
@@ -97,9 +98,18 @@ def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = Non
     strings blur that count; when it passes the bound and the input can be
     opened again, the rest is read by :func:`walk_document`, which follows
     every token and knows the true depth.
+
+    Brackets inside strings can also hide nesting from that count (a string
+    of closing brackets, then as many real opening ones), so ijson's basic
+    event parser runs beside the builder and the true depth is counted from
+    its events (list counts in C, no Python loop over them); past
+    MAX_DEPTH the read stops before the builder's cost can grow.
     """
     items = ijson.sendable_list()
     coro = ijson.items_coro(items, "item", use_float=True)
+    events = ijson.sendable_list()
+    depth_coro = ijson.basic_parse_coro(events, use_float=True)
+    depth = 0
     count = 0
     balance = 0
     error: Exception | None = None
@@ -118,8 +128,20 @@ def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = Non
             return
         try:
             coro.send(piece)
+            depth_coro.send(piece)  # after: the builder's error names the place
         except ijson.JSONError as exc:
             error = exc
+        depth += events.count(_START_MAP) + events.count(_START_ARRAY) - events.count(_END_MAP) - events.count(_END_ARRAY)
+        del events[:]
+        if depth > MAX_DEPTH + 1:  # the export's own array is one level
+            from sessionport.errors import DataError
+
+            raise DataError(
+                ctx.name,
+                f"JSON nested deeper than {MAX_DEPTH} levels, in conversation {count + 1}",
+                path=f"[{count}]",
+                hint="no export nests this deep; the file is damaged or not a ChatGPT export",
+            )
         if items:
             balance = 0
         for item in items:

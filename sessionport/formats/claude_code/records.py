@@ -226,6 +226,7 @@ class _Transcript(MessageBuilder):
                 record = loads(line)
             except orjson.JSONDecodeError:
                 record = parse_line(line, line_no, complete, ctx)
+            del line  # a big line is freed before its events are written
             if type(record) is not dict:
                 if record is not None:
                     ctx.bad_record(

@@ -23,6 +23,7 @@ from typing import BinaryIO, Iterable
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.registry import Exporter
@@ -114,9 +115,9 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
             if event.get("role") == "tool" and (event.get("meta") or {}).get("kind") == "tool_result":
                 call = thread.call_for_orphan(event)
                 if call is not None:
-                    emit(orjson.dumps(call, option=_DUMP))
+                    emit(jsonout.dumps(call, option=_DUMP))
                     event = {**event, "parentId": call["uuid"]}
-            emit(orjson.dumps(thread.line_for(event), option=_DUMP))
+            emit(jsonout.dumps(thread.line_for(event), option=_DUMP))
         elif kind == "session":
             if main is None:
                 thread = main = _thread_for(event, None)
@@ -124,7 +125,7 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
                 threads.append(thread)
                 main_ids = {x for x in (_str(event.get("sessionId")), main.session_id) if x}
                 for line in _summary_lines(event, main.session_id):
-                    emit(orjson.dumps(line, option=_DUMP))
+                    emit(jsonout.dumps(line, option=_DUMP))
                 continue
             metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
             parent = metadata.get("parentSessionId")

@@ -15,10 +15,8 @@ from __future__ import annotations
 import re
 from typing import BinaryIO, Iterator
 
-import ijson
-
 from sessionport.context import ReadContext
-from sessionport.jsondoc import first_significant_byte, walk_document
+from sessionport.jsondoc import first_significant_byte, head_tokens, walk_document
 from sessionport.jsonl import BOM, first_json_line
 from sessionport.model import end_event, session_event
 from sessionport.registry import Importer, Option
@@ -76,15 +74,12 @@ def _sniff_document(head: bytes) -> int:
         return 0
     top: set[str] = set()
     session_keys: set[str] = set()
-    try:
-        for prefix, event, value in ijson.parse(head):
-            if event == "map_key":
-                if prefix == "":
-                    top.add(value)
-                elif prefix == "session":
-                    session_keys.add(value)
-    except Exception:  # the head ends mid-document: what was read is enough
-        pass
+    for prefix, event, value in head_tokens(head):  # a cut head: what was read is enough
+        if event == "map_key":
+            if prefix == "":
+                top.add(value)
+            elif prefix == "session":
+                session_keys.add(value)
     if "session" in top and session_keys >= {"id", "timestamp"}:
         return 85 if "items" in top or "instructions" in session_keys else 60
     if top and top <= {"session", "items"} and "items" in top:

@@ -175,6 +175,7 @@ class RolloutReader:
                 record = loads(line)
             except orjson.JSONDecodeError:
                 record = parse_line(line, line_no, complete, ctx)
+            del line  # a big line is freed before its events are written
             if record is None:
                 continue
             if record.__class__ is not dict:

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO, Iterable
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
@@ -88,7 +89,7 @@ class RolloutWriter:
         if stamp is None:
             stamp = self.timestamp or codex_timestamp(datetime.now(timezone.utc).isoformat())
         self.timestamp = stamp
-        self.emit(orjson.dumps({"timestamp": stamp, "type": kind, "payload": payload}, option=_NL))
+        self.emit(jsonout.dumps({"timestamp": stamp, "type": kind, "payload": payload}, option=_NL))
 
     def warn_once(self, key: str, message: str) -> None:
         if key not in self.warned:
@@ -213,7 +214,7 @@ class RolloutWriter:
                 "status": meta.get("status", "completed"),
                 "call_id": call_id,
                 "name": name,
-                "input": raw if isinstance(raw, str) else orjson.dumps(tool_input).decode(),
+                "input": raw if isinstance(raw, str) else jsonout.dumps(tool_input).decode(),
             }
         elif codex_type == "local_shell_call":
             item = {"type": "local_shell_call", "call_id": call_id, "status": meta.get("status", "completed"), "action": tool_input}
@@ -223,9 +224,9 @@ class RolloutWriter:
             if shape == "raw" and isinstance(tool_input.get("raw"), str):
                 arguments = tool_input["raw"]
             elif shape == "value" and "value" in tool_input:
-                arguments = orjson.dumps(tool_input["value"]).decode()
+                arguments = jsonout.dumps(tool_input["value"]).decode()
             else:
-                arguments = orjson.dumps(tool_input).decode()
+                arguments = jsonout.dumps(tool_input).decode()
             item = {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
         self.calls[call_id] = codex_type
         self.line("response_item", item, ts)
@@ -252,7 +253,7 @@ class RolloutWriter:
                 metadata["exit_code"] = meta["exitCode"]
             if isinstance(meta.get("durationSeconds"), (int, float)):
                 metadata["duration_seconds"] = meta["durationSeconds"]
-            output = orjson.dumps({"output": text, "metadata": metadata}).decode()
+            output = jsonout.dumps({"output": text, "metadata": metadata}).decode()
         self.line("response_item", {"type": out_type, "call_id": call_id, "output": output}, ts)
 
     def end(self, event: dict) -> None:

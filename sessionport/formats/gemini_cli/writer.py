@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, Iterable
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter, Option
 from sessionport.timeparse import parse_event_time
@@ -111,9 +112,9 @@ class SessionWriter:
     def record(self, record: dict) -> None:
         if self.legacy:
             self.emit(b"," if self.records else b"")
-            self.emit(orjson.dumps(record))
+            self.emit(jsonout.dumps(record))
         else:
-            self.emit(orjson.dumps(record, option=_NL))
+            self.emit(jsonout.dumps(record, option=_NL))
         self.records += 1
 
     def new_id(self, event: dict) -> str:
@@ -143,7 +144,7 @@ class SessionWriter:
         # this hash; older releases named the folder by it.
         project = hashlib.sha256(cwd.encode()).hexdigest()
         if self.legacy:
-            head = orjson.dumps({"sessionId": sid, "projectHash": project, "startTime": self.start_time})
+            head = jsonout.dumps({"sessionId": sid, "projectHash": project, "startTime": self.start_time})
             self.emit(head[:-1] + b',"messages":[')
         else:
             self.record({"sessionId": sid, "projectHash": project, "startTime": self.start_time, "lastUpdated": self.start_time, "kind": "main"})
@@ -253,12 +254,12 @@ class SessionWriter:
             tail: dict[str, Any] = {"lastUpdated": last, "kind": "main"}
             if self.title:
                 tail["summary"] = self.title
-            self.emit(b"]," + orjson.dumps(tail)[1:] + b"\n")
+            self.emit(b"]," + jsonout.dumps(tail)[1:] + b"\n")
         else:
             update: dict[str, Any] = {"lastUpdated": last}
             if self.title:
                 update["summary"] = self.title
-            self.emit(orjson.dumps({"$set": update}, option=_NL))
+            self.emit(jsonout.dumps({"$set": update}, option=_NL))
         if self.orphans:
             self.ctx.warn(f"{self.orphans} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): a Gemini CLI record holds a result only with its call")
         self.rename.report(self.ctx.warn)

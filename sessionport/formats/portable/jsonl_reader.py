@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import BinaryIO, Iterator
 
 from sessionport.context import ReadContext
+from sessionport.formats.portable.fields import FieldCheck
 from sessionport.jsonl import first_json_line, iter_lines, parse_line
 from sessionport.model import SCHEMA, message_problem
 from sessionport.registry import Importer
@@ -23,8 +24,10 @@ def sniff(head: bytes) -> int:
 
 
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    fields = FieldCheck()
     for line_no, line, complete in iter_lines(stream, ctx):
         event = parse_line(line, line_no, complete, ctx)
+        del line  # a big line is freed before its event is written
         if event is None:
             continue
         kind = event.get("type") if isinstance(event, dict) else None
@@ -40,7 +43,8 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             if problem:
                 ctx.bad_record(problem, line=line_no)
                 continue
-        yield event
+        yield fields.clean(event, line_no)
+    fields.report(ctx)
 
 
 IMPORTER = Importer(

@@ -6,6 +6,7 @@ from typing import BinaryIO, Iterable
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 
@@ -15,7 +16,11 @@ _OPTS = orjson.OPT_APPEND_NEWLINE
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     dumps, emit = orjson.dumps, out.write
     for event in events:
-        emit(dumps(event, option=_OPTS))
+        try:
+            line = dumps(event, option=_OPTS)
+        except orjson.JSONEncodeError:  # integers beyond 64 bits: see jsonout
+            line = jsonout.dumps(event, option=_OPTS)
+        emit(line)
 
 
 EXPORTER = Exporter(

@@ -18,8 +18,10 @@ from typing import Any, BinaryIO, Iterator
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import ReadContext
-from sessionport.jsondoc import walk_document
+from sessionport.formats.portable.fields import FieldCheck
+from sessionport.jsondoc import head_tokens, walk_document
 from sessionport.model import SCHEMA, message_problem
 from sessionport.registry import Importer
 from sessionport.io import spool_file
@@ -37,10 +39,33 @@ def sniff(head: bytes) -> int:
         return 95
     if marker in head and b'"messages"' in head and b'"type":"session"' not in head[:200]:
         return 50
+    if _portable_messages(head):
+        return 60
     return 0
 
 
-def _message(item: Any, index: int, ctx: ReadContext) -> dict | None:
+def _portable_messages(head: bytes) -> bool:
+    """Whether the first message of a ``messages`` array has the portable
+    shape (``role`` and ``text``, no ``content`` or ``parts``): a document
+    whose header follows its messages, or that has none.  Provider message
+    lists always carry ``content`` (or ``parts``, ``tool_calls``)."""
+    if b'"messages"' not in head or b'"text"' not in head:
+        return False
+    keys: set[str] = set()
+    for prefix, event, value in head_tokens(head):
+        if event == "map_key" and prefix in ("messages.item", "item.messages.item"):
+            keys.add(value)
+        elif event == "end_map" and prefix in ("messages.item", "item.messages.item"):
+            break
+        elif event == "map_key" and prefix in ("", "item") and value != "messages" and keys:
+            break
+    return {"role", "text"} <= keys and not keys & _PROVIDER_KEYS
+
+
+_PROVIDER_KEYS = frozenset(("content", "parts", "tool_calls", "function_call", "tool_call_id"))
+
+
+def _message(item: Any, index: int, ctx: ReadContext, fields: FieldCheck) -> dict | None:
     if not isinstance(item, dict):
         ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
         return None
@@ -51,19 +76,19 @@ def _message(item: Any, index: int, ctx: ReadContext) -> dict | None:
     if problem:
         ctx.bad_record(problem, path=f"messages[{index}]")
         return None
-    return event
+    return fields.clean(event, f"messages[{index}]")
 
 
-def _session(header: dict) -> dict:
+def _session(header: dict, fields: FieldCheck) -> dict:
     event = {"type": "session"}
     event.update(header)
     event.pop("end", None)
     event.setdefault("schema", SCHEMA)
     event["type"] = "session"
-    return event
+    return fields.clean(event, "the session header")
 
 
-def _end(document: dict, header_keys: set[str]) -> dict | None:
+def _end(document: dict, header_keys: set[str], fields: FieldCheck) -> dict | None:
     end = document.get("end")
     trailing = {k: v for k, v in document.items() if k not in header_keys and k != "end"}
     if not isinstance(end, dict) and not trailing:
@@ -75,49 +100,51 @@ def _end(document: dict, header_keys: set[str]) -> dict | None:
         # Keys after ``messages`` that the session event could not carry.
         event["documentKeys"] = trailing
     event["type"] = "end"
-    return event
+    return fields.clean(event, "end")
 
 
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     spool = None
     header: dict = {}
     index = 0
+    fields = FieldCheck()
     for kind, value in walk_document(stream, ctx, ("messages",), docs_in_array=True):
         if kind == "start":
             header, index = value, 0
             if "schema" in header:
-                yield _session(header)
+                yield _session(header, fields)
             else:
                 spool = spool_file()
         elif kind == "item":
-            message = _message(value, index, ctx)
+            message = _message(value, index, ctx, fields)
             index += 1
             if message is None:
                 continue
             if spool is None:
                 yield message
             else:
-                spool.write(orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
+                spool.write(jsonout.dumps(message, option=orjson.OPT_APPEND_NEWLINE))
         else:
             if spool is not None:
                 full = {k: v for k, v in value.items() if k != "end"}
-                yield _session(full)
+                yield _session(full, fields)
                 spool.seek(0)
                 for line in spool:
                     yield orjson.loads(line)
                 spool.close()
                 spool = None
-                end = _end(value, set(full))
+                end = _end(value, set(full), fields)
             else:
-                end = _end(value, set(header))
+                end = _end(value, set(header), fields)
             if end is not None:
                 yield end
     if spool is not None:  # torn document: what was read, with the header known so far
-        yield _session(header)
+        yield _session(header, fields)
         spool.seek(0)
         for line in spool:
             yield orjson.loads(line)
         spool.close()
+    fields.report(ctx)
 
 
 IMPORTER = Importer(

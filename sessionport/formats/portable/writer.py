@@ -12,8 +12,8 @@ from __future__ import annotations
 import shutil
 from typing import BinaryIO, Iterable
 
-import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.model import SCHEMA
 from sessionport.registry import Exporter
@@ -31,7 +31,7 @@ class _DocumentWriter:
     def start(self, out: BinaryIO, session: dict) -> None:
         header = {k: v for k, v in session.items() if k != "type"}
         header.setdefault("schema", SCHEMA)
-        body = orjson.dumps(header)
+        body = jsonout.dumps(header)
         # ``{...}`` -> ``{...,"messages":[`` keeping the header's own key order
         out.write(body[:-1] + (b',"messages":[' if len(body) > 2 else b'"messages":['))
         self.out, self.open, self.messages = out, True, 0
@@ -39,14 +39,14 @@ class _DocumentWriter:
     def message(self, event: dict) -> None:
         assert self.out is not None
         item = {k: v for k, v in event.items() if k != "type"}
-        self.out.write((b"\n" if self.messages == 0 else b",\n") + orjson.dumps(item))
+        self.out.write((b"\n" if self.messages == 0 else b",\n") + jsonout.dumps(item))
         self.messages += 1
 
     def finish(self, end: dict | None) -> None:
         assert self.out is not None
         self.out.write(b"\n]" if self.messages else b"]")
         if end is not None:
-            self.out.write(b',"end":' + orjson.dumps({k: v for k, v in end.items() if k != "type"}))
+            self.out.write(b',"end":' + jsonout.dumps({k: v for k, v in end.items() if k != "type"}))
         self.out.write(b"}")
         self.open = False
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO, Iterable
 
-import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.formats.providers.turns import Turn, TurnStats, iter_turns
 
@@ -31,8 +31,8 @@ class RequestDocument:
     def open(self, head: dict) -> None:
         if self.opened:
             return
-        body = orjson.dumps({k: v for k, v in head.items() if v is not None})
-        key = orjson.dumps(self.array_key)
+        body = jsonout.dumps({k: v for k, v in head.items() if v is not None})
+        key = jsonout.dumps(self.array_key)
         self.out.write(body[:-1] + (b"," if len(body) > 2 else b"") + key + b":[")
         self.head_keys = {k for k, v in head.items() if v is not None}
         self.opened = True
@@ -40,7 +40,7 @@ class RequestDocument:
     def item(self, value: dict) -> None:
         if not self.opened:
             self.open({})
-        self.out.write((b"\n" if self.items == 0 else b",\n") + orjson.dumps(value))
+        self.out.write((b"\n" if self.items == 0 else b",\n") + jsonout.dumps(value))
         self.items += 1
 
     def close(self, tail: dict | None = None) -> None:
@@ -49,7 +49,7 @@ class RequestDocument:
         self.out.write(b"\n]" if self.items else b"]")
         for key, value in (tail or {}).items():
             if value is not None and key not in self.head_keys:
-                self.out.write(b"," + orjson.dumps(key) + b":" + orjson.dumps(value))
+                self.out.write(b"," + jsonout.dumps(key) + b":" + jsonout.dumps(value))
         self.out.write(b"}\n")
 
 

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, Iterable
 
 import orjson
 
+from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.model import kind_of
 from sessionport.registry import Exporter
@@ -56,7 +57,7 @@ class _Contents:
         if self.role == "model":
             _sign_calls(self.parts)
         if self.parts:
-            self.out.write((b"\n" if self.written == 0 else b",\n") + orjson.dumps({"role": self.role, "parts": self.parts}))
+            self.out.write((b"\n" if self.written == 0 else b",\n") + jsonout.dumps({"role": self.role, "parts": self.parts}))
             self.written += 1
         self.parts = []
         self.role = None
@@ -65,7 +66,7 @@ class _Contents:
         self.flush()
         self.out.write(b"\n]" if self.written else b"]")
         if system:
-            self.out.write(b',"systemInstruction":' + orjson.dumps({"parts": system}))
+            self.out.write(b',"systemInstruction":' + jsonout.dumps({"parts": system}))
         self.out.write(b"}\n")
 
 

@@ -23,6 +23,9 @@ from sessionport.formats.providers.content import MISSING_RESULT_TEXT
 from sessionport.formats.providers.sniff import conversation_lines
 
 
+EMPTY = "message without content"
+
+
 class ProviderReader:
     source = ""
     keys: tuple[str, ...] = ("messages",)
@@ -33,6 +36,7 @@ class ProviderReader:
         self.messages = 0
         self.skipped: Counter = Counter()
         self.notes: list[str] = []
+        self.first_empty: str | None = None
 
     # -- what a format defines -------------------------------------------
     def traffic(self) -> RecordedTraffic:
@@ -76,6 +80,13 @@ class ProviderReader:
         return os.path.splitext(os.path.basename(path))[0]
 
     def end(self) -> dict:
+        empty = self.skipped.get(EMPTY)
+        if empty:
+            self.ctx.warn(
+                f"{empty} message(s) without content were left out (the first at {self.first_empty}); "
+                "they hold no text or part that this format defines"
+            )
+        self.first_empty = None
         event = end_event(
             counts={"messages": self.messages},
             skipped=dict(self.skipped) or None,
@@ -88,6 +99,22 @@ class ProviderReader:
         for event in events:
             self.messages += 1
             yield event
+
+    def item(self, item: Any, index: int) -> Iterator[dict]:
+        """The events of one list item, counted.  An object that gives none
+        and was neither skipped nor reported by the format (a message
+        without ``content``, an empty reply) is counted as
+        ``message without content`` and warned about at the end."""
+        produced = False
+        accounted = sum(self.skipped.values()) + self.ctx.bad_count
+        for event in self.item_events(item, index):
+            produced = True
+            self.messages += 1
+            yield event
+        if not produced and isinstance(item, dict) and sum(self.skipped.values()) + self.ctx.bad_count == accounted:
+            self.skipped[EMPTY] += 1
+            if self.first_empty is None:
+                self.first_empty = f"{self.history_key()}[{index}]"
 
     def read(self, stream: BinaryIO) -> Iterator[dict]:
         head = stream.peek(1 << 20) if hasattr(stream, "peek") else b""
@@ -110,7 +137,7 @@ class ProviderReader:
             yield self.session(header, session_id=f"{base}#{number}" if base else str(number))
             yield from self.counted(self.header_events(header))
             for index, item in enumerate(value[key]):
-                yield from self.counted(self.item_events(item, index))
+                yield from self.item(item, index)
             self.notes.append(f"line {line_no} of a file with one conversation per line")
             yield self.end()
 
@@ -136,7 +163,7 @@ class ProviderReader:
                         conversations += 1
                         yield from self.conversation(done, conversations)
                 else:
-                    yield from self.counted(self.item_events(value, index))
+                    yield from self.item(value, index)
                 index += 1
             else:
                 ended = True
@@ -173,9 +200,9 @@ class ProviderReader:
         yield self.session(request, session_id=session_id)
         yield from self.counted(self.header_events(request))
         for index, item in enumerate(conv.history):
-            yield from self.counted(self.item_events(item, index))
+            yield from self.item(item, index)
         for index, item in enumerate(conv.reply):
-            yield from self.counted(self.item_events(item, len(conv.history) + index))
+            yield from self.item(item, len(conv.history) + index)
         self.notes.append(
             f"recorded API traffic: the history of request {conv.interactions} of this conversation and its reply"
         )

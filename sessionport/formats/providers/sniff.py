@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import re
 
-import ijson
-
+from sessionport.jsondoc import head_tokens
 from sessionport.jsonl import first_json_line
 
 ANTHROPIC, CHAT, RESPONSES = "anthropic-messages", "openai-chat", "openai-responses"
@@ -35,6 +34,7 @@ _RESPONSES_TYPES = frozenset(
 _ANTHROPIC_KEYS = frozenset(b"tool_use_id modelInfo signature cache_control is_error stop_reason".split())
 _CHAT_KEYS = frozenset(b"tool_calls tool_call_id function_call image_url input_audio refusal choices finish_reason".split())
 _RESPONSES_KEYS = frozenset(b"call_id encrypted_content instructions previous_response_id".split())
+_CONTENTLESS_KEYS = frozenset(b"tool_calls function_call tool_call_id call_id parts encrypted_content".split())
 _CHAT_ROLES = frozenset((b"tool", b"function"))
 # Keys of formats that also carry roles but are not provider message lists.
 _FOREIGN_KEYS = frozenset(
@@ -62,12 +62,9 @@ def top_level_array_key(body: bytes) -> str | None:
     """The first of ``messages``/``input``/``output``/``choices`` holding an
     array directly under a top-level object, read with ijson from a head
     that may be cut anywhere."""
-    try:
-        for prefix, event, _ in ijson.parse(body, use_float=True):
-            if event == "start_array" and prefix in _LIST_KEYS:
-                return prefix
-    except Exception:  # a cut or broken head: no judgement from it
-        return None
+    for prefix, event, _ in head_tokens(body):
+        if event == "start_array" and prefix in _LIST_KEYS:
+            return prefix
     return None
 
 
@@ -112,6 +109,10 @@ def scores(head: bytes) -> dict[str, int]:
     types = set(_TYPE.findall(head))
     roles = set(_ROLE.findall(head))
     if not roles and not (types & _RESPONSES_TYPES):
+        return result
+    if b"content" not in keys and not keys & _CONTENTLESS_KEYS and not types & _RESPONSES_TYPES:
+        # Roles without any content: messages of the portable shape
+        # (``role`` and ``text``), not a list these APIs would take.
         return result
     anthropic = len(types & _ANTHROPIC_TYPES) + len(keys & _ANTHROPIC_KEYS)
     chat = len(keys & _CHAT_KEYS) + len(roles & _CHAT_ROLES)
