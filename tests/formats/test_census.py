@@ -351,13 +351,13 @@ def counting_claude_census(monkeypatch) -> list:
     from sessionport.formats.claude_code import census as module
 
     runs: list = []
-    original = module.TranscriptCensus.census
+    original = module.TranscriptCensus.run
 
-    def census_and_keep(self, stream):
+    def run_and_keep(self, stream, source=None):
         runs.append(self)
-        return original(self, stream)
+        return original(self, stream, source)
 
-    monkeypatch.setattr(module.TranscriptCensus, "census", census_and_keep)
+    monkeypatch.setattr(module.TranscriptCensus, "run", run_and_keep)
     return runs
 
 
