@@ -90,7 +90,7 @@ class FileResult:
 class _Transcript(MessageBuilder):
     # A subclass may parse a line (once the session has started) its own
     # way: ``partial_record(line)`` returns the record with only the fields
-    # it needs, or None for a full parse.
+    # it needs, None for a full parse, or False when it took the line itself.
     partial_record: Any = None
 
     def __init__(self, ctx: ReadContext, link: AgentLink | None, result: FileResult) -> None:
@@ -227,6 +227,8 @@ class _Transcript(MessageBuilder):
                     skipped["progress"] += 1
                     continue
             record = partial_record(line) if partial_record is not None and self.session_sent else None
+            if record is False:
+                continue
             if record is None:
                 # parse_line starts with this same call; it is only needed (and
                 # called) to report a line orjson cannot read.
@@ -487,7 +489,7 @@ def read_transcript(
     result: FileResult | None = None,
     extra_notes: Any = None,
     lines: Iterator[tuple[int, bytes, bool]] | None = None,
-    transcript_type: type[_Transcript] | None = None,
+    transcript_type: Any = None,
 ) -> Iterator[dict]:
     """Yield the events of one Claude Code file.
 

@@ -12,6 +12,16 @@ then handles that partial item as it handles any other, so a message's
 role, kind, tool, model and timestamp, and every pairing rule, are the
 reader's; only texts and metadata no summary reads come out empty.
 
+While nothing waits in the reader (no user prompt looking for its pair,
+no shell result held, no copied history), the commonest items (assistant
+and developer messages, reasoning, function and custom tool calls and
+their outputs) are not even handed back: the census counts their message
+itself and keeps the converter's state as the reader does (the model, the
+calls waiting for an output through ``ItemConverter.open_call`` and
+``close_call``, unknown content parts through ``content_text``).  Any other
+item type, or a common one while something waits, takes the reader's
+handling.
+
 Every other line (another record type, a new item type, a line msgspec
 rejects or that is not valid UTF-8, anything before the session starts)
 is parsed by the reader in full, so a change to the reader's handling
@@ -34,8 +44,8 @@ import msgspec
 
 from sessionport.context import ReadContext
 from sessionport.jsondoc import first_significant_byte
-from sessionport.summary import SessionSummary, summarize
-from sessionport.formats.codex.items import _HANDLERS
+from sessionport.summary import SessionSummary, Summarizer, summarize
+from sessionport.formats.codex.items import _HANDLERS, content_text
 from sessionport.formats.codex.reader import _is_document, read_document
 from sessionport.formats.codex.rollout import RolloutReader
 
@@ -76,12 +86,49 @@ def _is_utf8(line: bytes) -> bool:
     return True
 
 
+_OUTPUTS = frozenset(("function_call_output", "custom_tool_call_output"))
+_CALLS = frozenset(("function_call", "custom_tool_call"))
+
+
 class RolloutCensus(RolloutReader):
     """:class:`RolloutReader` with the partial parse of known items."""
 
     def __init__(self, ctx: ReadContext) -> None:
         super().__init__(ctx)
         self.decoded = 0  # lines taken by the typed decode (tests read it)
+        self.counted = 0  # of these, the ones counted here, never handed back
+        self.out = Summarizer()
+
+    def _count(self, item: Item, stamp: Any) -> bool:
+        """Count the message of a common item as the reader would make it,
+        when nothing waits; False to hand the item to the reader."""
+        if self.queue or self.recent_prompts or self.inherit_from is not None or self.exec_held or self.exec_written:
+            return False
+        kind = item.type
+        items = self.items
+        if kind in _CALLS:
+            name = str(item.name or "unknown")
+            items.open_call(item.call_id, name)
+            items.counts["toolCalls"] += 1
+            message = ("tool", "tool_use", name, items.model or None)
+        elif kind in _OUTPUTS:
+            items.close_call(item.call_id)
+            items.counts["toolResults"] += 1
+            message = ("tool", "tool_result", None, None)
+        elif kind == "reasoning":
+            if not content_text(item.summary) and not content_text(item.content):
+                return True  # no text: no message
+            items.counts["thinking"] += 1
+            message = ("assistant", "thinking", None, items.model or None)
+        elif kind == "message" and item.role in ("assistant", "developer", "system"):
+            content_text(item.content, items.on_unknown_part)
+            items.counts["messages"] += 1
+            message = ("assistant", "text", None, items.model or None) if item.role == "assistant" else ("system", "text", None, None)
+        else:
+            return False
+        self.last_compaction = False
+        self.out.current.count(*message, stamp if stamp.__class__ is str else None)
+        return True
 
     def partial_item(self, line: bytes, payload_type: bytes | None) -> dict | None:
         name = PARTIAL_TYPES.get(payload_type)
@@ -100,11 +147,17 @@ class RolloutCensus(RolloutReader):
         if record.type != "response_item" or item.type != name:
             return None
         self.decoded += 1
+        if self._count(item, record.timestamp):
+            self.counted += 1
+            return False
         payload = {field: value for field in _FIELDS if (value := getattr(item, field)) is not None}
         return {"timestamp": record.timestamp, "type": "response_item", "payload": payload}
 
     def summarize(self, stream: BinaryIO) -> list[SessionSummary]:
-        return summarize(self.run(stream))
+        take = self.out.take
+        for event in self.run(stream):
+            take(event)
+        return self.out.sessions
 
 
 def census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:

@@ -87,7 +87,8 @@ _MODEL = re.compile(rb'"model":"([^"]*)"')
 class RolloutReader:
     # A subclass may parse a ``response_item`` line (once the session has
     # started) its own way: ``partial_item(line, payload_type)`` returns the
-    # record with only the payload fields it needs, or None for a full parse.
+    # record with only the payload fields it needs, None for a full parse,
+    # or False when it took the line itself (only while nothing waits).
     partial_item: Any = None
 
     def __init__(self, ctx: ReadContext) -> None:
@@ -179,6 +180,8 @@ class RolloutReader:
             record = None
             if partial_item is not None and match is not None and key[0] == b"response_item" and self.session_sent:
                 record = partial_item(line, key[1])
+                if record is False:
+                    continue
             if record is None:
                 # orjson first: parse_line (its error reporting) only for a line that fails
                 try:
