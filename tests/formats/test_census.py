@@ -254,6 +254,72 @@ def _copied_history(lines):
     return [lines[0], meta, *copied, *lines[1:]]
 
 
+# -- variants of a Codex 0.146 rollout, where events are the only trace of
+# some calls: the census's own counting must keep the reader's call state.
+
+EVENT_ONLY = FIXTURES / "codex" / "rollout-0.146-event-only.jsonl"
+
+
+def event_only_lines() -> list[bytes]:
+    return EVENT_ONLY.read_bytes().splitlines(keepends=True)
+
+
+def _mcp_call_recorded(lines):
+    # The MCP call also written as a function_call item (counted by the
+    # census itself): its mcp_tool_call_end is then a mirror.
+    i = _index(lines, b'"type":"mcp_tool_call_begin"')
+    call = b'{"timestamp":"2026-09-14T08:00:20.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__docs__search","arguments":"{\\"query\\":\\"rounding\\"}","call_id":"call_mcp04"}}\n'
+    return lines[:i] + [call] + lines[i:]
+
+
+def _exec_answered_by_item(lines):
+    # The shell call whose result exists only as exec_command_end gets an
+    # output item after all: the held event was its mirror.
+    i = _index(lines, b'"type":"exec_command_end","call_id":"call_grep01"')
+    output = b'{"timestamp":"2026-09-14T08:00:13.200Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_grep01","output":"src/price.py:1"}}\n'
+    return lines[: i + 1] + [output] + lines[i + 1 :]
+
+
+def _output_before_exec_end(lines):
+    # An output item, then the exec_command_end of the same call: the
+    # call is no longer waiting, the event is skipped unparsed.
+    i = _index(lines, b'"type":"exec_command_end","call_id":"call_grep01"')
+    output = b'{"timestamp":"2026-09-14T08:00:12.900Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_grep01","output":"src/price.py:1"}}\n'
+    return lines[:i] + [output] + lines[i:]
+
+
+def _too_many_open_calls(lines):
+    # More calls waiting for an output than the reader remembers: the
+    # oldest are forgotten, with a warning.
+    i = _index(lines, b'"type":"exec_command_end","call_id":"call_grep01"')
+    calls = [
+        b'{"timestamp":"2026-09-14T08:00:12.500Z","type":"response_item","payload":{"type":"function_call","name":"noop","arguments":"{}","call_id":"call_open%d"}}\n' % n
+        for n in range(16400)
+    ]
+    return lines[:i] + calls + lines[i:]
+
+
+EVENT_ONLY_VARIANTS = {
+    "mcp-call-recorded": _mcp_call_recorded,
+    "exec-answered-by-item": _exec_answered_by_item,
+    "output-before-exec-end": _output_before_exec_end,
+    "too-many-open-calls": _too_many_open_calls,
+}
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=list(OPTION_SETS))
+@pytest.mark.parametrize("name", EVENT_ONLY_VARIANTS)
+def test_census_equals_full_read_on_event_only_variants(tmp_path, name, options):
+    path = variant(tmp_path, name, EVENT_ONLY_VARIANTS[name](event_only_lines()))
+    assert_same(path, OPTION_SETS[options])
+
+
+def test_the_event_only_variants_change_what_is_counted(tmp_path):
+    base = outcome(full, EVENT_ONLY, {})
+    for name, change in EVENT_ONLY_VARIANTS.items():
+        assert outcome(full, variant(tmp_path, name, change(event_only_lines())), {}) != base, name
+
+
 VARIANTS = {
     "invalid-utf8": _invalid_utf8,
     "repeated-type-key": _repeated_type_key,
