@@ -88,6 +88,8 @@ def _is_utf8(line: bytes) -> bool:
 
 _OUTPUTS = frozenset(("function_call_output", "custom_tool_call_output"))
 _CALLS = frozenset(("function_call", "custom_tool_call"))
+_RESULT = ("tool", "tool_result", None, None)
+_SYSTEM = ("system", "text", None, None)
 
 
 class RolloutCensus(RolloutReader):
@@ -98,37 +100,14 @@ class RolloutCensus(RolloutReader):
         self.decoded = 0  # lines taken by the typed decode (tests read it)
         self.counted = 0  # of these, the ones counted here, never handed back
         self.out = Summarizer()
-
-    def _count(self, item: Item, stamp: Any) -> bool:
-        """Count the message of a common item as the reader would make it,
-        when nothing waits; False to hand the item to the reader."""
-        if self.queue or self.recent_prompts or self.inherit_from is not None or self.exec_held or self.exec_written:
-            return False
-        kind = item.type
-        items = self.items
-        if kind in _CALLS:
-            name = str(item.name or "unknown")
-            items.open_call(item.call_id, name)
-            items.counts["toolCalls"] += 1
-            message = ("tool", "tool_use", name, items.model or None)
-        elif kind in _OUTPUTS:
-            items.close_call(item.call_id)
-            items.counts["toolResults"] += 1
-            message = ("tool", "tool_result", None, None)
-        elif kind == "reasoning":
-            if not content_text(item.summary) and not content_text(item.content):
-                return True  # no text: no message
-            items.counts["thinking"] += 1
-            message = ("assistant", "thinking", None, items.model or None)
-        elif kind == "message" and item.role in ("assistant", "developer", "system"):
-            content_text(item.content, items.on_unknown_part)
-            items.counts["messages"] += 1
-            message = ("assistant", "text", None, items.model or None) if item.role == "assistant" else ("system", "text", None, None)
-        else:
-            return False
-        self.last_compaction = False
-        self.out.current.count(*message, stamp if stamp.__class__ is str else None)
-        return True
+        # Messages counted here: (role, kind, tool, model) -> how many beyond
+        # the first, which went through SessionSummary.count when it was
+        # seen (so counters keep their first-seen order); added, with the
+        # earliest and latest timestamps, when the input ends.
+        self.tally: dict[tuple, int] = {}
+        self.tally_session: SessionSummary | None = None
+        self.low: str | None = None
+        self.high: str | None = None
 
     def partial_item(self, line: bytes, payload_type: bytes | None) -> dict | None:
         name = PARTIAL_TYPES.get(payload_type)
@@ -147,16 +126,86 @@ class RolloutCensus(RolloutReader):
         if record.type != "response_item" or item.type != name:
             return None
         self.decoded += 1
-        if self._count(item, record.timestamp):
-            self.counted += 1
-            return False
+        # While nothing waits in the reader, the common items are counted
+        # here (see the module's doc); else the reader handles the item.
+        if not (self.queue or self.recent_prompts or self.inherit_from is not None or self.exec_held or self.exec_written):
+            items = self.items
+            if name in _CALLS:
+                tool = str(item.name or "unknown")
+                items.open_call(item.call_id, tool)
+                items.counts["toolCalls"] += 1
+                message = ("tool", "tool_use", tool, items.model or None)
+            elif name in _OUTPUTS:
+                items.close_call(item.call_id)
+                items.counts["toolResults"] += 1
+                message = _RESULT
+            elif name == "reasoning":
+                if not content_text(item.summary) and not content_text(item.content):
+                    self.counted += 1
+                    return False  # no text: no message
+                items.counts["thinking"] += 1
+                message = ("assistant", "thinking", None, items.model or None)
+            elif name == "message" and (item.role == "assistant" or item.role == "developer" or item.role == "system"):
+                content_text(item.content, items.on_unknown_part)
+                items.counts["messages"] += 1
+                message = ("assistant", "text", None, items.model or None) if item.role == "assistant" else _SYSTEM
+            else:
+                message = None
+            if message is not None:
+                self.last_compaction = False
+                self.counted += 1
+                stamp = record.timestamp
+                if stamp.__class__ is str:
+                    if self.high is None:
+                        self.low = self.high = stamp
+                    elif stamp > self.high:
+                        self.high = stamp
+                    elif stamp < self.low:
+                        self.low = stamp
+                seen = self.tally.get(message)
+                if seen is None:
+                    self._introduce(message, stamp)
+                else:
+                    self.tally[message] = seen + 1
+                return False
         payload = {field: value for field in _FIELDS if (value := getattr(item, field)) is not None}
         return {"timestamp": record.timestamp, "type": "response_item", "payload": payload}
+
+    def _introduce(self, message: tuple, stamp: Any) -> None:
+        session = self.out.current
+        if self.tally_session is not session:
+            self._close_tally()
+            self.tally_session = session
+        session.count(*message, stamp if stamp.__class__ is str else None)
+        self.tally[message] = 0
+
+    def _close_tally(self) -> None:
+        """Add what was tallied to the session it was counted into."""
+        session = self.tally_session
+        if session is not None:
+            for (role, kind, tool, model), extra in self.tally.items():
+                if extra:
+                    session.messages += extra
+                    session.roles[role] += extra
+                    session.kinds[kind] += extra
+                    if tool:
+                        session.tools[tool] += extra
+                    if model:
+                        session.models[model] += extra
+            for stamp in (self.low, self.high):
+                if stamp is not None:
+                    if session.first is None or stamp < session.first:
+                        session.first = stamp
+                    if session.last is None or stamp > session.last:
+                        session.last = stamp
+        self.tally.clear()
+        self.tally_session, self.low, self.high = None, None, None
 
     def summarize(self, stream: BinaryIO) -> list[SessionSummary]:
         take = self.out.take
         for event in self.run(stream):
             take(event)
+        self._close_tally()
         return self.out.sessions
 
 
