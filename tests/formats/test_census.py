@@ -320,6 +320,16 @@ def test_the_event_only_variants_change_what_is_counted(tmp_path):
         assert outcome(full, variant(tmp_path, name, change(event_only_lines())), {}) != base, name
 
 
+@pytest.mark.xfail(strict=True, reason="known difference: the census never renders a call's input, so input nested deeper than orjson writes back (255 levels) is counted, where the reader reports the item as malformed")
+def test_known_difference_deep_call_arguments(tmp_path):
+    lines = envelope_lines()
+    i = _index(lines, b'"type":"function_call_output"')
+    arguments = json.dumps({"a": json.loads("[" * 300 + "]" * 300)})
+    record = {"timestamp": "2025-11-20T10:00:06.500Z", "type": "response_item", "payload": {"type": "function_call", "name": "deep", "arguments": arguments, "call_id": "call_deep"}}
+    deep = json.dumps(record, separators=(",", ":")).encode() + b"\n"
+    assert_same(variant(tmp_path, "deep-arguments", lines[: i + 1] + [deep] + lines[i + 1 :]), {})
+
+
 VARIANTS = {
     "invalid-utf8": _invalid_utf8,
     "repeated-type-key": _repeated_type_key,

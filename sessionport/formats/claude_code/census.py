@@ -238,14 +238,15 @@ class TranscriptCensus(_Transcript):
                 pass
             elif not (rtype == "user" and content.__class__ is list and content and all(b.type == "tool_result" for b in content)):
                 return None  # prompts and every other record: the reader's full parse
-            self.decoded += 1
             if self._count(record):
+                self.decoded += 1
                 self.counted += 1
                 return False
             if rtype == "user":
                 content = [_tool_result(block) for block in content]
             elif content.__class__ is list:
                 content = [_assistant_block(block) for block in content]
+            self.decoded += 1
         except _DECODE_ERRORS:
             return None  # the reader's parse reports it, or reads what msgspec would not
         out = {key: value for key in _LINE_FIELDS if (value := getattr(record, key)) is not None}
