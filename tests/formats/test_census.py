@@ -412,7 +412,9 @@ def test_importers_without_a_census_are_summarized_from_their_events():
 
 # -- Claude Code ------------------------------------------------------------
 
-CLAUDE_FIXTURES = sorted(p for p in (FIXTURES / "claude-code").rglob("*.jsonl"))
+# The session files and the web session ({"loglines": [...]}); not the
+# subagent sidecars, which are read with their session.
+CLAUDE_FIXTURES = sorted([*(FIXTURES / "claude-code").rglob("*.jsonl"), FIXTURES / "claude-code" / "web-session.json"])
 CLAUDE_SESSION = FIXTURES / "claude-code" / "session.jsonl"
 CLAUDE_OPTIONS = {
     "defaults": {},
@@ -569,6 +571,16 @@ def _c_prompt_after_start(lines):
     return _c_insert(lines, [later])
 
 
+def _c_new_blocks(lines):
+    # Blocks the census does not count itself: an MCP call, and a tool
+    # result whose content holds a part of a type the reader reports.
+    mcp = _assistant(lines, b'[{"type":"mcp_tool_use","id":"mcp_1","name":"search","server_name":"docs","input":{"q":"x"}}]', b"msg_mcp")
+    i = _c_index(lines, b'"type":"tool_result"')
+    odd = lines[i].replace(b'"content":"README.md\\nsrc\\n"', b'"content":[{"type":"text","text":"ok"},{"type":"future_part","x":1}]', 1)
+    assert odd != lines[i]
+    return _c_insert(lines, [mcp, odd])
+
+
 CLAUDE_VARIANTS = {
     "invalid-utf8": _c_invalid_utf8,
     "blocks": _c_blocks,
@@ -580,6 +592,7 @@ CLAUDE_VARIANTS = {
     "bom-and-nul-tail": _c_bom_nul,
     "assistant-first": _c_assistant_first,
     "prompt-after-start": _c_prompt_after_start,
+    "new-blocks": _c_new_blocks,
 }
 
 
