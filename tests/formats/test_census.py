@@ -22,8 +22,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skip(reason="the Codex and Claude Code censuses are not registered until they follow the readers' current record handling")
-
 from conftest import FIXTURES, corpus_files, requires_corpus, run_cli
 from sessionport import api
 from sessionport.context import ReadContext
@@ -45,8 +43,9 @@ OPTION_SETS = {
 def outcome(summaries, path: Path, kwargs: dict) -> str:
     """What ``inspect --json`` would print, and what it would warn, as JSON
     text: compared as text, so the order of keys (counters list their keys
-    in first-seen order) counts too."""
-    return json.dumps(_outcome(summaries, path, kwargs), indent=1)
+    in first-seen order) counts too.  The input's name in a warning is
+    written ``<input>``, so that a variant compares with its original."""
+    return json.dumps(_outcome(summaries, path, kwargs), indent=1).replace(str(path), "<input>")
 
 
 def _outcome(summaries, path: Path, kwargs: dict) -> dict:
@@ -255,6 +254,82 @@ def _copied_history(lines):
     return [lines[0], meta, *copied, *lines[1:]]
 
 
+# -- variants of a Codex 0.146 rollout, where events are the only trace of
+# some calls: the census's own counting must keep the reader's call state.
+
+EVENT_ONLY = FIXTURES / "codex" / "rollout-0.146-event-only.jsonl"
+
+
+def event_only_lines() -> list[bytes]:
+    return EVENT_ONLY.read_bytes().splitlines(keepends=True)
+
+
+def _mcp_call_recorded(lines):
+    # The MCP call also written as a function_call item (counted by the
+    # census itself): its mcp_tool_call_end is then a mirror.
+    i = _index(lines, b'"type":"mcp_tool_call_begin"')
+    call = b'{"timestamp":"2026-09-14T08:00:20.000Z","type":"response_item","payload":{"type":"function_call","name":"mcp__docs__search","arguments":"{\\"query\\":\\"rounding\\"}","call_id":"call_mcp04"}}\n'
+    return lines[:i] + [call] + lines[i:]
+
+
+def _exec_answered_by_item(lines):
+    # The shell call whose result exists only as exec_command_end gets an
+    # output item after all: the held event was its mirror.
+    i = _index(lines, b'"type":"exec_command_end","call_id":"call_grep01"')
+    output = b'{"timestamp":"2026-09-14T08:00:13.200Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_grep01","output":"src/price.py:1"}}\n'
+    return lines[: i + 1] + [output] + lines[i + 1 :]
+
+
+def _output_before_exec_end(lines):
+    # An output item, then the exec_command_end of the same call: the
+    # call is no longer waiting, the event is skipped unparsed.
+    i = _index(lines, b'"type":"exec_command_end","call_id":"call_grep01"')
+    output = b'{"timestamp":"2026-09-14T08:00:12.900Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_grep01","output":"src/price.py:1"}}\n'
+    return lines[:i] + [output] + lines[i:]
+
+
+def _too_many_open_calls(lines):
+    # More calls waiting for an output than the reader remembers: the
+    # oldest are forgotten, with a warning.
+    i = _index(lines, b'"type":"exec_command_end","call_id":"call_grep01"')
+    calls = [
+        b'{"timestamp":"2026-09-14T08:00:12.500Z","type":"response_item","payload":{"type":"function_call","name":"noop","arguments":"{}","call_id":"call_open%d"}}\n' % n
+        for n in range(16400)
+    ]
+    return lines[:i] + calls + lines[i:]
+
+
+EVENT_ONLY_VARIANTS = {
+    "mcp-call-recorded": _mcp_call_recorded,
+    "exec-answered-by-item": _exec_answered_by_item,
+    "output-before-exec-end": _output_before_exec_end,
+    "too-many-open-calls": _too_many_open_calls,
+}
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=list(OPTION_SETS))
+@pytest.mark.parametrize("name", EVENT_ONLY_VARIANTS)
+def test_census_equals_full_read_on_event_only_variants(tmp_path, name, options):
+    path = variant(tmp_path, name, EVENT_ONLY_VARIANTS[name](event_only_lines()))
+    assert_same(path, OPTION_SETS[options])
+
+
+def test_the_event_only_variants_change_what_is_counted(tmp_path):
+    base = outcome(full, EVENT_ONLY, {})
+    for name, change in EVENT_ONLY_VARIANTS.items():
+        assert outcome(full, variant(tmp_path, name, change(event_only_lines())), {}) != base, name
+
+
+@pytest.mark.xfail(strict=True, reason="known difference: the census never renders a call's input, so input nested deeper than orjson writes back (255 levels) is counted, where the reader reports the item as malformed")
+def test_known_difference_deep_call_arguments(tmp_path):
+    lines = envelope_lines()
+    i = _index(lines, b'"type":"function_call_output"')
+    arguments = json.dumps({"a": json.loads("[" * 300 + "]" * 300)})
+    record = {"timestamp": "2025-11-20T10:00:06.500Z", "type": "response_item", "payload": {"type": "function_call", "name": "deep", "arguments": arguments, "call_id": "call_deep"}}
+    deep = json.dumps(record, separators=(",", ":")).encode() + b"\n"
+    assert_same(variant(tmp_path, "deep-arguments", lines[: i + 1] + [deep] + lines[i + 1 :]), {})
+
+
 VARIANTS = {
     "invalid-utf8": _invalid_utf8,
     "repeated-type-key": _repeated_type_key,
@@ -307,8 +382,11 @@ def test_inspect_uses_the_census_and_prints_what_the_full_read_gives(tmp_path):
     result = run_cli("inspect", "--json", str(path))
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
-    sessions = summarize(api.read(str(path)))
+    ctx = ReadContext(on_warning=lambda message: None)
+    sessions = summarize(api.read(str(path), context=ctx))
     expected = {**totals(sessions), "sessions": [s.as_dict() for s in sessions], "sessionCount": len(sessions)}
+    if ctx.warnings:
+        expected["warnings"] = ctx.warnings
     assert printed == json.loads(json.dumps(expected))
     assert printed["byRole"]["tool"] > 0 and printed["usage"]["total_tokens"] > 0
 
@@ -334,7 +412,9 @@ def test_importers_without_a_census_are_summarized_from_their_events():
 
 # -- Claude Code ------------------------------------------------------------
 
-CLAUDE_FIXTURES = sorted(p for p in (FIXTURES / "claude-code").rglob("*.jsonl"))
+# The session files and the web session ({"loglines": [...]}); not the
+# subagent sidecars, which are read with their session.
+CLAUDE_FIXTURES = sorted([*(FIXTURES / "claude-code").rglob("*.jsonl"), FIXTURES / "claude-code" / "web-session.json"])
 CLAUDE_SESSION = FIXTURES / "claude-code" / "session.jsonl"
 CLAUDE_OPTIONS = {
     "defaults": {},
@@ -349,13 +429,13 @@ def counting_claude_census(monkeypatch) -> list:
     from sessionport.formats.claude_code import census as module
 
     runs: list = []
-    original = module.TranscriptCensus.census
+    original = module.TranscriptCensus.run
 
-    def census_and_keep(self, stream):
+    def run_and_keep(self, stream, source=None):
         runs.append(self)
-        return original(self, stream)
+        return original(self, stream, source)
 
-    monkeypatch.setattr(module.TranscriptCensus, "census", census_and_keep)
+    monkeypatch.setattr(module.TranscriptCensus, "run", run_and_keep)
     return runs
 
 
@@ -491,6 +571,16 @@ def _c_prompt_after_start(lines):
     return _c_insert(lines, [later])
 
 
+def _c_new_blocks(lines):
+    # Blocks the census does not count itself: an MCP call, and a tool
+    # result whose content holds a part of a type the reader reports.
+    mcp = _assistant(lines, b'[{"type":"mcp_tool_use","id":"mcp_1","name":"search","server_name":"docs","input":{"q":"x"}}]', b"msg_mcp")
+    i = _c_index(lines, b'"type":"tool_result"')
+    odd = lines[i].replace(b'"content":"README.md\\nsrc\\n"', b'"content":[{"type":"text","text":"ok"},{"type":"future_part","x":1}]', 1)
+    assert odd != lines[i]
+    return _c_insert(lines, [mcp, odd])
+
+
 CLAUDE_VARIANTS = {
     "invalid-utf8": _c_invalid_utf8,
     "blocks": _c_blocks,
@@ -502,6 +592,7 @@ CLAUDE_VARIANTS = {
     "bom-and-nul-tail": _c_bom_nul,
     "assistant-first": _c_assistant_first,
     "prompt-after-start": _c_prompt_after_start,
+    "new-blocks": _c_new_blocks,
 }
 
 

@@ -117,10 +117,12 @@ def _is_web_session(stream: BinaryIO) -> bool:
     return _LOGLINES.match(head) is not None
 
 
-def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None) -> Iterator[dict]:
+    """The events of a session file and its subagent transcripts;
+    ``transcript_type`` replaces the per-file reader (the census's)."""
     if _is_web_session(stream):
         # One session, no folder of subagents beside it.
-        yield from read_transcript(stream, ctx, lines=_loglines(stream, ctx))
+        yield from read_transcript(stream, ctx, lines=_loglines(stream, ctx), transcript_type=transcript_type)
         return
     leave_out = bool(ctx.options.get("no_subagents"))
     result = FileResult()
@@ -137,15 +139,19 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         found = find_subagents(ctx.path, res.session_id)
         return _subagent_notes(found, leave_out)
 
-    transcript = latest_branch(read_transcript) if wanted(ctx) == "latest" else read_transcript
-    yield from transcript(stream, ctx, result=result, extra_notes=notes_after_reading)
+    if wanted(ctx) == "latest":
+        # The chain is chosen from the read events, so a census that counts
+        # lines itself does not apply: the branch is read in full.
+        yield from latest_branch(read_transcript)(stream, ctx, result=result, extra_notes=notes_after_reading)
+    else:
+        yield from read_transcript(stream, ctx, result=result, extra_notes=notes_after_reading, transcript_type=transcript_type)
     if leave_out:
         return
     for path in found.files:
-        yield from _read_subagent(path, ctx, result)
+        yield from _read_subagent(path, ctx, result, transcript_type)
 
 
-def _read_subagent(path: str, ctx: ReadContext, parent: FileResult) -> Iterator[dict]:
+def _read_subagent(path: str, ctx: ReadContext, parent: FileResult, transcript_type: type | None = None) -> Iterator[dict]:
     agent = agent_id_of(path)
     link = AgentLink(
         agent_id=agent,
@@ -166,7 +172,7 @@ def _read_subagent(path: str, ctx: ReadContext, parent: FileResult) -> Iterator[
         ctx.warn(f"subagent transcript {path} cannot be opened ({exc.strerror or exc}); left out")
         return
     try:
-        yield from read_transcript(handle, child, link=link)
+        yield from read_transcript(handle, child, link=link, transcript_type=transcript_type)
     finally:
         handle.close()
         ctx.warnings.extend(child.warnings)
@@ -180,6 +186,7 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
+    census="sessionport.formats.claude_code.census:census",
     options=(NO_SUBAGENTS, KEEP_IMAGES, BRANCH),
     versions=("1.0.24", "1.0.43", "1.0.98", "2.0.24", "2.0.37", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.280"),
 )

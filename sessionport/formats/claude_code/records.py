@@ -88,6 +88,11 @@ class FileResult:
 
 
 class _Transcript(MessageBuilder):
+    # A subclass may parse a line (once the session has started) its own
+    # way: ``partial_record(line)`` returns the record with only the fields
+    # it needs, None for a full parse, or False when it took the line itself.
+    partial_record: Any = None
+
     def __init__(self, ctx: ReadContext, link: AgentLink | None, result: FileResult) -> None:
         self.ctx = ctx
         self.link = link
@@ -202,6 +207,7 @@ class _Transcript(MessageBuilder):
         # Counted in locals (this loop runs once per line) and stored when
         # the input ends: only end() and why_empty() read them.
         lines = messages = 0
+        partial_record = self.partial_record
         for line_no, line, complete in iter_lines(stream, ctx) if source is None else source:
             lines += 1
             if line.startswith(_PREFIX_HEAD):
@@ -220,12 +226,16 @@ class _Transcript(MessageBuilder):
                     self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
                     skipped["progress"] += 1
                     continue
-            # parse_line starts with this same call; it is only needed (and
-            # called) to report a line orjson cannot read.
-            try:
-                record = loads(line)
-            except orjson.JSONDecodeError:
-                record = parse_line(line, line_no, complete, ctx)
+            record = partial_record(line) if partial_record is not None and self.session_sent else None
+            if record is False:
+                continue
+            if record is None:
+                # parse_line starts with this same call; it is only needed (and
+                # called) to report a line orjson cannot read.
+                try:
+                    record = loads(line)
+                except orjson.JSONDecodeError:
+                    record = parse_line(line, line_no, complete, ctx)
             del line  # a big line is freed before its events are written
             if type(record) is not dict:
                 if record is not None:
@@ -480,6 +490,7 @@ def read_transcript(
     result: FileResult | None = None,
     extra_notes: Any = None,
     lines: Iterator[tuple[int, bytes, bool]] | None = None,
+    transcript_type: Any = None,
 ) -> Iterator[dict]:
     """Yield the events of one Claude Code file.
 
@@ -489,7 +500,7 @@ def read_transcript(
     yielded and a warning says why.
     """
     result = result if result is not None else FileResult()
-    transcript = _Transcript(ctx, link, result)
+    transcript = (transcript_type or _Transcript)(ctx, link, result)
     yield from transcript.run(stream if lines is None else None, lines)
     unknown = ctx.report_unknown()
     if not transcript.session_sent:

@@ -1,113 +1,81 @@
-"""What ``inspect`` needs of a Codex rollout, without building its messages.
+"""What ``inspect`` needs of a Codex rollout, without parsing what it never counts.
 
-The census runs the reader's own loop (:class:`RolloutReader`: the same
-line reading, byte-level skips, token totals, session start, user-prompt
-pairing, inherited history and end event), with one change: a
-``response_item`` line of a common kind (assistant and developer messages,
-reasoning, calls and their outputs: most of a rollout's bytes) is decoded
-by msgspec into a typed envelope that declares only what a summary uses,
-the rest of its payload skipped unparsed, and counted where the reader
-would have yielded its message.  No event is built for it, no call
-arguments or shell outputs (JSON inside strings) are parsed.
+The census is the reader itself (:class:`RolloutReader`, its loop, every
+record handler, the pairing of prompts, calls and results, the inherited
+history and the end event), summarized as ``inspect`` summarizes any
+read.  One step differs: a ``response_item`` line of a type the item
+converter knows is decoded by msgspec into a typed envelope that declares
+only the payload fields the reader's state and a summary use; the rest of
+the payload (call arguments, patch inputs, shell outputs, encrypted
+reasoning: most of a rollout's bytes) is skipped unparsed.  The reader
+then handles that partial item as it handles any other, so a message's
+role, kind, tool, model and timestamp, and every pairing rule, are the
+reader's; only texts and metadata no summary reads come out empty.
 
-Any line the typed decode does not take exactly (another kind, a user
-message, which waits for its prompt event, a line msgspec rejects, a line
-that is not valid UTF-8) goes through the reader's own code, and its events
-are summarized as ``inspect`` does.  ``tests/formats/test_census.py``
-checks that both paths give the same ``inspect --json`` on every corpus
-file, fixture and generated rollout.
+While nothing waits in the reader (no user prompt looking for its pair,
+no shell result held, no copied history), the commonest items (assistant
+and developer messages, reasoning, function and custom tool calls and
+their outputs) are not even handed back: the census counts their message
+itself and keeps the converter's state as the reader does (the model, the
+calls waiting for an output through ``ItemConverter.open_call`` and
+``close_call``, unknown content parts through ``content_text``).  Any other
+item type, or a common one while something waits, takes the reader's
+handling.
 
-Fields read from a common ``response_item`` line: ``timestamp``, ``type``,
-``payload.type``; ``payload.name`` (function and custom tool calls);
-``payload.role`` (messages); ``payload.summary`` and ``payload.content``
-(reasoning: only whether they hold text).
+Every other line (another record type, a new item type, a line msgspec
+rejects or that is not valid UTF-8, anything before the session starts)
+is parsed by the reader in full, so a change to the reader's handling
+reaches the census with no change here.  ``tests/formats/test_census.py``
+checks that both give the same ``inspect --json`` on every corpus file,
+fixture, generated and adversarial rollout.
+
+Payload fields kept: ``type``, ``role``, ``phase``, ``content`` (message
+texts decide prompts and injected context; their part types are reported
+when unknown), ``summary`` (reasoning: whether it holds text), ``name``,
+``call_id``, ``id`` (call pairing, mirrored searches and images),
+``result`` (an image generation's result makes a message).
 """
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO, Generic, TypeVar
+from typing import Any, BinaryIO
 
 import msgspec
-import orjson
 
 from sessionport.context import ReadContext
 from sessionport.jsondoc import first_significant_byte
-from sessionport import jsonl
-from sessionport.jsonl import _NUL_WHITESPACE, _WHITESPACE, BOM, _drop_nul, parse_line
 from sessionport.summary import SessionSummary, Summarizer, summarize
-from sessionport.formats.codex.items import content_text
+from sessionport.formats.codex.items import _HANDLERS, content_text
 from sessionport.formats.codex.reader import _is_document, read_document
-from sessionport.formats.codex.rollout import _HEAD, PARSED_TYPES, USED_EVENTS, RolloutReader
-
-T = TypeVar("T")
+from sessionport.formats.codex.rollout import RolloutReader
 
 
-class Envelope(msgspec.Struct, Generic[T]):
-    payload: T
+class Item(msgspec.Struct):
+    type: Any = None
+    role: Any = None
+    phase: Any = None
+    content: Any = None
+    summary: Any = None
+    name: Any = None
+    call_id: Any = None
+    id: Any = None
+    result: Any = None
+
+
+class Envelope(msgspec.Struct):
+    payload: Item
     timestamp: Any = None
     type: Any = None
 
 
-class Call(msgspec.Struct):
-    type: Any = None
-    name: Any = None
-
-
-class Kind(msgspec.Struct):
-    type: Any = None
-
-
-class Message(msgspec.Struct):
-    type: Any = None
-    role: Any = None
-
-
-class Reasoning(msgspec.Struct):
-    type: Any = None
-    summary: Any = None
-    content: Any = None
-
-
-# payload.type -> (decode, what the message is, payload.type as text).
-# What: the fixed (role, kind, tool, model) of a call or an output (a
-# call's model is the turn's), or "call",
-# "message", "reasoning" when the payload decides.
-_OUTPUT = ("tool", "tool_result", None, None)
-_KINDS: dict[str, tuple[type, Any]] = {
-    "function_call": (Call, "call"),
-    "custom_tool_call": (Call, "call"),
-    "local_shell_call": (Kind, ("tool", "tool_use", "local_shell", None)),
-    "web_search_call": (Kind, ("tool", "tool_use", "web_search", None)),
-    "function_call_output": (Kind, _OUTPUT),
-    "custom_tool_call_output": (Kind, _OUTPUT),
-    "local_shell_call_output": (Kind, _OUTPUT),
-    "tool_search_output": (Kind, _OUTPUT),
-    "message": (Message, "message"),
-    "reasoning": (Reasoning, "reasoning"),
-}
-HOT: dict[bytes, tuple[Any, Any, str]] = {
-    name.encode(): (msgspec.json.Decoder(Envelope[payload]).decode, what, name) for name, (payload, what) in _KINDS.items()
-}
-
-
-# The common envelope line, by position: ``{"timestamp":"`` and a timestamp
-# of Codex's usual 24 characters, then the record type.  Lines of any other
-# layout go through the reader's head pattern.
-_STAMP_END = 14 + 24
-_ITEM_AT = b'","type":"response_item","payload":{"type":"'
-_ITEM_INNER = _STAMP_END + len(_ITEM_AT)
-_EVENT_AT = b'","type":"event_msg","payload":{"type":"'
-_EVENT_INNER = _STAMP_END + len(_EVENT_AT)
-_LINE_START = b'{"timestamp":"'
-_NAME_BYTES = b"abcdefghijklmnopqrstuvwxyz_"
-_SYSTEM = ("system", "text", None, None)
+_decode = msgspec.json.Decoder(Envelope).decode
+_asdict = msgspec.structs.asdict
+# The item types the converter has a handler for; any other goes to the
+# reader's full parse (and its unknown-type policy).
+PARTIAL_TYPES = {name.encode(): name for name in _HANDLERS}
+_FIELDS = Item.__struct_fields__
 # msgspec stops at a nesting depth below orjson's limit with RecursionError.
 _DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
-
-
-def _common(raw: bytes) -> bool:
-    """A complete line of the usual layout (see _STAMP_END)."""
-    return raw.startswith(_LINE_START) and raw.endswith(b"}\n") and raw.find(b'"', 14, _STAMP_END + 1) == _STAMP_END
 
 
 def _is_utf8(line: bytes) -> bool:
@@ -118,270 +86,104 @@ def _is_utf8(line: bytes) -> bool:
     return True
 
 
-class RolloutCensus(RolloutReader):
-    """:class:`RolloutReader`'s loop, summarizing instead of yielding."""
+_OUTPUTS = frozenset(("function_call_output", "custom_tool_call_output"))
+_CALLS = frozenset(("function_call", "custom_tool_call"))
+_RESULT = ("tool", "tool_result", None, None)
+_SYSTEM = ("system", "text", None, None)
 
-    def __init__(self, ctx: ReadContext, out: Summarizer) -> None:
+
+class RolloutCensus(RolloutReader):
+    """:class:`RolloutReader` with the partial parse of known items."""
+
+    def __init__(self, ctx: ReadContext) -> None:
         super().__init__(ctx)
-        self.out = out
-        # Messages counted on the direct path: (role, kind, tool, model) ->
-        # how many beyond the first, which went through SessionSummary.count
-        # when it was seen (so counters keep their first-seen order); and
-        # the earliest and latest of their timestamps.
+        self.decoded = 0  # lines taken by the typed decode (tests read it)
+        self.counted = 0  # of these, the ones counted here, never handed back
+        self.out = Summarizer()
+        # Messages counted here: (role, kind, tool, model) -> how many beyond
+        # the first, which went through SessionSummary.count when it was
+        # seen (so counters keep their first-seen order); added, with the
+        # earliest and latest timestamps, when the input ends.
         self.tally: dict[tuple, int] = {}
         self.tally_session: SessionSummary | None = None
         self.low: str | None = None
         self.high: str | None = None
-        self.decoded = 0  # lines counted from their typed decode (tests read it)
 
-    def summarize(self, stream: BinaryIO) -> None:
-        if not jsonl._allocator_tuned:
-            jsonl._keep_big_lines_off_the_heap()
-        ctx = self.ctx
-        take = self.out.take
-        head_match = _HEAD.match
-        skipped_fast = self.skipped_fast
-        queue = self.queue
-        recent = self.recent_prompts
-        loads = orjson.loads
-        hot = HOT.get
-        token_count_bytes = self._token_count_bytes
-        used_events = USED_EVENTS
-        items = self.items
-        tally = self.tally
-        tally_get = tally.get
-        introduce = self._introduce
-        decode_errors = _DECODE_ERRORS
-        low = high = None
-        decoded = 0
-        line_no = 0
-        nul_warned = False
-        stale, idle = True, False
-        for raw in stream:
-            line_no += 1
-            # The direct path: a common line while nothing waits (no user
-            # prompt looking for its pair, no copied history), read at
-            # fixed offsets.  Everything else below is the reader's loop.
-            # Only that part changes what "nothing waits" depends on.
-            if stale:
-                idle = not queue and not recent and self.inherit_from is None and self.session_sent
-                stale = False
-            if idle:
-                if raw.startswith(_ITEM_AT, _STAMP_END) and _common(raw):
-                    close = raw.find(b'"', _ITEM_INNER, _ITEM_INNER + 40)
-                    entry = hot(raw[_ITEM_INNER:close]) if close > 0 else None
-                    # msgspec does not check the UTF-8 of the strings it
-                    # skips; orjson rejects it, and the reader then replaces
-                    # bad bytes with a warning: such lines take its path.
-                    if entry is not None and (raw.isascii() or _is_utf8(raw)):
-                        decode, what, inner = entry
-                        try:
-                            record = decode(raw)
-                        except decode_errors:
-                            record = None
-                        # A repeated key: what orjson keeps is what counts.
-                        if record is not None and record.type == "response_item" and record.payload.type == inner:
-                            if what.__class__ is tuple:
-                                key = what if what[1] != "tool_use" else (*what[:3], items.model or None)
-                            elif what == "call":
-                                key = ("tool", "tool_use", str(record.payload.name or "unknown"), items.model or None)
-                            elif what == "message":
-                                role = record.payload.role
-                                if role == "assistant":
-                                    key = ("assistant", "text", None, items.model or None)
-                                elif role in ("developer", "system"):
-                                    key = _SYSTEM
-                                else:
-                                    key = None  # a user message waits for its prompt event
-                            elif content_text(record.payload.summary) or content_text(record.payload.content):
-                                key = ("assistant", "thinking", None, items.model or None)
-                            else:
-                                key = ()  # reasoning without text: no message
-                            if key is not None:
-                                decoded += 1
-                                if key:
-                                    self.last_compaction = False
-                                    stamp = record.timestamp
-                                    if stamp.__class__ is str:
-                                        if high is None:
-                                            low = high = stamp
-                                        elif stamp > high:
-                                            high = stamp
-                                        elif stamp < low:
-                                            low = stamp
-                                    seen = tally_get(key)
-                                    if seen is None:
-                                        introduce(key, stamp)
-                                    else:
-                                        tally[key] = seen + 1
-                                continue
-                elif raw.startswith(_EVENT_AT, _STAMP_END) and _common(raw):
-                    close = raw.find(b'"', _EVENT_INNER, _EVENT_INNER + 40)
-                    inner = raw[_EVENT_INNER:close] if close > _EVENT_INNER else b""
-                    # The head pattern names only a type of [a-z_]+.
-                    if inner and not inner.translate(None, _NAME_BYTES):
-                        if inner == b"token_count":
-                            if token_count_bytes(raw):
-                                continue
-                        elif inner not in used_events:
-                            skipped_fast[(b"event_msg", inner)] += 1
-                            continue
-            stale = True
-            # What iter_lines does with a line.
-            if line_no == 1 and raw.startswith(BOM):
-                raw = raw[3:]
-            line = raw.strip(_WHITESPACE)
-            if line[:1] == b"\x00" or line[-1:] == b"\x00":
-                if not nul_warned:
-                    nul_warned = True
-                    line = _drop_nul(line, line_no, ctx)
-                else:
-                    line = line.strip(_NUL_WHITESPACE)
-            complete = raw[-1:] == b"\n"
-            if not line:
-                if complete:
-                    continue
-                break
-            self.line_no = line_no
-            match = head_match(line) if complete else None
-            if match is not None:
-                if self.inherit_from is not None:
-                    self._copy_clock(match.group(1))
-                key = match.group(2, 3)
-                outer = key[0]
-                if outer != b"response_item":
-                    if outer == b"event_msg":
-                        inner = key[1]
-                        used = inner == b"token_count" and token_count_bytes(line)
-                        fast = used or inner not in used_events
-                    elif outer == b"turn_context":
-                        fast = used = self._turn_context_bytes(line)
-                    else:
-                        used = False
-                        fast = outer not in PARSED_TYPES
-                    if fast:
-                        if not used:
-                            skipped_fast[key if outer == b"event_msg" else (outer, None)] += 1
-                        if queue or recent:
-                            for event in self._drain():
-                                take(event)
-                        continue
-                elif self.session_sent:
-                    entry = hot(key[1])
-                    if entry is not None:
-                        counted = self._counted(line, entry)
-                        if counted is not None:
-                            if queue or recent:
-                                for event in self._drain():
-                                    take(event)
-                            continue
-            try:
-                record = loads(line)
-            except orjson.JSONDecodeError:
-                record = parse_line(line, line_no, complete, ctx)
-            if record is None:
-                if complete:
-                    continue
-                break
-            if record.__class__ is not dict:
-                ctx.bad_record(f"expected a JSON object, found a JSON {type(record).__name__}", line=line_no)
-            elif not self.session_sent:
-                if not self._hold_for_prelude(line_no, record):
-                    for event in self._start():
-                        take(event)
-            else:
-                payload = record.get("payload")
-                if record.get("type") == "response_item" and payload.__class__ is dict:
-                    events = self._response_item(line_no, payload, record.get("timestamp"), match is not None)
-                    if events and not queue and not recent and self.inherit_from is None:
-                        for event in events:
-                            take(event)
-                    else:
-                        if events:
-                            if self.inherit_from is not None:
-                                for event in events:
-                                    event.setdefault("meta", {})["inherited"] = True
-                            queue.extend(events)
-                        for event in self._drain():
-                            take(event)
-                else:
-                    self._record(line_no, record, match is not None)
-                    for event in self._drain():
-                        take(event)
-            if not complete:
-                break
-        self.line_no = line_no
-        self.decoded += decoded
-        self._stamps(low, high)
-        if not self.session_sent:
-            for event in self._start():
-                take(event)
-        self._close_tally()
-        for event in self._finish():
-            take(event)
-
-    def _typed(self, line: bytes, entry: tuple) -> tuple | None:
-        """``(role, kind, tool, model, timestamp)`` of a common response item
-        from its typed decode; None when the line must take the reader's
-        path; ``()`` when the item makes no message (a reasoning item
-        without text)."""
-        if not (line.isascii() or _is_utf8(line)):
-            return None  # see the direct path in summarize
-        decode, what, inner = entry
-        try:
-            record = decode(line)
-        except _DECODE_ERRORS:
+    def partial_item(self, line: bytes, payload_type: bytes | None) -> dict | None:
+        name = PARTIAL_TYPES.get(payload_type)
+        if name is None:
             return None
+        # msgspec does not check the UTF-8 of the strings it skips; orjson
+        # rejects it, and the reader then replaces bad bytes with a warning.
+        if not (line.isascii() or _is_utf8(line)):
+            return None
+        try:
+            record = _decode(line)
+        except _DECODE_ERRORS:
+            return None  # the reader's parse reports it, or reads what msgspec would not
         item = record.payload
-        if record.type != "response_item" or item.type != inner:
-            return None  # a repeated key: what orjson keeps is what counts
-        model = None
-        if what.__class__ is tuple:
-            role, kind, tool = what[:3]
-            if kind == "tool_use":
-                model = self.items.model
-        elif what == "call":
-            role, kind, tool = "tool", "tool_use", str(item.name or "unknown")
-            model = self.items.model
-        elif what == "message":
-            if item.role == "assistant":
-                role, kind, tool, model = "assistant", "text", None, self.items.model
-            elif item.role in ("developer", "system"):
-                role, kind, tool = "system", "text", None
+        # A repeated key: what orjson keeps is what counts.
+        if record.type != "response_item" or item.type != name:
+            return None
+        self.decoded += 1
+        # While nothing waits in the reader, the common items are counted
+        # here (see the module's doc); else the reader handles the item.
+        if not (self.queue or self.recent_prompts or self.inherit_from is not None or self.exec_held or self.exec_written):
+            items = self.items
+            if name in _CALLS:
+                tool = str(item.name or "unknown")
+                items.open_call(item.call_id, tool)
+                items.counts["toolCalls"] += 1
+                message = ("tool", "tool_use", tool, items.model or None)
+            elif name in _OUTPUTS:
+                items.close_call(item.call_id)
+                items.counts["toolResults"] += 1
+                message = _RESULT
+            elif name == "reasoning":
+                if not content_text(item.summary) and not content_text(item.content):
+                    self.counted += 1
+                    return False  # no text: no message
+                items.counts["thinking"] += 1
+                message = ("assistant", "thinking", None, items.model or None)
+            elif name == "message" and (item.role == "assistant" or item.role == "developer" or item.role == "system"):
+                content_text(item.content, items.on_unknown_part)
+                items.counts["messages"] += 1
+                message = ("assistant", "text", None, items.model or None) if item.role == "assistant" else _SYSTEM
             else:
-                return None  # a user message waits for its prompt event
-        else:  # reasoning: a message only when it holds text
-            if not content_text(item.summary) and not content_text(item.content):
-                return ()
-            role, kind, tool, model = "assistant", "thinking", None, self.items.model
-        stamp = record.timestamp
-        return role, kind, tool, model or None, stamp if stamp.__class__ is str else None
+                message = None
+            if message is not None:
+                self.last_compaction = False
+                self.counted += 1
+                stamp = record.timestamp
+                if stamp.__class__ is str:
+                    if self.high is None:
+                        self.low = self.high = stamp
+                    elif stamp > self.high:
+                        self.high = stamp
+                    elif stamp < self.low:
+                        self.low = stamp
+                seen = self.tally.get(message)
+                if seen is None:
+                    self._introduce(message, stamp)
+                else:
+                    self.tally[message] = seen + 1
+                return False
+        payload = {field: value for field in _FIELDS if (value := getattr(item, field)) is not None}
+        return {"timestamp": record.timestamp, "type": "response_item", "payload": payload}
 
-    def _introduce(self, key: tuple, stamp: Any) -> None:
-        """The first message of its (role, kind, tool, model) on the direct
-        path: counted into the session at once, so that its role, kind, tool
-        and model take their first-seen place in the counters; the next ones
-        are only tallied, and added when the input ends."""
-        session = self.out.session()
+    def _introduce(self, message: tuple, stamp: Any) -> None:
+        session = self.out.current
         if self.tally_session is not session:
             self._close_tally()
             self.tally_session = session
-        session.count(*key, stamp if stamp.__class__ is str else None)
-        self.tally[key] = 0
-
-    def _stamps(self, low: str | None, high: str | None) -> None:
-        for stamp in (low, high):
-            if stamp is not None:
-                if self.low is None or stamp < self.low:
-                    self.low = stamp
-                if self.high is None or stamp > self.high:
-                    self.high = stamp
+        session.count(*message, stamp if stamp.__class__ is str else None)
+        self.tally[message] = 0
 
     def _close_tally(self) -> None:
-        """Add what the direct path tallied to the session it counted into."""
-        session, tally = self.tally_session, self.tally
+        """Add what was tallied to the session it was counted into."""
+        session = self.tally_session
         if session is not None:
-            for (role, kind, tool, model), extra in tally.items():
+            for (role, kind, tool, model), extra in self.tally.items():
                 if extra:
                     session.messages += extra
                     session.roles[role] += extra
@@ -396,36 +198,15 @@ class RolloutCensus(RolloutReader):
                         session.first = stamp
                     if session.last is None or stamp > session.last:
                         session.last = stamp
-        tally.clear()
+        self.tally.clear()
         self.tally_session, self.low, self.high = None, None, None
 
-    def _counted(self, line: bytes, entry: tuple) -> bool | None:
-        """A common response item read while something waits: its stand-in
-        message goes to the queue, in the order the reader keeps.  None when
-        the line must take the reader's path."""
-        found = self._typed(line, entry)
-        if found is None:
-            return None
-        self.decoded += 1
-        if not found:
-            return False
-        self.last_compaction = False
-        role, kind, tool, model, stamp = found
-        meta: dict[str, Any] = {"kind": kind}
-        if model:
-            meta["model"] = model
-        if self.inherit_from is not None:
-            meta["inherited"] = True
-        event: dict[str, Any] = {"type": "message", "role": role, "meta": meta}
-        if stamp is not None:
-            event["timestamp"] = stamp
-        if tool:
-            event["toolName"] = tool
-        if not self.queue and not self.recent_prompts and self.inherit_from is None:
-            self.out.take(event)
-        else:
-            self.queue.append(event)
-        return True
+    def summarize(self, stream: BinaryIO) -> list[SessionSummary]:
+        take = self.out.take
+        for event in self.run(stream):
+            take(event)
+        self._close_tally()
+        return self.out.sessions
 
 
 def census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
@@ -433,6 +214,4 @@ def census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
     if first_significant_byte(stream) == b"{" and _is_document(stream):
         # The early single-document era is small and rare: its full read.
         return summarize(read_document(stream, ctx))
-    out = Summarizer()
-    RolloutCensus(ctx, out).summarize(stream)
-    return out.sessions
+    return RolloutCensus(ctx).summarize(stream)

@@ -261,6 +261,26 @@ class ItemConverter:
         if len(answered) > ANSWERED_LIMIT:
             answered.popitem(last=False)
 
+    def open_call(self, call_id: Any, name: str) -> str | None:
+        """A call now waits for its output: its id (None when it has none)."""
+        call_id = call_id if isinstance(call_id, str) and call_id else None
+        if call_id is not None:
+            pending = self.pending
+            pending[call_id] = name
+            if len(pending) > PENDING_LIMIT:
+                del pending[next(iter(pending))]
+                self.forgotten += 1
+        return call_id
+
+    def close_call(self, call_id: Any) -> tuple[str | None, str | None]:
+        """An output arrived: its call id and the name of the call it answers
+        (None for each when it has none or answers no call read)."""
+        call_id = call_id if isinstance(call_id, str) and call_id else None
+        name = self.pending.pop(call_id, None) if call_id else None
+        if call_id is not None:
+            self._answered(call_id)
+        return call_id, name
+
     def convert(self, item: dict, timestamp: str | None = None) -> list[dict]:
         kind = item.get("type")
         handler = _HANDLERS.get(kind) if kind.__class__ is str else None
@@ -324,13 +344,7 @@ class ItemConverter:
         status = item.get("status")
         if isinstance(status, str) and status != "completed":
             meta["status"] = status
-        call_id = call_id if isinstance(call_id, str) and call_id else None
-        if call_id is not None:
-            pending = self.pending
-            pending[call_id] = name
-            if len(pending) > PENDING_LIMIT:
-                del pending[next(iter(pending))]
-                self.forgotten += 1
+        call_id = self.open_call(call_id, name)
         self.counts["toolCalls"] += 1
         event = _base("tool", tool_text(name, tool_input), timestamp, item)
         event["toolName"] = name
@@ -396,11 +410,7 @@ class ItemConverter:
         return events
 
     def _output(self, item: dict, timestamp: str | None) -> list[dict]:
-        call_id = item.get("call_id")
-        call_id = call_id if isinstance(call_id, str) and call_id else None
-        name = self.pending.pop(call_id, None) if call_id else None
-        if call_id is not None:
-            self._answered(call_id)
+        call_id, name = self.close_call(item.get("call_id"))
         text, is_error, meta = output_result(item.get("output"), {"kind": "tool_result", "codexType": item.get("type")})
         if name is None and call_id is not None:
             meta["unpaired"] = True

@@ -159,6 +159,7 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("rollout-*.jsonl", "rollout-*.jsonl.zst", "rollout-*.json"),
+    census="sessionport.formats.codex.census:census",
     options=(
         Option(
             name="skip_inherited",

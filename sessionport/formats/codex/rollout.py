@@ -85,6 +85,12 @@ _MODEL = re.compile(rb'"model":"([^"]*)"')
 
 
 class RolloutReader:
+    # A subclass may parse a ``response_item`` line (once the session has
+    # started) its own way: ``partial_item(line, payload_type)`` returns the
+    # record with only the payload fields it needs, None for a full parse,
+    # or False when it took the line itself (only while nothing waits).
+    partial_item: Any = None
+
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
         self.items = ItemConverter()
@@ -134,6 +140,7 @@ class RolloutReader:
         queue = self.queue
         recent = self.recent_prompts
         loads = orjson.loads
+        partial_item = self.partial_item
         for line_no, line, complete in iter_lines(stream, ctx):
             self.line_no = line_no
             match = head_match(line) if complete else None
@@ -170,11 +177,17 @@ class RolloutReader:
                         if queue or recent:
                             yield from self._drain()
                         continue
-            # orjson first: parse_line (its error reporting) only for a line that fails
-            try:
-                record = loads(line)
-            except orjson.JSONDecodeError:
-                record = parse_line(line, line_no, complete, ctx)
+            record = None
+            if partial_item is not None and match is not None and key[0] == b"response_item" and self.session_sent:
+                record = partial_item(line, key[1])
+                if record is False:
+                    continue
+            if record is None:
+                # orjson first: parse_line (its error reporting) only for a line that fails
+                try:
+                    record = loads(line)
+                except orjson.JSONDecodeError:
+                    record = parse_line(line, line_no, complete, ctx)
             del line  # a big line is freed before its events are written
             if record is None:
                 continue
