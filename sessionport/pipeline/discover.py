@@ -81,7 +81,13 @@ def _files(source: str, root: str, patterns: tuple[str, ...]) -> Iterator[str]:
 
 
 def _first_prompt(events) -> tuple[dict | None, str | None]:
+    """The session event and its first prompt.  A Claude Code command
+    (``<command-name>/context</command-name>``) is the prompt only when no
+    typed prompt follows it; its output and caveats never are."""
+    from sessionport.render.commands import command_title, is_caveat, parse_command
+
     session = None
+    command = None
     for event in itertools.islice(events, HEAD_EVENTS):
         kind = event.get("type")
         if kind == "session":
@@ -90,9 +96,15 @@ def _first_prompt(events) -> tuple[dict | None, str | None]:
             session = event
         elif kind == "message" and event.get("role") == "user":
             meta = event.get("meta") or {}
-            if meta.get("kind", "text") == "text" and not meta.get("injected") and event.get("text", "").strip():
-                return session, event["text"]
-    return session, None
+            text = event.get("text", "")
+            if meta.get("kind", "text") != "text" or meta.get("injected") or not text.strip():
+                continue
+            if is_caveat(text):
+                continue
+            if parse_command(text) is None:
+                return session, text
+            command = command or command_title(text)
+    return session, command
 
 
 def _start_time(session: dict | None, path: str) -> str | None:
