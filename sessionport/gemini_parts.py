@@ -280,6 +280,7 @@ class PartConverter:
             self.unknown_parts += 1
             keys = [k for k, v in part.items() if v is not None and k not in ("thoughtSignature", "thought_signature", "thought")]
             label = keys[0] if keys else "empty part"
+            self.ctx.unknown(label, what="content part", path=path)
             if not keys and signature is not None:
                 # A bare signature part closes a thinking turn: keep it as empty thinking.
                 yield message_event("assistant", "", **fields, meta={"kind": "thinking", **meta})

@@ -161,7 +161,6 @@ def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
                     path="$",
                     hint="name the format with --from if detection picked the wrong one",
                 )
-    _report_parts(converter, ctx)
     end = _end(converter, late, {}, [], ctx.report_unknown())
     if end is not None:
         yield end
@@ -211,18 +210,10 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         return
     for index, record in enumerate(messages.values()):
         yield from converter.events(record, f"messages[{index}]")
-    _report_parts(converter, ctx)
     unknown = ctx.report_unknown()
     end = _end(converter, late, skipped, notes, unknown)
     if end is not None:
         yield end
-
-
-def _report_parts(converter: RecordConverter, ctx: ReadContext) -> None:
-    """Parts of a kind not known here were kept whole (meta.geminiPart):
-    report them through the unknown policy too."""
-    for _ in range(converter.parts.unknown_parts):
-        ctx.unknown("(unknown part)", what="content part")
 
 
 def _add_messages(messages: dict[str, dict], records: list) -> None:

@@ -103,9 +103,10 @@ class _Reader:
             self.notes.append(f"{self.converter.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
         if self.converter.placeholders:
             self.skipped["placeholder result"] = self.converter.placeholders
-        if not (self.usage or self.notes or self.skipped or self.late):
+        unknown = self.ctx.report_unknown()
+        if not (self.usage or self.notes or self.skipped or self.late or unknown):
             return None
-        return end_event(usage=self.usage or None, skipped=self.skipped or None, notes=self.notes or None, metadata=self.late or None)
+        return end_event(usage=self.usage or None, skipped=self.skipped or None, notes=self.notes or None, metadata=self.late or None, unknown=unknown or None)
 
 
 def _int(value: Any) -> int:

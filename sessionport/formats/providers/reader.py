@@ -24,6 +24,8 @@ from sessionport.formats.providers.sniff import conversation_lines
 
 
 EMPTY = "message without content"
+# Where each provider reader keeps a part it does not know (OpenAI, Anthropic, Gemini).
+UNKNOWN_PART_KEYS = frozenset(("part", "block", "geminiPart"))
 
 
 class ProviderReader:
@@ -91,6 +93,7 @@ class ProviderReader:
             counts={"messages": self.messages},
             skipped=dict(self.skipped) or None,
             notes=list(self.notes) or None,
+            unknown=self.ctx.report_unknown() or None,
         )
         self.messages, self.skipped, self.notes = 0, Counter(), []
         return event
@@ -98,7 +101,19 @@ class ProviderReader:
     def counted(self, events: Iterator[dict]) -> Iterator[dict]:
         for event in events:
             self.messages += 1
+            self.note_unknown(event)
             yield event
+
+    def note_unknown(self, event: dict) -> None:
+        """A part or block of a type the format's reader does not know is
+        kept as a placeholder (``[type]``) holding the whole part in its
+        ``meta``; it is also counted under the one policy for the unknown
+        (reported once per type, an error with ``--strict``)."""
+        meta = event.get("meta")
+        if type(meta) is dict and (UNKNOWN_PART_KEYS & meta.keys()):
+            text = event.get("text")
+            name = text[1:-1] if isinstance(text, str) and text[:1] == "[" and text[-1:] == "]" else "part"
+            self.ctx.unknown(name, what="content block", path=self.history_key())
 
     def item(self, item: Any, index: int) -> Iterator[dict]:
         """The events of one list item, counted.  An object that gives none
@@ -110,6 +125,7 @@ class ProviderReader:
         for event in self.item_events(item, index):
             produced = True
             self.messages += 1
+            self.note_unknown(event)
             yield event
         if not produced and isinstance(item, dict) and sum(self.skipped.values()) + self.ctx.bad_count == accounted:
             self.skipped[EMPTY] += 1

@@ -202,8 +202,7 @@ class RecordConverter:
 
     def unknown_parts(self) -> None:
         # The part converter keeps unknown parts whole (meta.geminiPart) and
-        # counts them; report each once through the unknown policy.
+        # reports each through the unknown policy; they are counted here too.
         while self.parts.unknown_parts:
             self.parts.unknown_parts -= 1
             self.counts["unknownParts"] = self.counts.get("unknownParts", 0) + 1
-            self.ctx.unknown("(unknown part)", what="content part")
