@@ -103,3 +103,12 @@ def parse_event_time(value: object) -> datetime | None:
         except (OverflowError, OSError, ValueError):
             return None
     return None
+
+
+def utc_millis(moment: datetime) -> str:
+    """``2025-09-16T04:47:58.370Z``: UTC with milliseconds, as Codex and
+    Gemini CLI write their timestamps (a naive moment is taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    moment = moment.astimezone(timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -23,6 +23,7 @@ from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
+from sessionport.timeparse import utc_millis
 
 CLI_VERSION = "0.128.0"
 ORIGINATOR = "sessionport"
@@ -53,10 +54,7 @@ def codex_timestamp(value: Any) -> str | None:
             return None
     else:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return utc_millis(moment)
 
 
 def thread_id(session: dict) -> str:

@@ -31,7 +31,7 @@ import orjson
 from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter, Option
-from sessionport.timeparse import parse_event_time
+from sessionport.timeparse import parse_event_time, utc_millis
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 
 NAMESPACE = uuid.UUID("0b7b6a4e-3f0e-4f55-9a51-6c1d2e8f9a10")
@@ -51,10 +51,7 @@ def gemini_timestamp(value: Any) -> str | None:
     moment = parse_event_time(value)
     if moment is None:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    moment = moment.astimezone(timezone.utc)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    return utc_millis(moment)
 
 
 def session_uuid(session: dict) -> str:
