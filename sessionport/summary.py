@@ -197,7 +197,6 @@ class Summarizer:
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)
 
-
     def _message_usage(self, usage: dict, api_id: Any) -> None:
         # The blocks of one API message may each repeat its usage: count it
         # once (ids remembered for the last few hundred messages, whose
@@ -238,7 +237,6 @@ def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
     roles: Counter = Counter()
     kinds: Counter = Counter()
     tools: Counter = Counter()
-    kept: dict[str, int] | None = None
     for s in sessions:
         add_usage(usage, s.usage)
         roles.update(s.roles)

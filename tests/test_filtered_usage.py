@@ -156,3 +156,12 @@ def test_totals_over_filtered_and_whole_inputs(tmp_path):
     assert report["keptUsage"] == expected
     human = run_cli("inspect", part, SESSION).stdout.decode()
     assert "usage:      whole sessions (where known): " in human and "kept usage: the messages here: " in human
+
+
+def test_a_source_that_records_no_usage_is_said_to_have_none():
+    # ChatGPT exports hold no token counts: after a filter, no zeros pass for a figure
+    stream = run_cli("filter", FIXTURES / "chatgpt-export" / "conversations.json", "--role", "user").stdout
+    report = inspect_stream(stream)
+    assert report["sessions"] and all(s["keptUsage"] is None and s["filtered"]["dropped"] > 0 for s in report["sessions"])
+    human = run_cli("inspect", "-", input=stream).stdout.decode()
+    assert human.count("usage:      whole session: none recorded by the source") == len(report["sessions"])

@@ -94,7 +94,10 @@ def _partial_usage(summary: dict) -> list[str]:
     that of the messages here, each said to be which."""
     usage, kept, count = summary.get("usage"), summary.get("keptUsage"), summary["messages"]
     here = f"the {count} message{'s' if count != 1 else ''} here"
-    whole = "whole session: " + (_pairs(usage) if usage else "not known (the stream ends before the session's end event)")
+    if usage is None:
+        whole = "whole session: not known (the stream ends before the session's end event)"
+    else:
+        whole = "whole session: " + (_pairs(usage) if any(usage.values()) else "none recorded by the source")
     mine = f"{here}: {_pairs(kept)}" if kept else f"none of {here} carries its own token usage"
     return [f"{'usage:':<12}{whole}", f"{'kept usage:':<12}{mine}"]
 
