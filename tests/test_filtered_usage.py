@@ -165,3 +165,14 @@ def test_a_source_that_records_no_usage_is_said_to_have_none():
     assert report["sessions"] and all(s["keptUsage"] is None and s["filtered"]["dropped"] > 0 for s in report["sessions"])
     human = run_cli("inspect", "-", input=stream).stdout.decode()
     assert human.count("usage:      whole session: none recorded by the source") == len(report["sessions"])
+
+
+@pytest.mark.parametrize("options", [("--role", "user"), ("--since", "2026-04-01T10:00:05Z"), ("--tail", "2"), ("--grep", "files"),
+                                     ("--kind", "tool_use", "--with-results"), ("--no-injected", "--invert")])
+def test_every_selection_marks_what_it_dropped(options):
+    everything = sum(e["type"] == "message" for e in events(run_cli("convert", SESSION, "--to", "portable-jsonl").stdout))
+    stream = events(run_cli("filter", SESSION, *options).stdout)
+    kept = sum(e["type"] == "message" for e in stream)
+    [end] = [e for e in stream if e["type"] == "end"]
+    assert 0 <= kept < everything
+    assert end["filtered"] == {"messages": kept, "dropped": everything - kept}
