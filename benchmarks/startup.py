@@ -42,6 +42,7 @@ def cases() -> dict[str, tuple[list[str], dict[str, str], float]]:
         "complete: sessionport c<TAB>": (SP, _complete("sessionport c"), CPU_TARGET),
         "complete: convert fix<TAB>": (SP, _complete("sessionport convert fix"), CPU_TARGET),
         "complete: convert x --to m<TAB>": (SP, _complete("sessionport convert x --to m"), CPU_TARGET),
+        "complete: convert --t<TAB>": (SP, _complete("sessionport convert --t"), CPU_TARGET),
         "complete: filter fix<TAB>": (SP, _complete("sessionport filter fix"), CPU_TARGET),
         "first line: convert small --to markdown": (SP + ["convert", str(SMALL), "--to", "markdown"], {}, FIRST_LINE_TARGET),
     }

@@ -283,6 +283,9 @@ class Registry:
     # Shell completion of anything but an option name needs no format's own
     # options, and collecting them imports every format.
     without_format_options: bool = False
+    # Completing an option name takes the built-in formats' options from
+    # sessionport.option_table instead of importing the formats.
+    options_from_table: bool = False
 
     @property
     def stages(self) -> dict[str, Stage]:
@@ -376,15 +379,27 @@ class Registry:
         (only the core's while :attr:`without_format_options` is set)."""
         if self.without_format_options:
             return list(CORE_READ_OPTIONS), []
-        self.load_all()
+        if not self.options_from_table:
+            self.load_all()
         read_opts: dict[tuple, Option] = {opt.flags: opt for opt in CORE_READ_OPTIONS}
         write_opts: dict[tuple, Option] = {}
-        for info in self.formats.values():
-            for opt in info.importer.options if info.importer else ():
+        for info in list(self.formats.values()):
+            for opt in self._options_of(info, "import"):
                 read_opts.setdefault(opt.flags, opt)
-            for opt in info.exporter.options if info.exporter else ():
+            for opt in self._options_of(info, "export"):
                 write_opts.setdefault(opt.flags, opt)
         return list(read_opts.values()), list(write_opts.values())
+
+    def _options_of(self, info: FormatInfo, role: str) -> tuple[Option, ...]:
+        ep = info.pending.get(role)
+        if ep is not None and self.options_from_table:
+            from sessionport import option_table
+
+            table = option_table.options(ep.value)
+            if table is not None:
+                return table
+        part = info.importer if role == "import" else info.exporter
+        return part.options if part else ()
 
 
 _REGISTRY: Registry | None = None

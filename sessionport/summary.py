@@ -41,6 +41,22 @@ class SessionSummary:
     # Types the importer did not know ({"record": {type: n}, "content block": ...}).
     unknown: dict[str, dict[str, int]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # The usage the message events carry (``meta.usage``, once per API
+    # message id), None when none carries any: after a filter, what was kept.
+    # A census does not count it: it reads unfiltered files, where ``usage``
+    # (the end event's, the whole session's) says it all.
+    message_usage: dict[str, int] | None = None
+    # The end event's ``filtered`` (the filter stage dropped messages of the
+    # session), and whether an end event was seen at all.
+    filtered: dict[str, Any] | None = None
+    ended: bool = False
+
+    @property
+    def partial(self) -> bool:
+        """The stream holds part of the session: a filter dropped messages
+        (and said so), or it ends before the session's end event (cut short,
+        as by ``filter --head``) with messages that carry their own usage."""
+        return self.filtered is not None or (not self.ended and self.message_usage is not None)
 
     def count(self, role: Any, kind: Any, tool: Any, model: Any, stamp: Any) -> None:
         """One message: its role, its kind (``text`` unless the event says),
@@ -81,6 +97,14 @@ class SessionSummary:
             data["parentSessionId"] = self.parentSessionId
         if self.notes:
             data["notes"] = self.notes
+        if self.partial:
+            # "usage" stays the whole session's figure; without the end event
+            # that figure is not known, which zeros would hide
+            if not self.ended:
+                data["usage"] = None
+            data["keptUsage"] = self.message_usage
+            if self.filtered is not None:
+                data["filtered"] = self.filtered
         return data
 
 
@@ -109,11 +133,12 @@ class Summarizer:
     them (so counters keep their first-seen order).
     """
 
-    __slots__ = ("sessions", "current")
+    __slots__ = ("sessions", "current", "usage_ids")
 
     def __init__(self) -> None:
         self.sessions: list[SessionSummary] = []
         self.current: SessionSummary | None = None
+        self.usage_ids: dict[str, None] = {}
 
     def session(self) -> SessionSummary:
         """The session messages count into (an anonymous one if none started)."""
@@ -142,6 +167,9 @@ class Summarizer:
         elif kind == "message":
             meta = event.get("meta") or {}
             tool = event.get("toolName")
+            usage = meta.get("usage") if isinstance(meta, dict) else None
+            if isinstance(usage, dict):
+                self._message_usage(usage, meta.get("messageId"))
             self.session().count(
                 event.get("role"),
                 meta.get("kind", "text"),
@@ -151,6 +179,10 @@ class Summarizer:
             )
         elif kind == "end" and self.current is not None:
             current = self.current
+            current.ended = True
+            filtered = event.get("filtered")
+            if isinstance(filtered, dict):
+                current.filtered = dict(filtered)
             usage = event.get("usage")
             if isinstance(usage, dict):
                 current.usage = empty_usage()
@@ -164,6 +196,21 @@ class Summarizer:
             notes = event.get("notes")
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)
+
+    def _message_usage(self, usage: dict, api_id: Any) -> None:
+        # The blocks of one API message may each repeat its usage: count it
+        # once (ids remembered for the last few hundred messages, whose
+        # blocks come together), as the readable exporters' footer does.
+        if isinstance(api_id, str):
+            if api_id in self.usage_ids:
+                return
+            self.usage_ids[api_id] = None
+            if len(self.usage_ids) > 512:
+                del self.usage_ids[next(iter(self.usage_ids))]
+        current = self.session()
+        if current.message_usage is None:
+            current.message_usage = empty_usage()
+        add_usage(current.message_usage, usage)
 
 
 def summarize(events: Iterable[dict]) -> list[SessionSummary]:
@@ -195,7 +242,7 @@ def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
         roles.update(s.roles)
         kinds.update(s.kinds)
         tools.update(s.tools)
-    return {
+    total: dict[str, Any] = {
         "sessions": len(sessions),
         "messages": sum(s.messages for s in sessions),
         "byRole": dict(roles),
@@ -203,3 +250,11 @@ def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
         "byTool": dict(tools.most_common()),
         "usage": usage,
     }
+    if any(s.partial for s in sessions):
+        # "usage" sums the whole sessions' figures that are known; this the
+        # usage of the messages in the stream, over every session
+        kept = empty_usage()
+        for s in sessions:
+            add_usage(kept, s.message_usage if s.partial else s.usage)
+        total["keptUsage"] = kept
+    return total

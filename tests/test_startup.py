@@ -64,9 +64,17 @@ def completion(words: str) -> dict:
         ((), completion("sessionport inspect fix")),
         ((), completion("sessionport validate fix")),
         ((), completion("sessionport to markdown fix")),
+        ((), completion("sessionport convert x --from c")),
+        ((), completion("sessionport convert --t")),
+        ((), completion("sessionport convert x --to markdown --")),
+        ((), completion("sessionport to markdown --f")),
+        ((), completion("sessionport inspect --k")),
+        ((), completion("sessionport split --")),
+        ((), completion("sessionport chain -i x --s")),
     ],
     ids=["version", "help", "complete-command", "complete-input", "complete-format", "complete-inspect",
-         "complete-validate", "complete-to"],
+         "complete-validate", "complete-to", "complete-from", "complete-option", "complete-option-after-to",
+         "complete-option-of-to", "complete-option-of-inspect", "complete-option-of-split", "complete-option-of-chain"],
 )
 def test_start_up_imports_no_format_and_compiles_no_pattern(args, env):
     proc, report = started(*args, env=env)
@@ -80,6 +88,50 @@ def test_start_up_imports_no_format_and_compiles_no_pattern(args, env):
 def test_completing_an_option_name_still_offers_the_formats_options():
     proc, _ = started(env=completion("sessionport convert --trace-m"))
     assert proc.stdout.split() == [b"plain,--trace-max-output"]
+
+
+@pytest.mark.parametrize("words", ["sessionport convert --", "sessionport to markdown --", "sessionport filter --", "sessionport inspect --"])
+def test_option_names_from_the_table_are_those_of_the_loaded_formats(words):
+    # The same completion with the formats imported (value completion's and
+    # the table's shortcuts both off): the table must offer exactly the same.
+    from_table, report = started(env=completion(words))
+    assert not [m for m in report["modules"] if m.startswith("sessionport.formats.")]
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys; from sessionport.registry import get_registry; get_registry().load_all(); "
+         "sys.argv = ['sessionport']; from sessionport.cli import cli; cli.main(prog_name='sessionport')"],
+        capture_output=True, cwd=ROOT, timeout=60, env={**__import__("os").environ, **completion(words)})
+    assert from_table.returncode == loaded.returncode == 0, loaded.stderr
+    assert from_table.stdout.split() == loaded.stdout.split()
+    assert b"plain,--keep-images" in from_table.stdout  # a format's own option (claude-code's reader)
+
+
+def test_the_option_table_matches_the_formats():
+    from sessionport import option_table
+    from sessionport.registry import FORMATS_GROUP, _entry_points
+
+    written = (ROOT / "sessionport" / "option_table_data.py").read_text()
+    assert written == option_table.source_of(option_table.table_of(_entry_points(FORMATS_GROUP))), (
+        "sessionport/option_table_data.py is stale: run python -m sessionport.option_table > sessionport/option_table_data.py"
+    )
+
+
+def test_a_plugin_named_by_no_table_is_loaded_for_its_options():
+    from sessionport.registry import Exporter, Option, Registry
+
+    plugin = Exporter("plugged", "a plugin", write=lambda events, out, ctx: None,
+                      options=(Option("plugged_flag", ("--plugged-flag",), "a plugin's own flag", is_flag=True),))
+
+    class EntryPoint:
+        name, value = "plugged-export", "plugged_package.writer:EXPORTER"
+
+        def load(self):
+            return plugin
+
+    registry = Registry(options_from_table=True)
+    registry.declare(EntryPoint())
+    assert registry.formats["plugged"].pending  # named, not loaded yet
+    _, exporter_opts = registry.option_sets()
+    assert [o.flags for o in exporter_opts] == [("--plugged-flag",)]
 
 
 def test_the_command_table_matches_the_commands():

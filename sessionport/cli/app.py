@@ -148,7 +148,9 @@ class LazyCommandsGroup(click.Group):
         from click.shell_completion import CompletionItem
 
         results = []
-        for name in self.list_commands(ctx):
+        # no command name starts with "-": listing them (building the stage
+        # commands) is skipped while an option name is completed
+        for name in self.list_commands(ctx) if not incomplete.startswith("-") else ():
             if name.startswith(incomplete):
                 text = self.listed_help(ctx, name)
                 if text is not None:
@@ -212,35 +214,42 @@ def cli() -> None:
     """
 
 
-def _completing_values() -> bool:
-    """True when the shell asks for completions of anything but an option name.
+def _completing() -> str | None:
+    """What the shell asks to complete: ``"option"`` (an option name),
+    ``"value"`` (anything else) or None when it asks for nothing.
 
-    Then no format's own options are needed: click's resilient parsing skips
-    options it does not know, and collecting them would import every format."""
+    Completing a value needs no format's own options (click's resilient
+    parsing skips options it does not know); completing an option name
+    takes the built-in formats' options from a table.  Either way no format
+    is imported (collecting the options would import every format)."""
     instruction = os.environ.get("_SESSIONPORT_COMPLETE", "")
     shell, _, action = instruction.partition("_")
     if action != "complete":
-        return False
+        return None
     from click.shell_completion import get_completion_class
 
     completion = get_completion_class(shell)
     if completion is None:
-        return False
+        return None
     try:
         _, incomplete = completion(cli, {}, "sessionport", "_SESSIONPORT_COMPLETE").get_completion_args()
     except Exception:  # an odd environment: complete the ordinary way
-        return False
-    return not incomplete.startswith("-")
+        return None
+    return "option" if incomplete.startswith("-") else "value"
 
 
 def main(argv: list[str] | None = None) -> None:
     # SIGTERM and SIGHUP unwind like Ctrl-C, so partial outputs, scratch
     # files and worker processes are cleaned up on the way out.
     raise_on_termination()
-    if _completing_values():
+    completing = _completing()
+    if completing is not None:
         from sessionport.registry import get_registry
 
-        get_registry().without_format_options = True
+        if completing == "value":
+            get_registry().without_format_options = True
+        else:
+            get_registry().options_from_table = True
     try:
         cli.main(args=argv, prog_name="sessionport")
     except KeyboardInterrupt:  # outside any command (e.g. while starting up)

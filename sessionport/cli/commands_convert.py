@@ -9,7 +9,7 @@ import click
 from sessionport.pipeline.inputs import is_batch
 from sessionport.pipeline.select import select_sessions
 from sessionport.cli.app import cli
-from sessionport.cli.options import FormatChoice, batch_options, read_options, run, split_format_options, write_options
+from sessionport.cli.options import FormatChoice, batch_options, read_options, report_option, run, split_format_options, write_options
 
 
 def selection_options(f):
@@ -57,7 +57,8 @@ def selection_stages(sessions, titles, *, require_match: bool = True) -> list:
 @read_options()
 @write_options(to_option=False)
 @batch_options
-def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles, jobs, globs, **kwargs):
+@report_option
+def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles, jobs, globs, json_report, **kwargs):
     """Convert INPUT (a path or -, default stdin) to another format.
 
     Several inputs, a directory (walked recursively), a pattern or @all
@@ -74,7 +75,7 @@ def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles
       sessionport convert export.zip --session 6650a1b2 --to claude-code -o s.jsonl
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles, require_match=one_stream(inputs)), quiet=quiet, jobs=jobs, globs=globs)
+    run(inputs, from_=from_, to=to, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles, require_match=one_stream(inputs)), quiet=quiet, jobs=jobs, globs=globs, json_report=json_report, command="convert")
 
 
 @cli.command()
@@ -83,11 +84,12 @@ def convert(inputs, to, from_, strict, skip_bad, quiet, output, sessions, titles
 @selection_options
 @read_options()
 @write_options(to_option=False)
-def to(format, inputs, from_, strict, skip_bad, quiet, output, sessions, titles, **kwargs):
+@report_option
+def to(format, inputs, from_, strict, skip_bad, quiet, output, sessions, titles, json_report, **kwargs):
     """Write the input (default stdin) as FORMAT; the end of a pipe.
 
     \b
       sessionport filter s.jsonl --role user | sessionport to markdown
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
-    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles, require_match=one_stream(inputs)), quiet=quiet)
+    run(inputs, from_=from_, to=format, output=output, strict=strict, skip_bad=skip_bad, read_opts=read_opts, write_opts=write_opts, stages=selection_stages(sessions, titles, require_match=one_stream(inputs)), quiet=quiet, json_report=json_report, command="to")

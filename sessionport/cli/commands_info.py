@@ -64,19 +64,42 @@ def _human(summary: dict) -> list[str]:
         if summary.get("duration_seconds") is not None:
             span += f" ({summary['duration_seconds']:.0f} s)"
         lines.append(f"{'time:':<12}{span}")
-    lines.append(f"{'messages:':<12}{summary['messages']}")
+    filtered = summary.get("filtered")
+    dropped = filtered.get("dropped") if isinstance(filtered, dict) else None
+    lines.append(f"{'messages:':<12}{summary['messages']}" + (f" (a filter dropped {dropped})" if isinstance(dropped, int) else ""))
     for label, key in (("by role:", "byRole"), ("by kind:", "byKind"), ("by tool:", "byTool"), ("models:", "models"), ("skipped:", "skipped")):
         if summary.get(key):
             lines.append(f"{label:<12}" + "  ".join(f"{k}={v}" for k, v in summary[key].items()))
     for what, types in (summary.get("unknown") or {}).items():
         label = f"unknown {what}s" if not what.endswith("s") else f"unknown {what}"
         lines.append(f"{'unknown:':<12}{label}: " + "  ".join(f"{k}={v}" for k, v in types.items()))
-    usage = summary.get("usage") or {}
-    if any(usage.values()):
-        lines.append(f"{'usage:':<12}" + "  ".join(f"{k}={v}" for k, v in usage.items()))
+    if "keptUsage" in summary:
+        lines.extend(_partial_usage(summary))
+    else:
+        usage = summary.get("usage") or {}
+        if any(usage.values()):
+            lines.append(f"{'usage:':<12}" + _pairs(usage))
     for note in summary.get("notes", []):
         lines.append(f"{'note:':<12}{note}")
     return lines
+
+
+def _pairs(usage: dict) -> str:
+    return "  ".join(f"{k}={v}" for k, v in usage.items())
+
+
+def _partial_usage(summary: dict) -> list[str]:
+    """The two token figures of a session the stream holds only part of:
+    the whole session's (from its end event, when the stream has it) and
+    that of the messages here, each said to be which."""
+    usage, kept, count = summary.get("usage"), summary.get("keptUsage"), summary["messages"]
+    here = f"the {count} message{'s' if count != 1 else ''} here"
+    if usage is None:
+        whole = "whole session: not known (the stream ends before the session's end event)"
+    else:
+        whole = "whole session: " + (_pairs(usage) if any(usage.values()) else "none recorded by the source")
+    mine = f"{here}: {_pairs(kept)}" if kept else f"none of {here} carries its own token usage"
+    return [f"{'usage:':<12}{whole}", f"{'kept usage:':<12}{mine}"]
 
 
 @cli.command()
@@ -90,6 +113,11 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
     skipped records, per session and in total. Over several inputs or a
     directory, an input that cannot be read is reported and the others go
     on (exit 1 at the end), as with convert.
+
+    Token usage is the whole session's, as its source recorded it. For a
+    stream that holds part of a session (after `sessionport filter`) both
+    figures are given, each named: the whole session's and that of the
+    messages kept (keptUsage in --json).
     """
     read_opts, _, _ = split_format_options(kwargs)
 
@@ -122,8 +150,13 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         click.echo("")
         click.echo(f"{'total:':<12}{total['sessions']} sessions, {total['messages']} messages")
         usage = total["usage"]
-        if any(usage.values()):
-            click.echo(f"{'usage:':<12}" + "  ".join(f"{k}={v}" for k, v in usage.items()))
+        kept = total.get("keptUsage")
+        if kept is not None:
+            # some sessions are only partly here: say which figure is which
+            click.echo(f"{'usage:':<12}whole sessions (where known): " + _pairs(usage))
+            click.echo(f"{'kept usage:':<12}the messages here: " + _pairs(kept))
+        elif any(usage.values()):
+            click.echo(f"{'usage:':<12}" + _pairs(usage))
     _end(result)
 
 

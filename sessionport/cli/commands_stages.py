@@ -22,7 +22,7 @@ import click
 from sessionport.registry import Stage, get_registry
 from sessionport.cli.app import LazyCommandsGroup, cli
 from sessionport.pipeline.batch import stage_factory
-from sessionport.cli.options import WIRE_FORMAT, FormatChoice, batch_options, read_options, run, split_format_options, write_options
+from sessionport.cli.options import WIRE_FORMAT, FormatChoice, batch_options, read_options, report_option, run, split_format_options, write_options
 
 
 def _stage_flags(stage: Stage) -> set[str]:
@@ -34,12 +34,14 @@ def _stage_flags(stage: Stage) -> set[str]:
 
 
 def _standalone(stage: Stage) -> click.Command:
-    def callback(inputs, from_, strict, skip_bad, quiet, output, to, jobs, globs, **kwargs):
+    def callback(inputs, from_, strict, skip_bad, quiet, output, to, jobs, globs, json_report, **kwargs):
         # The stage's own parameters first: a format option of the same name
         # must never take a stage option away from the stage.
         stage_opts = {k: kwargs.pop(k) for k in list(kwargs) if k in stage_names}
         read_opts, write_opts, _ = split_format_options(kwargs)
         if stage_opts.get("check") and stage.check is not None:
+            if json_report is not None:
+                raise click.UsageError("--json-report reports on a conversion; --check writes nothing and reports on stderr")
             # a report over every input, not a conversion that fails per file
             raise click.exceptions.Exit(stage.check(inputs, from_=from_, strict=strict, skip_bad=skip_bad, read_opts=read_opts, globs=globs, quiet=quiet, **stage_opts))
         run(
@@ -55,6 +57,8 @@ def _standalone(stage: Stage) -> click.Command:
             quiet=quiet,
             jobs=jobs,
             globs=globs,
+            json_report=json_report,
+            command=stage.name,
         )
 
     stage_names = {p.name for p in stage.params}
@@ -62,6 +66,7 @@ def _standalone(stage: Stage) -> click.Command:
     callback = write_options(to_option=True, taken=taken)(callback)
     callback = read_options(taken=taken)(callback)
     callback = batch_options(callback)
+    callback = report_option(callback)
     params = [click.Argument(["inputs"], nargs=-1, metavar="[INPUT]...")] + list(callback.__click_params__[::-1]) + list(stage.params)
     return click.Command(stage.name, callback=callback, params=params, help=stage.help or stage.description, short_help=stage.description)
 
@@ -83,7 +88,8 @@ def _chain_step(stage: Stage) -> click.Command:
 @cli.group(cls=LazyCommandsGroup, chain=True, invoke_without_command=True)
 @click.option("-i", "--input", "inputs", multiple=True, help="An input path or - (repeatable; default stdin).")
 @read_options()
-def chain(inputs, from_, strict, skip_bad, quiet, **kwargs):
+@report_option
+def chain(inputs, from_, strict, skip_bad, quiet, json_report, **kwargs):
     """Run several stages in one process, then write once.
 
     Steps are stage names with their options, optionally ending with
@@ -96,7 +102,7 @@ def chain(inputs, from_, strict, skip_bad, quiet, **kwargs):
 
 
 @chain.result_callback()
-def _run_chain(steps, inputs, from_, strict, skip_bad, quiet, **kwargs):
+def _run_chain(steps, inputs, from_, strict, skip_bad, quiet, json_report, **kwargs):
     read_opts, _, _ = split_format_options(kwargs)
     target = _WriteStep(WIRE_FORMAT, None)
     stages = []
@@ -118,6 +124,8 @@ def _run_chain(steps, inputs, from_, strict, skip_bad, quiet, **kwargs):
         write_opts=target.options,
         stages=stages,
         quiet=quiet,
+        json_report=json_report,
+        command="chain",
     )
 
 

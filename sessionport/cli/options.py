@@ -102,6 +102,18 @@ def split_format_options(kwargs: dict[str, Any]) -> tuple[dict, dict, dict]:
     return reading, writing, kwargs
 
 
+def report_option(f):
+    """--json-report: what the run did, per input, as one JSON object."""
+    return click.option(
+        "--json-report",
+        "json_report",
+        metavar="FILE",
+        type=click.Path(dir_okay=False, allow_dash=True),
+        help="Also write a JSON report of the run to FILE (- for stdout when -o is a file): per input its format, output, "
+        "messages, what the target has no place for (losses), unknown types, warnings and status; totals; exit code.",
+    )(f)
+
+
 def batch_options(f):
     """--jobs and --glob, for commands that take many inputs."""
     f = click.option("--glob", "globs", multiple=True, metavar="PATTERN", help="File names to pick up in directory inputs (repeatable; default: *.jsonl, *.json, *.jsonl.zst, ...).")(f)
@@ -153,17 +165,49 @@ def run(
     quiet: bool = False,
     jobs: int | None = None,
     globs: Sequence[str] = (),
+    json_report: str | None = None,
+    command: str = "convert",
 ) -> None:
     """A command's run: options to :func:`sessionport.pipeline.run.run`,
-    its outcomes to stderr and the exit code."""
-    result = pipeline.run(
-        inputs,
-        reading=reading(from_, strict, skip_bad, read_opts, quiet),
-        stages=stages,
-        sink=Sink(to, output, dict(write_opts or {})),
-        jobs=jobs,
-        globs=globs,
-        on_outcome=show_outcome,
-    )
+    its outcomes to stderr, the ``--json-report`` and the exit code."""
+    if json_report is None:
+        result = pipeline.run(
+            inputs,
+            reading=reading(from_, strict, skip_bad, read_opts, quiet),
+            stages=stages,
+            sink=Sink(to, output, dict(write_opts or {})),
+            jobs=jobs,
+            globs=globs,
+            on_outcome=show_outcome,
+        )
+        if result.batch:
+            closing_line(result, quiet=quiet)
+        return
+    _reported_run(inputs, from_, to, output, strict, skip_bad, read_opts, write_opts, stages, quiet, jobs, globs, json_report, command)
+
+
+def _reported_run(inputs, from_, to, output, strict, skip_bad, read_opts, write_opts, stages, quiet, jobs, globs, json_report, command) -> None:
+    from sessionport.errors import SessionportError
+    from sessionport.reports import conversion
+
+    names = [i for i in inputs if i]
+    conversion.check_target(json_report, output, names)
+    try:
+        result = pipeline.run(
+            inputs,
+            reading=reading(from_, strict, skip_bad, read_opts, quiet),
+            stages=stages,
+            sink=Sink(to, output, dict(write_opts or {}), report=True),
+            jobs=jobs,
+            globs=globs,
+            on_outcome=show_outcome,
+        )
+    except SessionportError as exc:  # before any input was read, or while joining a batch
+        conversion.write(json_report, conversion.document(command, to, output, None, exc.exit_code, error=str(exc)), names)
+        raise
+    if result.raised is not None:
+        conversion.write(json_report, conversion.document(command, to, output, result, result.raised.exit_code), names)
+        raise result.raised
+    conversion.write(json_report, conversion.document(command, to, output, result, 1 if result.failed else 0), names)
     if result.batch:
         closing_line(result, quiet=quiet)

@@ -26,6 +26,7 @@ from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
 from sessionport.pipeline import stream
 from sessionport.pipeline.signals import SIGNALS, Terminated
+from sessionport.registry import LossCounter, get_registry
 
 StageFactory = Callable[[], Callable[[Iterable[dict]], Iterator[dict]]]
 
@@ -48,6 +49,8 @@ class Job:
     write_opts: dict[str, Any] = field(default_factory=dict)
     stages: tuple[StageFactory, ...] = ()
     refused: str | None = None
+    # Count what the conversion did (Outcome.report), for --json-report.
+    report: bool = False
 
 
 @dataclass
@@ -60,6 +63,47 @@ class Outcome:
     # An input that holds no message (empty, or only summary records)
     # writes nothing.
     empty: bool = False
+    # What the conversion did, when the run asked for it (see Tally.report).
+    report: dict | None = None
+
+
+class Tally:
+    """Counts the messages of one input read and written, when a run is
+    asked for a report (otherwise no event passes through it)."""
+
+    __slots__ = ("read", "written")
+
+    def __init__(self) -> None:
+        self.read = 0
+        self.written: int | None = 0
+
+    def reading(self, events: Iterable[dict]) -> Iterator[dict]:
+        for event in events:
+            if event.get("type") == "message":
+                self.read += 1
+            yield event
+
+    def writing(self, events: Iterable[dict]) -> Iterator[dict]:
+        for event in events:
+            if event.get("type") == "message":
+                self.written += 1  # type: ignore[operator]
+            yield event
+
+    def report(self, ctx: ReadContext, losses: dict[str, int] | None = None, *, written: bool = True) -> dict:
+        """The counts of the input read with ``ctx``: its format, messages
+        read and written, what the target could not carry (by
+        ``registry.LOSSES`` name), unknown types, unreadable records.  When
+        nothing was written (a failure), the written counts are None."""
+        from sessionport.registry import LOSSES
+
+        return {
+            "format": ctx.options.get("_format"),
+            "messagesRead": self.read,
+            "messages": self.written if written else None,
+            "losses": {name: (losses or {}).get(name, 0) for name in LOSSES} if written else None,
+            "unknown": {what: dict(types) for what, types in ctx.unknown_seen.items()},
+            "unreadable": ctx.bad_count,
+        }
 
 
 class _HeldBack:
@@ -90,19 +134,22 @@ def run_job(job: Job) -> Outcome:
     ctx = ReadContext()
     warnings: list[str] = []
     ctx.on_warning = warnings.append
+    tally = Tally() if job.report else None
     try:
         events = stream.read(job.source, format=job.from_, strict=job.strict, skip_bad=job.skip_bad, options=dict(job.read_opts), context=ctx)
-        held = _HeldBack(events)
+        held = _HeldBack(tally.reading(events) if tally else events)
         if not held.has_messages:
-            return Outcome(job.source, None, True, None, warnings, empty=True)
+            return Outcome(job.source, None, True, None, warnings, empty=True, report=tally.report(ctx) if tally else None)
         if job.target and os.path.dirname(job.target):
             os.makedirs(os.path.dirname(job.target), exist_ok=True)
-        stream.write(stream.apply_stages(held, job.stages), job.target, format=job.to, options=dict(job.write_opts), inputs=[job.source])
+        staged = stream.apply_stages(held, job.stages)
+        written = stream.write(tally.writing(staged) if tally else staged, job.target, format=job.to, options=dict(job.write_opts), inputs=[job.source])
     except SessionportError as exc:
-        return Outcome(job.source, job.target, False, str(exc), warnings)
+        return Outcome(job.source, job.target, False, str(exc), warnings, report=tally.report(ctx, written=False) if tally else None)
     except Exception as exc:  # one broken file must not end the batch
-        return Outcome(job.source, job.target, False, f"{job.source}: internal error: {type(exc).__name__}: {exc}", warnings)
-    return Outcome(job.source, job.target, True, None, warnings)
+        return Outcome(job.source, job.target, False, f"{job.source}: internal error: {type(exc).__name__}: {exc}", warnings,
+                       report=tally.report(ctx, written=False) if tally else None)
+    return Outcome(job.source, job.target, True, None, warnings, report=tally.report(ctx, written.losses) if tally else None)
 
 
 _in_job = False
@@ -185,10 +232,18 @@ def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Out
     read back in order; failed inputs are reported and left out."""
     with tempfile.TemporaryDirectory(prefix="sessionport-batch-") as scratch:
         staged = [dataclasses.replace(j, target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
-        for outcome in run_jobs(staged, workers):
+        for job, outcome in zip(jobs, run_jobs(staged, workers)):
             on_outcome(outcome)
             if outcome.ok and not outcome.empty:
-                yield from stream.read(outcome.target, format="portable-jsonl")
+                events = stream.read(outcome.target, format="portable-jsonl")
+                if outcome.report is None:
+                    yield from events
+                else:
+                    # the scratch file carries everything: what the target
+                    # cannot carry is counted here, input by input
+                    losses = LossCounter(get_registry().exporter(job.to))
+                    yield from losses.watch(events)
+                    outcome.report["losses"] = {name: losses.counts.get(name, 0) for name in outcome.report["losses"]}
                 os.unlink(outcome.target)
 
 

@@ -56,6 +56,9 @@ class Sink:
     format: str = WIRE_FORMAT
     output: str | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    # Count, per input, what was read, written and left out (Outcome.report);
+    # then a single input's error is returned in Result.raised, not raised.
+    report: bool = False
 
 
 @dataclass
@@ -66,6 +69,8 @@ class Result:
     outcomes: list[Outcome] = field(default_factory=list)
     layout: str = targets.STREAM
     batch: bool = True
+    # The error of a single input, when the sink asked for a report.
+    raised: SessionportError | None = None
 
     @property
     def failed(self) -> list[Outcome]:
@@ -151,6 +156,8 @@ def run(
     report = on_outcome or (lambda outcome: None)
     if not inputs.batch:
         source = inputs.sources[0]
+        if sink.report:
+            return _reported_single(source, reading, stages, sink)
         output = _single_target(source, sink)
         events = stream.apply_stages(read_source(source, reading), stages)
         stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
@@ -163,10 +170,12 @@ def run(
     def record(outcome: Outcome) -> None:
         result.outcomes.append(outcome)
         if reading.quiet:
+            if outcome.report is not None:  # not shown, still reported
+                outcome.report["warnings"] = outcome.warnings
             outcome.warnings = []
         report(outcome)
 
-    template = batch.Job("", None, sink.format, reading.format, reading.strict, reading.skip_bad, dict(reading.options), dict(sink.options), tuple(stages))
+    template = batch.Job("", None, sink.format, reading.format, reading.strict, reading.skip_bad, dict(reading.options), dict(sink.options), tuple(stages), report=sink.report)
     if result.layout == targets.DIRECTORY:
         guard = targets.OutputGuard(inputs.specs)
         for outcome in batch.run_jobs(directory_jobs(inputs.sources, sink.output, template, guard), workers):
@@ -176,6 +185,30 @@ def run(
     combined = [dataclasses.replace(template, source=s.spec) for s in inputs.sources]
     stream.write(batch.combined_stream(combined, workers, record), output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
     return result
+
+
+def _reported_single(source: Source, reading: Reading, stages: Sequence[StageFactory], sink: Sink) -> Result:
+    """One input streamed through as :func:`run` does, counting what it
+    read, wrote and left out; its error comes back in ``Result.raised``."""
+    ctx = ReadContext(on_warning=_silent) if reading.quiet else ReadContext()
+    shown: list[str] = []  # the warnings as a batch's outcome holds them
+    quiet_or_not = ctx.on_warning
+
+    def warn(message: str) -> None:
+        shown.append(message)
+        quiet_or_not(message)
+
+    ctx.on_warning = warn
+    tally = batch.Tally()
+    output = None
+    try:
+        output = _single_target(source, sink)
+        events = stream.apply_stages(tally.reading(read_source(source, reading, ctx)), stages)
+        written = stream.write(tally.writing(events), output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
+    except SessionportError as exc:
+        failed = Outcome(source.spec, output, False, str(exc), shown, report=tally.report(ctx, written=False))
+        return Result(1, [failed], batch=False, raised=exc)
+    return Result(1, [Outcome(source.spec, output, True, None, shown, report=tally.report(ctx, written.losses))], batch=False)
 
 
 def _single_target(source: Source, sink: Sink) -> str | None:

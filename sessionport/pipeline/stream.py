@@ -147,8 +147,9 @@ def write_events(
     format: str,
     options: dict[str, Any] | None = None,
     context: WriteContext | None = None,
-) -> None:
-    """Write ``events`` to the binary stream ``out`` in ``format``."""
+) -> WriteContext:
+    """Write ``events`` to the binary stream ``out`` in ``format``; the
+    context returned holds what could not be carried (``losses``)."""
     exporter = get_registry().exporter(format)
     ctx = context or WriteContext()
     if options:
@@ -161,6 +162,7 @@ def write_events(
     sentence = losses.sentence()
     if sentence:
         ctx.warn(sentence)
+    return ctx
 
 
 def write(
@@ -170,16 +172,16 @@ def write(
     format: str = "portable-jsonl",
     options: dict[str, Any] | None = None,
     inputs: Iterable[str | None] = (),
-) -> None:
+) -> WriteContext:
     """Write ``events`` to ``dest``: a path (written atomically, never onto
-    one of ``inputs``), a binary stream, or None for stdout."""
+    one of ``inputs``), a binary stream, or None for stdout; returns the
+    write's context (see :func:`write_events`)."""
     if dest is not None and not isinstance(dest, str):
-        write_events(events, dest, format=format, options=options)
-        return
+        return write_events(events, dest, format=format, options=options)
     inputs = list(inputs)
     if dest is not None and inputs:
         from sessionport.pipeline.targets import OutputGuard
 
         OutputGuard(inputs).check(dest)
     with open_output(dest, inputs) as out:
-        write_events(events, out, format=format, options=options, context=WriteContext(name=dest or "<stdout>"))
+        return write_events(events, out, format=format, options=options, context=WriteContext(name=dest or "<stdout>"))

@@ -337,6 +337,55 @@ def take_tail(events: Iterable[dict], count: int) -> Iterator[dict]:
         yield ends[current]
 
 
+def mark_filtered(events: Iterable[dict], select: Callable[[Iterable[dict]], Iterable[dict]]) -> Iterator[dict]:
+    """``select(events)``, each end event of a session that lost messages
+    on the way carrying ``filtered: {messages: kept, dropped: n}`` (``n``
+    includes what earlier filters of the stream dropped).
+
+    The end event holds the session's totals (its token usage above all);
+    the mark tells whoever reads the stream (``inspect``, the readable
+    exporters) that they cover messages no longer in it.  Ends come out in
+    the order they went in (the selections never reorder), each the same
+    object, so the count a session had going in is found by identity."""
+    entered: deque[tuple[dict, int]] = deque()  # end events gone in, with their session's messages
+
+    def counted() -> Iterator[dict]:
+        messages = 0
+        for event in events:
+            kind = event.get("type")
+            if kind == "message":
+                messages += 1
+            elif kind == "end":
+                entered.append((event, messages))
+                messages = 0
+            elif kind == "session":
+                messages = 0
+            yield event
+
+    kept = 0
+    for event in select(counted()):
+        kind = event.get("type")
+        if kind == "message":
+            kept += 1
+        elif kind == "session":
+            kept = 0
+        elif kind == "end":
+            total = None
+            while entered:  # ends left behind were dropped with their session
+                went_in, count = entered.popleft()
+                if went_in is event:
+                    total = count
+                    break
+            if total is not None and total > kept:
+                # a filter before this one dropped some too: count them all
+                earlier = event.get("filtered")
+                before = earlier.get("dropped") if isinstance(earlier, dict) else None
+                dropped = total - kept + (before if isinstance(before, int) and not isinstance(before, bool) else 0)
+                event = {**event, "filtered": {"messages": kept, "dropped": dropped}}
+            kept = 0
+        yield event
+
+
 # -- the stage ----------------------------------------------------------------
 
 
@@ -384,7 +433,7 @@ def build(
     )
     prefixes = tuple(session)
 
-    def stage(events: Iterable[dict]) -> Iterator[dict]:
+    def select(events: Iterable[dict]) -> Iterator[dict]:
         stream: Iterable[dict] = events
         if prefixes:
             stream = filter_sessions(stream, prefixes)
@@ -395,6 +444,9 @@ def build(
         elif tail is not None:
             stream = take_tail(stream, tail)
         return iter(stream)
+
+    def stage(events: Iterable[dict]) -> Iterator[dict]:
+        return mark_filtered(events, select)
 
     return stage
 
