@@ -25,6 +25,7 @@ workers end, the temporary files go, and ``-o`` is left as it was.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import shutil
@@ -49,6 +50,9 @@ DEFAULT_MIN_SIZE = 64 << 20
 PIECES_PER_WORKER = 2
 MIN_CHUNK = 16 << 20
 DEFAULT_WARM_UP = 1 << 20
+# ... and at least this many lines, when they start within a few warm-ups.
+WARM_UP_LINES = 8
+WARM_UP_REACH = 4
 
 SPLITTERS = {"codex": "sessionport.formats.codex.split"}
 STATELESS_WRITERS = frozenset(("portable-jsonl",))
@@ -146,6 +150,25 @@ def _line_start(f, offset: int) -> int:
     return f.tell()
 
 
+def _lines_back(f, start: int, lines: int, reach: int) -> int:
+    """The start of the line ``lines`` lines before ``start`` (a line
+    start), or of the earliest line that starts within ``reach`` bytes
+    before it."""
+    low = max(0, start - reach)
+    f.seek(low)
+    block = f.read(start - low)
+    end = len(block) - 1  # the newline that ends the line before ``start``
+    for _ in range(lines):
+        found = block.rfind(b"\n", 0, max(end, 0))
+        if found == -1:
+            if low == 0:
+                return 0
+            earliest = low + block.find(b"\n") + 1
+            return earliest if low < earliest < start else start
+        end = found
+    return low + end + 1
+
+
 def cuts(path: str, size: int, chunk: int, warm_up: int) -> tuple[list[int], list[int]]:
     """Where the pieces start (line starts, never on a byte order mark) and
     where reading of each starts (its warm-up before it)."""
@@ -166,6 +189,8 @@ def cuts(path: str, size: int, chunk: int, warm_up: int) -> tuple[list[int], lis
         windows = [0]
         for start in starts[1:]:
             window = _line_start(f, start - warm_up) if warm_up else start
+            if warm_up and start - window < warm_up:
+                window = min(window, _lines_back(f, start, WARM_UP_LINES, WARM_UP_REACH * warm_up))
             f.seek(window)
             if f.read(3) == BOM:
                 window = start
@@ -220,31 +245,29 @@ class _Split:
         splitter, inp, reading = self.splitter, self.inp, self.reading
         ends = starts[1:] + [size]
 
-        def piece(index: int, guess: dict | None, window_line: int, start_line: int):
+        def piece(index: int, window_line: int, start_line: int):
             return splitter.Piece(
                 index, inp.path, inp.name, starts[index], ends[index], windows[index], window_line, start_line,
                 os.path.join(scratch, f"{index:06d}.jsonl"), self.sink.format, reading.strict, reading.skip_bad,
-                dict(self.ctx.options), guess,
+                dict(self.ctx.options),
             )
 
-        pieces = [piece(0, None, 1, 1)]
+        pieces = [piece(0, 1, 1)]
         futures = {0: pool.submit(_call, splitter.read_piece, pieces[0])}
-        scans = [pool.submit(_call, splitter.scan, inp.path, a, b) for a, b in segments]
-        fold = splitter.Fold()
-        at: dict[int, tuple[dict, int]] = {0: (fold.guess(), 1)}
+        counts = [pool.submit(_call, splitter.count, inp.path, a, b) for a, b in segments]
+        line_at = {0: 1}
+        lines = 0
         nul = False
-        ends_of = dict(segments)
-        for (a, _), future in zip(segments, scans):
-            found = future.result()
-            nul = nul or found.nul
-            fold.add(found)
-            at[ends_of[a]] = (fold.guess(), fold.lines + 1)
+        for (_, b), future in zip(segments, counts):
+            found, holds_nul = future.result()
+            lines += found
+            nul = nul or holds_nul
+            line_at[b] = lines + 1
         if nul:
             debug(f"{inp.name}: read in one process: it holds NUL bytes (warned about where they first are)")
             return False
         for index in range(1, len(starts)):
-            guess, window_line = at[windows[index]]
-            pieces.append(piece(index, guess, window_line, at[starts[index]][1]))
+            pieces.append(piece(index, line_at[windows[index]], line_at[starts[index]]))
         ahead = max(2, self.workers * 2)
         submitted = 1
 
@@ -276,8 +299,7 @@ class _Split:
                     result = splitter.read_piece(splitter.resumed(pieces[index], before))
                 for message in result.warnings:
                     self.ctx.warn(message)
-                with open(result.out, "rb") as written:
-                    shutil.copyfileobj(written, out, 1 << 20)
+                _copy(result.out, out)
                 _remove(result.out)
                 if result.error is not None:
                     splitter.raise_error(result.error)
@@ -297,6 +319,30 @@ def _forced(events, importer, inp, ctx, registry):
     from sessionport.pipeline.stream import _forced as forced, _is_message
 
     return forced(events, _is_message, importer, inp, ctx, registry)
+
+
+def _copy(path: str, out) -> None:
+    """A piece's output onto the output, in the kernel where it can be."""
+    with open(path, "rb") as written:
+        try:
+            fd = out.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        if fd is not None and hasattr(os, "sendfile"):
+            out.flush()
+            size = os.fstat(written.fileno()).st_size
+            offset = 0
+            try:
+                while offset < size:
+                    sent = os.sendfile(fd, written.fileno(), offset, size - offset)
+                    if sent == 0:
+                        break
+                    offset += sent
+                return
+            except OSError as exc:
+                if offset or exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                    raise
+        shutil.copyfileobj(written, out, 1 << 20)
 
 
 def _remove(path: str) -> None:

@@ -49,13 +49,16 @@ import orjson
 from sessionport.context import MAX_REPORTED_PLACES, ReadContext, WriteContext
 from sessionport.errors import SessionportError
 from sessionport.jsonl import iter_lines
-from sessionport.formats.codex.items import ItemConverter
+from sessionport.formats.codex.items import ANSWERED_LIMIT, ItemConverter
 from sessionport.jsondoc import first_significant_byte
 from sessionport.formats.codex.reader import _is_document
 from sessionport.formats.codex.rollout import RolloutReader
 from sessionport.formats.codex.usage import TokenTotals
 
 READ_PIECE = 4 << 20
+# How far back from a cut the calls and outputs are replayed.
+LOOKBACK = 64 << 20
+LOOKBACK_CLOSES = ANSWERED_LIMIT + 64
 WINDOW_BUFFER = 1 << 20
 
 # What a reader sums up as it goes (merged across pieces), and what is no
@@ -89,38 +92,74 @@ _FIXED_NAMES = {b"local_shell_call": "local_shell", b"tool_search_call": "tool_s
 
 @dataclass
 class Scan:
-    """What a segment of the file leaves behind, read from its bytes."""
+    """What a stretch of the file leaves behind, read from its bytes."""
 
-    lines: int = 0
-    nul: bool = False
     # (call id, tool name) for a call, (call id, None) for an output
     ops: list = field(default_factory=list)
     model: str | None = None
     user: bool = False
 
 
-def scan(path: str, start: int, end: int) -> Scan:
-    result = Scan()
+def count(path: str, start: int, end: int) -> tuple[int, bool]:
+    """The newlines in bytes ``[start, end)`` of the file, and whether they
+    hold a NUL byte."""
+    lines = 0
+    nul = False
     with open(path, "rb", buffering=0) as f:
         f.seek(start)
         remaining = end - start
-        carry = b""
-        while remaining > 0 or carry:
-            data = f.read(min(READ_PIECE, remaining)) if remaining > 0 else b""
-            remaining -= len(data)
+        while remaining > 0:
+            data = f.read(min(READ_PIECE, remaining))
             if not data:
-                remaining = 0
-            data = carry + data if carry else data
-            if remaining > 0:
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:  # a line longer than a read: read on
-                    carry = data
+                break
+            remaining -= len(data)
+            lines += data.count(b"\n")
+            nul = nul or b"\x00" in data
+    return lines, nul
+
+
+def guess_before(path: str, offset: int) -> dict:
+    """The likely state of the long-lived parts of the reader at ``offset``
+    (a line start): the calls still waiting and the answered ones (replayed
+    from the calls and outputs of the stretch before it that holds the last
+    ``LOOKBACK_CLOSES`` outputs, at most ``LOOKBACK`` bytes), the model of
+    the last ``turn_context`` and whether a prompt event came before."""
+    found: list[Scan] = []
+    closes = 0
+    model = None
+    user = False
+    with open(path, "rb") as f:
+        pos, tail = offset, b""
+        while pos > 0 and offset - pos < LOOKBACK and (closes < LOOKBACK_CLOSES or model is None):
+            low = max(0, pos - READ_PIECE)
+            f.seek(low)
+            block = f.read(pos - low) + tail
+            pos = low
+            if low > 0:
+                cut = block.find(b"\n") + 1
+                if cut == 0:  # inside a line longer than a read
+                    tail = block
                     continue
-                piece, carry = data[:cut], data[cut:]
+                block, tail = block[cut:], block[:cut]
             else:
-                piece, carry = data, b""
-            _scan_piece(piece, result)
-    return result
+                tail = b""
+            piece = Scan()
+            _scan_piece(block, piece)
+            found.append(piece)
+            closes += sum(1 for _, name in piece.ops if name is None)
+            if model is None:
+                model = piece.model
+            user = user or piece.user
+        if not user:
+            f.seek(0)
+            user = _USER in f.read(min(offset, READ_PIECE))
+    fold = Fold()
+    for piece in reversed(found):
+        piece.model = None
+        fold.add(piece)
+    fold.model = model
+    fold.user = user
+    return fold.guess()
 
 
 def _line(piece: bytes, pos: int) -> bytes:
@@ -139,17 +178,12 @@ def _payload(piece: bytes, pos: int) -> dict:
 
 
 def _scan_piece(piece: bytes, result: Scan) -> None:
-    result.lines += piece.count(b"\n")
-    if not result.nul and b"\x00" in piece:
-        result.nul = True
     if not result.user and _USER in piece:
         result.user = True
-    pos = piece.find(_TURN)
-    while pos != -1:
-        model = _turn_model(piece, pos)
-        if model is not None:
-            result.model = model
-        pos = piece.find(_TURN, pos + 1)
+    pos = piece.rfind(_TURN)
+    while pos != -1 and result.model is None:
+        result.model = _turn_model(piece, pos)
+        pos = piece.rfind(_TURN, 0, pos)
     ops = result.ops
     for match in _CALLS.finditer(piece):
         kind = match.group(1)
@@ -197,13 +231,12 @@ def _turn_model(piece: bytes, pos: int) -> str | None:
 
 
 class Fold:
-    """The scans of the segments before a cut, replayed in order."""
+    """Scans of consecutive stretches, replayed in order."""
 
     def __init__(self) -> None:
         self.items = ItemConverter()
         self.model: str | None = None
         self.user = False
-        self.lines = 0
 
     def add(self, found: Scan) -> None:
         items = self.items
@@ -215,7 +248,6 @@ class Fold:
         if found.model is not None:
             self.model = found.model
         self.user = self.user or found.user
-        self.lines += found.lines
 
     def guess(self) -> dict:
         return {
@@ -376,7 +408,6 @@ class Piece:
     strict: bool = False
     skip_bad: bool = False
     options: dict = field(default_factory=dict)
-    guess: dict | None = None
     resume: bytes | None = None  # the state to start from, known exactly
 
 
@@ -421,18 +452,28 @@ def _quiet(message: str) -> None:
     pass
 
 
+class _HeadReader(RolloutReader):
+    """Reads up to the first line after the session has started."""
+
+    def lines(self, stream, ctx):
+        for numbered in iter_lines(stream, ctx):
+            if self.session_sent:
+                return
+            yield numbered
+
+    def _end_of_input(self) -> Iterator[dict]:
+        return iter(())
+
+
 def _after_session(piece: Piece) -> bytes | None:
-    """The state of a reader of this file right after its session event: a
+    """The state of a reader of this file once its session has started: a
     start for the warm-up (the session's id, era, what it inherits)."""
     ctx = ReadContext(name=piece.name, skip_bad=True, options=dict(piece.options), on_warning=_quiet)
-    reader = RolloutReader(ctx)
+    reader = _HeadReader(ctx)
     try:
         with open(piece.path, "rb") as f:
-            events = reader.run(f)
-            for event in events:
-                if event.get("type") == "session":
-                    break
-            events.close()
+            for _ in reader.run(f):
+                pass
     except Exception:
         return None
     return state_of(reader) if reader.session_sent else None
@@ -453,7 +494,7 @@ def read_piece(piece: Piece) -> PieceResult:
             base = _after_session(piece)
             if base is not None:
                 _restore(reader, base)
-            guess = piece.guess or {}
+            guess = guess_before(piece.path, begin)
             vars(reader.items).update({k: v for k, v in guess.items() if k != "seen_user_event"})
             reader.seen_user_event = bool(guess.get("seen_user_event"))
             reader.line_no = piece.window_line - 1
@@ -522,7 +563,7 @@ def follows(before: PieceResult, after: PieceResult) -> bool:
 def resumed(piece: Piece, before: PieceResult) -> Piece:
     """``piece`` to be read again, from the state the piece before ended in."""
     assert before.end_state is not None
-    return replace(piece, resume=before.end_state, guess=None)
+    return replace(piece, resume=before.end_state)
 
 
 # -- the end ----------------------------------------------------------------
