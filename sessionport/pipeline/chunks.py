@@ -50,7 +50,7 @@ DEFAULT_MIN_SIZE = 64 << 20
 # first outputs while the last pieces are read, and a worker slowed by a
 # busy machine holds up less.
 PIECES_PER_WORKER = 4
-MIN_CHUNK = 16 << 20
+MIN_CHUNK = 32 << 20
 DEFAULT_WARM_UP = 1 << 20
 # ... and at least this many lines, when they start within a few warm-ups.
 WARM_UP_LINES = 8
