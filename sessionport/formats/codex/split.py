@@ -494,7 +494,10 @@ def read_piece(piece: Piece) -> PieceResult:
             base = _after_session(piece)
             if base is not None:
                 _restore(reader, base)
-            guess = guess_before(piece.path, begin)
+            try:
+                guess = guess_before(piece.path, begin)
+            except Exception:  # only a guess: the state is checked anyway
+                guess = {}
             vars(reader.items).update({k: v for k, v in guess.items() if k != "seen_user_event"})
             reader.seen_user_event = bool(guess.get("seen_user_event"))
             reader.line_no = piece.window_line - 1
