@@ -438,7 +438,12 @@ class _Window(io.RawIOBase):
         size = min(len(buffer), self.end - self.pos)
         if size <= 0:
             return 0
-        read = os.preadv(self.fd, [memoryview(buffer)[:size]], self.pos)
+        if hasattr(os, "preadv"):
+            read = os.preadv(self.fd, [memoryview(buffer)[:size]], self.pos)
+        else:
+            data = os.pread(self.fd, size, self.pos)
+            read = len(data)
+            buffer[:read] = data
         self.pos += read
         return read
 
