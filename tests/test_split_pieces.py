@@ -240,3 +240,33 @@ def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, generate
     assert sorted(os.listdir(tmp_path)) == ["out.jsonl", "tmp"], "no .part file"
     assert target.read_text() == "previous"
     assert os.listdir(scratch) == [], "the pieces' outputs are removed"
+
+
+@requires_corpus
+@pytest.mark.parametrize("path", [p for p in CODEX_CORPUS if "legacy" not in p.name], ids=lambda p: p.name)
+def test_real_rollouts_cut_at_arbitrary_sizes_give_the_same_bytes(path, tmp_path, capsys, monkeypatch):
+    import random
+
+    chooser = random.Random(path.name)
+    _tiny(monkeypatch, str(chooser.randint(200, 6000)), str(chooser.choice([0, chooser.randint(100, 4000)])))
+    _same_as_one_process(path, tmp_path, capsys, monkeypatch, {})
+
+
+def test_cuts_are_line_starts_never_on_a_byte_order_mark(tmp_path):
+    lines = [b'{"a":%d}\n' % n for n in range(200)]
+    lines[50] = b"\xef\xbb\xbf" + lines[50]
+    lines[51] = b"\xef\xbb\xbf" + lines[51]
+    lines[120] = b"x" * 3000 + b"\n"
+    path = tmp_path / "lines.jsonl"
+    data = b"".join(lines)
+    path.write_bytes(data)
+    starts_of_lines = {0} | {i + 1 for i, byte in enumerate(data) if byte == 10}
+    for chunk in (1, 7, 100, 1000):
+        for warm_up in (0, 5, 64, 5000):
+            starts, windows = chunks.cuts(str(path), len(data), chunk, warm_up)
+            assert starts[0] == 0 and starts == sorted(set(starts)) and starts[-1] < len(data)
+            assert set(starts) <= starts_of_lines and set(windows) <= starts_of_lines
+            assert all(w <= s for w, s in zip(windows, starts))
+            assert not any(data[s : s + 3] == b"\xef\xbb\xbf" for s in starts[1:] + windows[1:])
+            if warm_up == 5000:
+                assert all(w < s for w, s in zip(windows[1:], starts[1:])), "a warm-up holds at least one line"

@@ -193,9 +193,11 @@ def cuts(path: str, size: int, chunk: int, warm_up: int) -> tuple[list[int], lis
             window = _line_start(f, start - warm_up) if warm_up else start
             if warm_up and start - window < warm_up:
                 window = min(window, _lines_back(f, start, WARM_UP_LINES, WARM_UP_REACH * warm_up))
-            f.seek(window)
-            if f.read(3) == BOM:
-                window = start
+            while window < start:
+                f.seek(window)
+                if f.read(3) != BOM:
+                    break
+                window = min(start, _line_start(f, window + 1))
             windows.append(window)
     return starts, windows
 
