@@ -270,3 +270,14 @@ def test_cuts_are_line_starts_never_on_a_byte_order_mark(tmp_path):
             assert not any(data[s : s + 3] == b"\xef\xbb\xbf" for s in starts[1:] + windows[1:])
             if warm_up == 5000:
                 assert all(w < s for w, s in zip(windows[1:], starts[1:])), "a warm-up holds at least one line"
+
+
+def test_a_progress_bar_moves_on_by_pieces(generated, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(chunks.MIN_SIZE_ENV, "1M")
+    monkeypatch.setenv(chunks.CHUNK_SIZE_ENV, "512k")
+    monkeypatch.setattr("sessionport.reports.progress.MIN_SIZE", 1)
+    run([str(generated)], reading=Reading(), sink=Sink("portable-jsonl", str(tmp_path / "one.jsonl")), jobs=1)
+    run([str(generated)], reading=Reading(progress=True), sink=Sink("portable-jsonl", str(tmp_path / "bar.jsonl")), jobs=2)
+    err = capsys.readouterr().err
+    assert (tmp_path / "bar.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert str(generated) in err, "the bar (on a file click draws only its label)"

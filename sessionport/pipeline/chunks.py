@@ -13,8 +13,10 @@ Only where the output can be the very bytes one process writes:
 - the writer keeps no state from one event to the next (portable-jsonl;
   Markdown and HTML pair calls with results and write headers) and no stage
   (``--session``, ``--title``, filter, redact) sees the stream;
-- no progress bar is drawn and the file holds no NUL bytes (the one warning
-  about them belongs to the first place they are found).
+- the file holds no NUL bytes (the one warning about them belongs to the
+  first place they are found).
+
+A progress bar (stderr a terminal) moves on as pieces are written.
 
 Anything else is read in one process as before, with a note on stderr when
 ``SESSIONPORT_DEBUG`` is set.  Each worker writes its piece's output to a
@@ -25,6 +27,7 @@ workers end, the temporary files go, and ``-o`` is left as it was.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import importlib
 import os
@@ -130,8 +133,6 @@ def _refusal(spec: str | None, reading: Any, stages: Any, sink: Any, workers: in
         return f"the {sink.format} writer carries state from event to event; only {', '.join(sorted(STATELESS_WRITERS))} output is split"
     if LossCounter(get_registry().exporter(sink.format)).losses:
         return f"{sink.format} counts what it cannot carry over the whole stream"
-    if reading.progress:
-        return "a progress bar is drawn"
     path = spec[len("file://") :] if spec.startswith("file://") else spec
     try:
         size = os.stat(path).st_size
@@ -296,7 +297,8 @@ class _Split:
         messages = 0
         again = 0
         before = None
-        with open_output(self.output, inputs) as out:
+        bar = _bar(inp, size) if reading.progress else None
+        with open_output(self.output, inputs) as out, bar or contextlib.nullcontext():
             for index in range(len(pieces)):
                 submit_more(index)
                 result = futures.pop(index).result()
@@ -311,6 +313,8 @@ class _Split:
                 if result.error is not None:
                     splitter.raise_error(result.error)
                 sums.add(result.sums)
+                if bar is not None:
+                    bar.update(pieces[index].end - pieces[index].start)
                 messages += result.messages
                 before = result
             events = splitter.end_events(before.end_state, sums, self.ctx)
@@ -323,6 +327,17 @@ class _Split:
             f"(the state they started from was not the one before them); this process: {time.process_time() - self.cpu:.2f} s CPU"
         )
         return True
+
+
+def _bar(inp, size: int):
+    """The progress bar a one-process read draws, moved on by whole pieces."""
+    import click
+
+    from sessionport.reports.progress import MIN_SIZE
+
+    if size < MIN_SIZE:
+        return None
+    return click.progressbar(length=size, label=terminal(inp.name), file=sys.stderr, show_eta=True, show_percent=True)
 
 
 def _forced(events, importer, inp, ctx, registry):
