@@ -8,20 +8,19 @@ A piece is read by the real :class:`RolloutReader` from the state the
 reader would be in at the piece's first line, and that state is not guessed
 blindly: it is checked.
 
-- **Scan** (:func:`scan`, cheap, in parallel): each segment of the file is
-  searched with byte patterns for what reaches far back: calls opened and
-  outputs that close them, the model of the last ``turn_context``, whether a
-  user prompt event was seen; also its line count and whether it holds NUL
-  bytes.  :class:`Fold` replays those in order into the likely state at any
-  cut.
-- **Read** (:func:`read_piece`, in parallel): the worker of piece *k* starts
-  a stretch before it (the *warm-up*) from the state after the session
-  event plus the folded calls, model and prompt flag, reads the warm-up with
-  the real reader and throws its events away: what lasts only a few lines
-  (prompts waiting for their mirror, held shell results, the copy clock)
-  is then what it would be.  At the piece's first line it records its full
-  state, then reads the piece, writes its events with the writer, and
-  records its state at the end.
+- **Count** (:func:`count`, in parallel): the lines of every stretch of the
+  file, for the line numbers where pieces start, and whether it holds NUL
+  bytes.
+- **Read** (:func:`read_piece`, in parallel): the worker of piece *k*
+  replays, with byte patterns, the calls and outputs of the stretch before
+  the cut that holds the last outputs the reader remembers, and finds the
+  model of the last ``turn_context`` (:func:`guess_before`).  It starts the
+  real reader from the state after the session event plus those, a stretch
+  before the piece (the *warm-up*), reads the warm-up and throws its events
+  away: what lasts only a few lines (prompts waiting for their mirror, held
+  shell results, the copy clock) is then what it would be.  At the piece's
+  first line it records its full state, then reads the piece, writes its
+  events with the writer, and records its state at the end.
 - **Check** (:func:`follows`, in the parent, in order): a piece is used only
   when the state it started from is byte for byte (pickled) the state the
   piece before it ended in; otherwise it is read again from that state
@@ -47,7 +46,6 @@ from typing import Any, Iterator
 import orjson
 
 from sessionport.context import MAX_REPORTED_PLACES, ReadContext, WriteContext
-from sessionport.errors import SessionportError
 from sessionport.jsonl import iter_lines
 from sessionport.formats.codex.items import ANSWERED_LIMIT, ItemConverter
 from sessionport.jsondoc import first_significant_byte
@@ -636,7 +634,3 @@ def end_events(last_state: bytes, sums: Sums, ctx: ReadContext) -> Iterator[dict
     ctx.bad_places.extend(sums.bad_places)
     del ctx.bad_places[MAX_REPORTED_PLACES:]
     return reader._end_of_input()
-
-
-def is_error(error: Any) -> bool:
-    return error is not None and issubclass(error[0], SessionportError)
