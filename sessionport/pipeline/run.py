@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError, UsageError
 from sessionport.summary import SessionSummary, census_or_read
-from sessionport.pipeline import batch, stream, targets
+from sessionport.pipeline import batch, chunks, stream, targets
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.inputs import Inputs, Source, resolve
 
@@ -159,6 +159,8 @@ def run(
         if sink.report:
             return _reported_single(source, reading, stages, sink)
         output = _single_target(source, sink)
+        if chunks.convert_in_pieces(source, output, reading, stages, sink, jobs):
+            return Result(1, [Outcome(source.spec, output, True)], batch=False)
         events = stream.apply_stages(read_source(source, reading), stages)
         stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
         return Result(1, [Outcome(source.spec, output, True)], batch=False)

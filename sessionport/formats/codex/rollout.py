@@ -90,6 +90,9 @@ class RolloutReader:
     # record with only the payload fields it needs, None for a full parse,
     # or False when it took the line itself (only while nothing waits).
     partial_item: Any = None
+    # The lines read; a subclass reading one piece of a file (see
+    # sessionport.formats.codex.split) numbers them from where it starts.
+    lines = staticmethod(iter_lines)
 
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
@@ -141,7 +144,7 @@ class RolloutReader:
         recent = self.recent_prompts
         loads = orjson.loads
         partial_item = self.partial_item
-        for line_no, line, complete in iter_lines(stream, ctx):
+        for line_no, line, complete in self.lines(stream, ctx):
             self.line_no = line_no
             match = head_match(line) if complete else None
             if match is not None:
@@ -224,6 +227,9 @@ class RolloutReader:
                 yield head
             if queue or recent:
                 yield from self._drain()
+        yield from self._end_of_input()
+
+    def _end_of_input(self) -> Iterator[dict]:
         if not self.session_sent:
             yield from self._start()
         yield from self._finish()

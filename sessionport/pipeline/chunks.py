@@ -1,0 +1,377 @@
+"""One big input read by every core: cut at line ends, the pieces read in
+worker processes, their outputs joined in order.
+
+Only where the output can be the very bytes one process writes:
+
+- the input is a plain file (not stdin, a URL or compressed: those are read
+  as one stream) of at least ``SESSIONPORT_SPLIT_MIN_SIZE`` (64 MiB);
+- its reader can start in the middle and prove it started in the right
+  state (``SPLITTERS``; today Codex rollouts: see
+  :mod:`sessionport.formats.codex.split`).  Claude Code's records form a
+  tree by ``parentUuid`` (and ``--branch`` picks a path through it),
+  documents are one JSON value: both are read in one process;
+- the writer keeps no state from one event to the next (portable-jsonl;
+  Markdown and HTML pair calls with results and write headers) and no stage
+  (``--session``, ``--title``, filter, redact) sees the stream;
+- the file holds no NUL bytes (the one warning about them belongs to the
+  first place they are found).
+
+A progress bar (stderr a terminal) moves on as pieces are written.
+
+Anything else is read in one process as before, with a note on stderr when
+``SESSIONPORT_DEBUG`` is set.  Each worker writes its piece's output to a
+temporary file; the parent copies them to the output in order, so no
+process holds more than one piece's state.  On SIGINT or SIGTERM the
+workers end, the temporary files go, and ``-o`` is left as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import importlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+from typing import Any, Callable
+
+from sessionport.context import ReadContext, WriteContext
+from sessionport.io import is_stdin, is_url, open_input, open_output
+from sessionport.jsonl import BOM, parse_size
+from sessionport.pipeline import batch
+from sessionport.pipeline.signals import Terminated
+from sessionport.registry import LossCounter, get_registry
+from sessionport.sanitise import terminal
+
+MIN_SIZE_ENV = "SESSIONPORT_SPLIT_MIN_SIZE"
+CHUNK_SIZE_ENV = "SESSIONPORT_SPLIT_CHUNK_SIZE"
+WARM_UP_ENV = "SESSIONPORT_SPLIT_WARM_UP"
+DEFAULT_MIN_SIZE = 64 << 20
+# Pieces per worker by default: several, so that the parent copies the
+# first outputs while the last pieces are read, and a worker slowed by a
+# busy machine holds up less.
+PIECES_PER_WORKER = 4
+MIN_CHUNK = 32 << 20
+DEFAULT_WARM_UP = 1 << 20
+# ... and at least this many lines, when they start within a few warm-ups.
+WARM_UP_LINES = 8
+WARM_UP_REACH = 4
+
+SPLITTERS = {"codex": "sessionport.formats.codex.split"}
+STATELESS_WRITERS = frozenset(("portable-jsonl",))
+ONE_PROCESS = {
+    "claude-code": "a Claude Code log is a tree of records by parentUuid (and --branch picks a path through it)",
+}
+
+
+def debug(message: str) -> None:
+    if os.environ.get("SESSIONPORT_DEBUG"):
+        print(terminal(f"sessionport: debug: {message}"), file=sys.stderr)
+
+
+def _size_setting(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if not value:
+        return default
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        from sessionport.errors import UsageError
+
+        raise UsageError(f"{name}: {exc}") from None
+
+
+def convert_in_pieces(source: Any, output: str | None, reading: Any, stages: Any, sink: Any, jobs: int | None) -> bool:
+    """Convert one input in pieces when it can be; False (nothing written)
+    when it is to be read in one process."""
+    spec = source.spec if hasattr(source, "spec") else source
+    workers = jobs or batch.default_jobs()
+    reason = _refusal(spec, reading, stages, sink, workers)
+    if reason is not None:
+        debug(f"{spec}: read in one process: {reason}")
+        return False
+    inp = open_input(spec)
+    try:
+        if inp.compression or not inp.path:
+            debug(f"{spec}: read in one process: compressed input is read as one stream")
+            return False
+        registry = get_registry()
+        importer = registry.importer(reading.format) if reading.format else _detect(inp)
+        module = SPLITTERS.get(importer.name)
+        if module is None:
+            why = ONE_PROCESS.get(importer.name, f"the {importer.name} reader carries state that is not split")
+            debug(f"{spec}: read in one process: {why}")
+            return False
+        splitter = importlib.import_module(module)
+        why = splitter.refusal(inp.stream)
+        if why is not None:
+            debug(f"{spec}: read in one process: {why}")
+            return False
+        return _Split(splitter, inp, importer, reading, sink, output, workers).run()
+    finally:
+        inp.close()
+
+
+def _detect(inp):
+    from sessionport.detect import detect
+
+    return detect(inp.head, inp.name, get_registry())
+
+
+def _refusal(spec: str | None, reading: Any, stages: Any, sink: Any, workers: int) -> str | None:
+    if workers <= 1:
+        return "--jobs 1"
+    if is_stdin(spec):
+        return "stdin is read as one stream"
+    if is_url(spec):
+        return "a URL is read as one stream"
+    if stages:
+        return "a stage (--session, --title, filter, redact) sees the whole stream"
+    if sink.format not in STATELESS_WRITERS:
+        return f"the {sink.format} writer carries state from event to event; only {', '.join(sorted(STATELESS_WRITERS))} output is split"
+    if LossCounter(get_registry().exporter(sink.format)).losses:
+        return f"{sink.format} counts what it cannot carry over the whole stream"
+    path = spec[len("file://") :] if spec.startswith("file://") else spec
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return "not a file"
+    threshold = _size_setting(MIN_SIZE_ENV, DEFAULT_MIN_SIZE)
+    if size < threshold:
+        return f"smaller than {threshold} bytes ({MIN_SIZE_ENV})"
+    return None
+
+
+def _line_start(f, offset: int) -> int:
+    """The first line start at or after ``offset``."""
+    if offset <= 0:
+        return 0
+    f.seek(offset - 1)
+    f.readline()
+    return f.tell()
+
+
+def _lines_back(f, start: int, lines: int, reach: int) -> int:
+    """The start of the line ``lines`` lines before ``start`` (a line
+    start), or of the earliest line that starts within ``reach`` bytes
+    before it."""
+    low = max(0, start - reach)
+    f.seek(low)
+    block = f.read(start - low)
+    end = len(block) - 1  # the newline that ends the line before ``start``
+    for _ in range(lines):
+        found = block.rfind(b"\n", 0, max(end, 0))
+        if found == -1:
+            if low == 0:
+                return 0
+            earliest = low + block.find(b"\n") + 1
+            return earliest if low < earliest < start else start
+        end = found
+    return low + end + 1
+
+
+def cuts(path: str, size: int, chunk: int, warm_up: int) -> tuple[list[int], list[int]]:
+    """Where the pieces start (line starts, never on a byte order mark) and
+    where reading of each starts (its warm-up before it)."""
+    starts = [0]
+    with open(path, "rb") as f:
+        offset = chunk
+        while offset < size:
+            start = _line_start(f, max(offset, starts[-1] + 1))
+            while start < size:
+                f.seek(start)
+                if f.read(3) != BOM:
+                    break
+                start = _line_start(f, start + 1)
+            if start >= size:
+                break
+            starts.append(start)
+            offset = start + chunk
+        windows = [0]
+        for start in starts[1:]:
+            window = _line_start(f, start - warm_up) if warm_up else start
+            if warm_up and start - window < warm_up:
+                window = min(window, _lines_back(f, start, WARM_UP_LINES, WARM_UP_REACH * warm_up))
+            while window < start:
+                f.seek(window)
+                if f.read(3) != BOM:
+                    break
+                window = min(start, _line_start(f, window + 1))
+            windows.append(window)
+    return starts, windows
+
+
+def _call(fn: Callable, *args: Any) -> Any:
+    """Run in a worker: a signal ends the worker (see batch._worker_signal)."""
+    batch._in_job = True
+    try:
+        return fn(*args)
+    except Terminated as exc:
+        os._exit(exc.exit_code)
+    finally:
+        batch._in_job = False
+
+
+class _Split:
+    def __init__(self, splitter, inp, importer, reading, sink, output, workers: int) -> None:
+        self.splitter, self.inp, self.importer = splitter, inp, importer
+        self.reading, self.sink, self.output, self.workers = reading, sink, output, workers
+
+    def run(self) -> bool:
+        inp, reading = self.inp, self.reading
+        self.cpu = time.process_time()
+        size = inp.size or os.path.getsize(inp.path)
+        chunk = _size_setting(CHUNK_SIZE_ENV, max(MIN_CHUNK, -(-size // (self.workers * PIECES_PER_WORKER))))
+        warm_up = _size_setting(WARM_UP_ENV, min(DEFAULT_WARM_UP, chunk)) if os.environ.get(WARM_UP_ENV) != "0" else 0
+        starts, windows = cuts(inp.path, size, chunk, warm_up)
+        if len(starts) < 2:
+            debug(f"{inp.name}: read in one process: one piece")
+            return False
+        ctx = ReadContext(on_warning=lambda m: None) if reading.quiet else ReadContext()
+        ctx.name, ctx.path, ctx.size = inp.name, inp.path, inp.size
+        ctx.strict, ctx.skip_bad = reading.strict, reading.skip_bad
+        ctx.options.update(reading.options)
+        ctx.options.setdefault("_format", self.importer.name)
+        self.ctx = ctx
+        bounds = sorted(set(starts) | set(windows) | {size})
+        segments = list(zip(bounds, bounds[1:]))
+        pool = batch._pool(min(self.workers, len(starts)))
+        try:
+            with tempfile.TemporaryDirectory(prefix="sessionport-split-") as scratch:
+                return self._pieces(pool, scratch, starts, windows, segments, size)
+        except BaseException:
+            batch._end_workers(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _pieces(self, pool, scratch: str, starts: list[int], windows: list[int], segments: list, size: int) -> bool:
+        splitter, inp, reading = self.splitter, self.inp, self.reading
+        ends = starts[1:] + [size]
+
+        def piece(index: int, window_line: int, start_line: int):
+            return splitter.Piece(
+                index, inp.path, inp.name, starts[index], ends[index], windows[index], window_line, start_line,
+                os.path.join(scratch, f"{index:06d}.jsonl"), self.sink.format, reading.strict, reading.skip_bad,
+                dict(self.ctx.options),
+            )
+
+        # The line counts first, on every worker: pieces after the first
+        # need the line numbers where they start.
+        counts = [pool.submit(_call, splitter.count, inp.path, a, b) for a, b in segments]
+        pieces = [piece(0, 1, 1)]
+        futures = {0: pool.submit(_call, splitter.read_piece, pieces[0])}
+        line_at = {0: 1}
+        lines = 0
+        nul = False
+        for (_, b), future in zip(segments, counts):
+            found, holds_nul = future.result()
+            lines += found
+            nul = nul or holds_nul
+            line_at[b] = lines + 1
+        if nul:
+            debug(f"{inp.name}: read in one process: it holds NUL bytes (warned about where they first are)")
+            return False
+        for index in range(1, len(starts)):
+            pieces.append(piece(index, line_at[windows[index]], line_at[starts[index]]))
+        ahead = max(2, self.workers * 2)
+        submitted = 1
+
+        def submit_more(upto: int) -> None:
+            nonlocal submitted
+            while submitted < len(pieces) and submitted <= upto + ahead:
+                futures[submitted] = pool.submit(_call, splitter.read_piece, pieces[submitted])
+                submitted += 1
+
+        submit_more(0)
+        registry = get_registry()
+        exporter = registry.exporter(self.sink.format)
+        inputs = [inp.name]
+        if self.output is not None and self.output != "-":
+            from sessionport.pipeline.targets import OutputGuard
+
+            OutputGuard(inputs).check(self.output)
+        sums = splitter.Sums()
+        messages = 0
+        again = 0
+        before = None
+        bar = _bar(inp, size) if reading.progress else None
+        with open_output(self.output, inputs) as out, bar or contextlib.nullcontext():
+            for index in range(len(pieces)):
+                submit_more(index)
+                result = futures.pop(index).result()
+                if before is not None and not splitter.follows(before, result):
+                    again += 1
+                    _remove(result.out)
+                    result = splitter.read_piece(splitter.resumed(pieces[index], before))
+                for message in result.warnings:
+                    self.ctx.warn(message)
+                _copy(result.out, out)
+                _remove(result.out)
+                if result.error is not None:
+                    splitter.raise_error(result.error)
+                sums.add(result.sums)
+                if bar is not None:
+                    bar.update(pieces[index].end - pieces[index].start)
+                messages += result.messages
+                before = result
+            events = splitter.end_events(before.end_state, sums, self.ctx)
+            if reading.format and not messages:
+                events = _forced(events, self.importer, inp, self.ctx, registry)
+            exporter.write(events, out, WriteContext(name=self.output or "<stdout>"))
+        self.ctx.report_bad()
+        debug(
+            f"{inp.name}: read in {len(pieces)} pieces by {min(self.workers, len(pieces))} processes; {again} read again in order "
+            f"(the state they started from was not the one before them); this process: {time.process_time() - self.cpu:.2f} s CPU"
+        )
+        return True
+
+
+def _bar(inp, size: int):
+    """The progress bar a one-process read draws, moved on by whole pieces."""
+    import click
+
+    from sessionport.reports.progress import MIN_SIZE
+
+    if size < MIN_SIZE:
+        return None
+    return click.progressbar(length=size, label=terminal(inp.name), file=sys.stderr, show_eta=True, show_percent=True)
+
+
+def _forced(events, importer, inp, ctx, registry):
+    from sessionport.pipeline.stream import _forced as forced, _is_message
+
+    return forced(events, _is_message, importer, inp, ctx, registry)
+
+
+def _copy(path: str, out) -> None:
+    """A piece's output onto the output, in the kernel where it can be."""
+    with open(path, "rb") as written:
+        try:
+            fd = out.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        if fd is not None and hasattr(os, "sendfile"):
+            out.flush()
+            size = os.fstat(written.fileno()).st_size
+            offset = 0
+            try:
+                while offset < size:
+                    sent = os.sendfile(fd, written.fileno(), offset, size - offset)
+                    if sent == 0:
+                        break
+                    offset += sent
+                return
+            except OSError as exc:
+                if offset or exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+                    raise
+        shutil.copyfileobj(written, out, 1 << 20)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
