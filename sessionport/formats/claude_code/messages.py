@@ -239,6 +239,8 @@ class MessageBuilder:
             if data:
                 meta["data"] = data
             return message_event("assistant", "", meta=meta, **common)
+        if btype == "fallback":
+            return _fallback_notice(block, base, common)
         if isinstance(btype, str) and btype.endswith("_tool_result"):
             return message_event(
                 "tool",
@@ -282,6 +284,19 @@ class MessageBuilder:
                 meta=meta,
             )
         ]
+
+
+def _fallback_notice(block: dict, base: dict, common: dict) -> dict:
+    """A ``fallback`` block (2.1.2xx: the request went to another model,
+    ``{"from": {"model"}, "to": {"model"}}``) is no text of the model's: a
+    notice, as Claude Code shows it."""
+    ends = []
+    for key in ("from", "to"):
+        end = block.get(key)
+        model = end.get("model") if type(end) is dict else None
+        ends.append(model if type(model) is str and model else "?")
+    meta = {"kind": "text", **base, "notice": "fallback", "fallbackFrom": ends[0], "fallbackTo": ends[1]}
+    return message_event("system", f"Model fallback: {ends[0]} -> {ends[1]}", meta=meta, **common)
 
 
 def _assistant_text(text: Any, stamp: Any, mid: Any, parent: Any, meta: dict) -> dict:
