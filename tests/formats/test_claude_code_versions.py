@@ -82,7 +82,7 @@ def test_the_same_uuid_twice_in_one_session_is_not_taken_for_a_resume(tmp_path):
 def test_state_records_of_2_1_239_are_counted_not_warned_about():
     raw = records(RECORDS_239)
     state = Counter(r["type"] for r in raw if r["type"] not in ("user", "assistant", "attachment"))
-    assert set(state) == {"bridge-session", "atis-latch", "frame-link", "relocated", "started", "result"}
+    assert set(state) == {"bridge-session", "atis-latch", "frame-link", "relocated"}
     events, stderr = convert(RECORDS_239)
     end = events[-1]
     assert end["skipped"] == dict(state)

@@ -38,10 +38,9 @@ STATE_TYPES = frozenset((
     "attribution-snapshot", "content-replacement", "speculation-accept",
     "marble-origami-commit", "marble-origami-snapshot", "task-summary",
     # 2.1.2xx: a preview link (frame-link), a moved working directory
-    # (relocated), receipts of an agent run keyed by `key` and `agentId`
-    # (started, result), the remote-control bridge's session ids
-    # (bridge-session) and a flag whose value is seen empty (atis-latch).
-    "frame-link", "relocated", "started", "result", "bridge-session", "atis-latch",
+    # (relocated), the remote-control bridge's session ids (bridge-session)
+    # and a flag whose value is seen empty (atis-latch).
+    "frame-link", "relocated", "bridge-session", "atis-latch",
 ))
 # Of these, the ones whose type is their first key: counted from their first
 # bytes, never parsed (snapshots can be large).
