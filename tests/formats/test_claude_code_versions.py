@@ -81,7 +81,7 @@ def test_the_same_uuid_twice_in_one_session_is_not_taken_for_a_resume(tmp_path):
 
 def test_state_records_of_2_1_239_are_counted_not_warned_about():
     raw = records(RECORDS_239)
-    state = Counter(r["type"] for r in raw if r["type"] not in ("user", "assistant", "attachment"))
+    state = Counter(r["type"] for r in raw if r["type"] not in ("user", "assistant", "attachment", "system"))
     assert set(state) == {"bridge-session", "atis-latch", "frame-link", "relocated"}
     events, stderr = convert(RECORDS_239)
     end = events[-1]
@@ -106,8 +106,8 @@ def test_a_fallback_block_is_a_notice_naming_both_models():
     written = run_cli("convert", RECORDS_239, "--to", "claude-code")
     assert written.returncode == 0, written.stderr
     lines = [json.loads(line) for line in written.stdout.splitlines()]
-    (system,) = [r for r in lines if r["type"] == "system"]
-    assert system["subtype"] == "informational" and system["content"] == notice["text"]
+    (system,) = [r for r in lines if r["type"] == "system" and r["content"] == notice["text"]]
+    assert system["subtype"] == "informational"
     assert all(b["type"] != "text" or "fallback" not in b["text"].lower() for r in lines if r["type"] == "assistant" for b in r["message"]["content"])
 
 
@@ -117,3 +117,17 @@ def test_a_todo_reminder_lists_its_items():
     events, _ = convert(RECORDS_239)
     (reminder,) = [e for e in events if e.get("meta", {}).get("injectedKind") == "todo_reminder"]
     assert reminder["text"].splitlines() == [f"- [{t['status']}] {t['content']}" for t in attachment["content"]]
+
+
+def test_a_refusal_fallback_is_a_notice_and_keeps_what_it_names():
+    raw = records(RECORDS_239)
+    (record,) = [r for r in raw if r.get("subtype") == "model_refusal_fallback"]
+    events, stderr = convert(RECORDS_239)
+    (notice,) = [e for e in events if e.get("meta", {}).get("subtype") == "model_refusal_fallback"]
+    assert notice["role"] == "system" and notice["text"] == record["content"]
+    assert notice["meta"]["originalModel"] == record["originalModel"] and notice["meta"]["fallbackModel"] == record["fallbackModel"]
+    assert notice["meta"]["retractedMessageIds"] == record["retractedMessageUuids"]
+    assert notice["id"] == record["uuid"] and notice["parentId"] == record["parentUuid"]
+    answer = next(e for e in events if e.get("text") == "Committed.")
+    assert answer["parentId"] == record["uuid"]
+    assert "system/model_refusal_fallback" not in events[-1]["skipped"]

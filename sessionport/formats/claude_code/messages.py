@@ -20,7 +20,9 @@ from sessionport.formats.claude_code.content import block_text, content_text, se
 USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
 NOTIFICATION_PREFIX = "<task-notification>"
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
-SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
+# model_refusal_fallback (2.1.2xx): the notice that a refused request was
+# sent again to another model.
+SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback"))
 _AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
 
 
@@ -274,6 +276,16 @@ class MessageBuilder:
                 meta["logicalParentId"] = logical
         elif subtype == "local_command":
             meta["injected"] = True
+        elif subtype == "model_refusal_fallback":
+            for key in ("originalModel", "fallbackModel"):
+                model = _str(record.get(key))
+                if model:
+                    meta[key] = model
+            retracted = record.get("retractedMessageUuids")
+            if type(retracted) is list and retracted and all(type(u) is str for u in retracted):
+                meta["retractedMessageIds"] = retracted  # as written; the messages stay in the stream
+            if not text:
+                text = f"Model fallback after a refusal: {meta.get('originalModel', '?')} -> {meta.get('fallbackModel', '?')}"
         return [
             message_event(
                 "system",
