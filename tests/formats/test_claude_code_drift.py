@@ -118,14 +118,14 @@ def test_records_of_types_never_seen_first_are_still_detected_and_reported():
     sid = "7d3e9b21-4c5a-4f0e-9a6b-2e8f1c3d5a70"
     new = [
         {"type": "hologram-state", "sessionId": sid, "hologram": {"on": True}, "uuid": "h1", "timestamp": "2026-09-28T13:39:59.000Z", "version": "2.9.0"},
-        {"type": "bridge-session", "sessionId": sid, "bridgeSessionId": "b-1"},
+        {"type": "hologram-anchor", "sessionId": sid, "anchorId": "b-1"},
     ]
     data = b"".join(orjson.dumps(r) + b"\n" for r in new) + HEAD_RECORDS.read_bytes()
     result = run_cli("convert", "-", "--to", "portable-jsonl", input=data)
     assert result.returncode == 0, result.stderr
     events = portable(result)
     assert events[0]["source"] == "claude-code"
-    assert events[-1]["unknown"] == {"record": {"hologram-state": 1, "bridge-session": 1}}
+    assert events[-1]["unknown"] == {"record": {"hologram-state": 1, "hologram-anchor": 1}}
     assert b"1 record of a type this version of sessionport does not know: `hologram-state`" in result.stderr
     check_against_raw(events, lines_of(HEAD_RECORDS))
     strict = run_cli("convert", "-", "--to", "portable-jsonl", "--strict", input=data)

@@ -207,3 +207,21 @@ def test_an_input_item_and_its_event_are_one_prompt_whatever_comes_first(gap):
         events = sessionport.loads(b"\n".join(head + order + rest) + b"\n", format="codex")
         prompts = [e for e in messages(events) if e["role"] == "user" and e["text"].startswith("Find how other shops")]
         assert len(prompts) == 1 and not prompts[0].get("meta", {}).get("injected")
+
+
+AGENT_MESSAGE = FIXTURES / "codex" / "rollout-0.149-agent-message-encrypted.jsonl"
+
+
+def test_an_encrypted_part_of_another_agents_message_is_a_placeholder_not_unknown():
+    records = [json.loads(line) for line in AGENT_MESSAGE.read_text().splitlines() if line.strip()]
+    (item,) = [r["payload"] for r in records if r["payload"].get("type") == "agent_message"]
+    text, secret = (part for part in item["content"])
+    result = run_cli("convert", AGENT_MESSAGE, "--to", "portable-jsonl", "--strict")
+    assert result.returncode == 0, result.stderr
+    events = [orjson.loads(line) for line in result.stdout.splitlines()]
+    (message,) = [e for e in messages(events) if e.get("meta", {}).get("injectedKind") == "agent_message"]
+    assert message["text"] == f"{text['text']}\n[encrypted content, 2.0 KB]"
+    assert len(secret["encrypted_content"]) == 2048  # the size in the placeholder, never the bytes
+    assert secret["encrypted_content"] not in result.stdout.decode()
+    assert message["meta"]["author"] == item["author"]
+    assert "unknown" not in events[-1] and b"does not know" not in result.stderr

@@ -97,3 +97,28 @@ def test_the_cli_writes_it_and_refuses_two_sessions(tmp_path):
     assert sessions_of(sessionport.read(str(out)))
     two = run_cli("convert", FIXTURES / "chatgpt-export" / "conversations.json", "--to", "gemini-cli")
     assert two.returncode == 2 and b"--session" in two.stderr
+
+
+def test_thoughts_and_call_descriptions_are_written_back_as_gemini_cli_wrote_them():
+    source = FIXTURES / "gemini-cli" / "session-2026-03-01T10-00-legacy01.json"
+    original = json.loads(source.read_text())
+    thoughts = [t for m in original["messages"] for t in m.get("thoughts") or []]
+    descriptions = {c["id"]: c["description"] for m in original["messages"] for c in m.get("toolCalls") or [] if c.get("description")}
+    assert thoughts and descriptions
+    events = list(sessionport.read(str(source)))
+    for legacy in (False, True):
+        data = sessionport.dumps(events, "gemini-cli", gemini_cli_legacy_json=legacy)
+        records = json.loads(data)["messages"] if legacy else [orjson.loads(x) for x in data.splitlines()]
+        written = [t for r in records for t in r.get("thoughts") or []]
+        assert [(t["subject"], t["description"]) for t in written] == [(t["subject"], t["description"]) for t in thoughts]
+        calls = {c["id"]: c for r in records for c in r.get("toolCalls") or []}
+        assert {i: calls[i].get("description") for i in descriptions} == descriptions
+        back = sessionport.loads(data, format="gemini-cli")
+        texts = lambda evs: [(e["role"], (e.get("meta") or {}).get("kind"), e["text"]) for e in evs if e["type"] == "message"]
+        assert texts(back) == texts(events)
+
+
+def test_labels_of_other_formats_are_not_written_as_call_descriptions():
+    events = list(sessionport.read(str(FIXTURES / "claude-code" / "session.jsonl")))
+    lines = [orjson.loads(x) for x in sessionport.dumps(events, "gemini-cli").splitlines()]
+    assert all("description" not in c for x in lines for c in x.get("toolCalls") or [])

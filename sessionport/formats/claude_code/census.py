@@ -30,7 +30,7 @@ reader's handling reaches the census with no change here.
 ``inspect --json`` on every corpus file, fixture, generated and
 adversarial log.
 
-Fields kept: the line's ``type``, ``timestamp``, ``uuid``, ``parentUuid``,
+Fields kept: the line's ``type``, ``timestamp``, ``uuid``, ``sessionId``, ``parentUuid``,
 ``isSidechain``, ``agentId``, ``isMeta``, ``isCompactSummary``,
 ``requestId``, ``isApiErrorMessage``; ``message.id``, ``model``, ``usage``;
 of each block ``type``, ``name``, ``id``, ``tool_use_id``, ``is_error`` and,
@@ -78,6 +78,7 @@ class Line(msgspec.Struct):
     type: Any = None
     timestamp: Any = None
     uuid: Any = None
+    sessionId: Any = None
     parentUuid: Any = None
     isSidechain: Any = None
     agentId: Any = None
@@ -238,7 +239,11 @@ class TranscriptCensus(_Transcript):
                 pass
             elif not (rtype == "user" and content.__class__ is list and content and all(b.type == "tool_result" for b in content)):
                 return None  # prompts and every other record: the reader's full parse
+            if record.uuid is not None and record.uuid == self.last_uuid:
+                return None  # maybe a line repeated on resume: the reader judges it
             if self._count(record):
+                self.last_uuid = record.uuid
+                self.last_session = record.sessionId
                 self.decoded += 1
                 self.counted += 1
                 return False

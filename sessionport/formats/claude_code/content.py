@@ -146,8 +146,11 @@ def attachment_text(attachment: dict) -> str:
         if value is None or value == "" or value == []:
             continue
         if isinstance(value, list) and all(isinstance(v, dict) and "subject" in v for v in value):
-            # task and todo reminders: one line per task
+            # task reminders: one line per task
             return "\n".join(f"- [{v.get('status', '')}] {v.get('subject', '')}" for v in value)
+        if isinstance(value, list) and all(isinstance(v, dict) and isinstance(v.get("content"), str) and "type" not in v for v in value):
+            # todo reminders (TodoWrite items {content, status, activeForm})
+            return "\n".join(f"- [{v.get('status', '')}] {v['content']}" for v in value)
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return "\n".join(value)
         if isinstance(value, (str, list)):

@@ -20,7 +20,9 @@ from sessionport.formats.claude_code.content import block_text, content_text, se
 USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
 NOTIFICATION_PREFIX = "<task-notification>"
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
-SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command"))
+# model_refusal_fallback (2.1.2xx): the notice that a refused request was
+# sent again to another model.
+SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback"))
 _AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
 
 
@@ -239,6 +241,8 @@ class MessageBuilder:
             if data:
                 meta["data"] = data
             return message_event("assistant", "", meta=meta, **common)
+        if btype == "fallback":
+            return _fallback_notice(block, base, common)
         if isinstance(btype, str) and btype.endswith("_tool_result"):
             return message_event(
                 "tool",
@@ -272,6 +276,16 @@ class MessageBuilder:
                 meta["logicalParentId"] = logical
         elif subtype == "local_command":
             meta["injected"] = True
+        elif subtype == "model_refusal_fallback":
+            for key in ("originalModel", "fallbackModel"):
+                model = _str(record.get(key))
+                if model:
+                    meta[key] = model
+            retracted = record.get("retractedMessageUuids")
+            if type(retracted) is list and retracted and all(type(u) is str for u in retracted):
+                meta["retractedMessageIds"] = retracted  # as written; the messages stay in the stream
+            if not text:
+                text = f"Model fallback after a refusal: {meta.get('originalModel', '?')} -> {meta.get('fallbackModel', '?')}"
         return [
             message_event(
                 "system",
@@ -282,6 +296,19 @@ class MessageBuilder:
                 meta=meta,
             )
         ]
+
+
+def _fallback_notice(block: dict, base: dict, common: dict) -> dict:
+    """A ``fallback`` block (2.1.2xx: the request went to another model,
+    ``{"from": {"model"}, "to": {"model"}}``) is no text of the model's: a
+    notice, as Claude Code shows it."""
+    ends = []
+    for key in ("from", "to"):
+        end = block.get(key)
+        model = end.get("model") if type(end) is dict else None
+        ends.append(model if type(model) is str and model else "?")
+    meta = {"kind": "text", **base, "notice": "fallback", "fallbackFrom": ends[0], "fallbackTo": ends[1]}
+    return message_event("system", f"Model fallback: {ends[0]} -> {ends[1]}", meta=meta, **common)
 
 
 def _assistant_text(text: Any, stamp: Any, mid: Any, parent: Any, meta: dict) -> dict:

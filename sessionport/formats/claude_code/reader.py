@@ -1,6 +1,6 @@
 """``claude-code``: Claude Code session transcripts (``~/.claude/projects/*/*.jsonl``).
 
-Reads every version seen from 1.0.24 to 2.1.114.  The session file is
+Reads every version seen from 1.0.24 to 2.1.239.  The session file is
 streamed line by line (see :mod:`.claude_code_records`); when it is a real
 file, its subagent transcripts found on disk follow as their own sessions
 (see :mod:`.claude_code_subagents`), unless ``--no-subagents``.
@@ -188,5 +188,9 @@ IMPORTER = Importer(
     patterns=("*.jsonl",),
     census="sessionport.formats.claude_code.census:census",
     options=(NO_SUBAGENTS, KEEP_IMAGES, BRANCH),
-    versions=("1.0.24", "1.0.43", "1.0.98", "2.0.24", "2.0.37", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.280"),
+    versions=(
+        "1.0.24", "1.0.29", "1.0.43", "1.0.51", "1.0.53", "1.0.55", "1.0.56", "1.0.95", "1.0.98", "1.0.108", "1.0.128",
+        "2.0.0", "2.0.5", "2.0.14", "2.0.24", "2.0.26", "2.0.27", "2.0.28", "2.0.29", "2.0.31", "2.0.35", "2.0.37",
+        "2.0.42", "2.0.44", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.239", "2.1.280",
+    ),
 )

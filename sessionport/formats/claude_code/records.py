@@ -30,13 +30,17 @@ SOURCE = "claude-code"
 
 # Session-scoped records that are never conversation (state Claude Code
 # keeps for its UI and for resuming): counted, never an event.  Seen up to
-# 2.1.2xx; a type outside this set, the chain types and the title types is
+# 2.1.239; a type outside this set, the chain types and the title types is
 # unknown (counted and warned about, see ReadContext.unknown).
 STATE_TYPES = frozenset((
     "file-history-snapshot", "permission-mode", "last-prompt", "mode", "tag",
     "agent-name", "agent-color", "agent-setting", "worktree-state", "pr-link",
     "attribution-snapshot", "content-replacement", "speculation-accept",
     "marble-origami-commit", "marble-origami-snapshot", "task-summary",
+    # 2.1.2xx: a preview link (frame-link), a moved working directory
+    # (relocated), the remote-control bridge's session ids (bridge-session)
+    # and a flag whose value is seen empty (atis-latch).
+    "frame-link", "relocated", "bridge-session", "atis-latch",
 ))
 # Of these, the ones whose type is their first key: counted from their first
 # bytes, never parsed (snapshots can be large).
@@ -110,6 +114,8 @@ class _Transcript(MessageBuilder):
         self.sidechain_messages = 0
         self.lines = 0
         self.queued: list[dict] = []  # enqueued prompts not yet delivered
+        self.last_uuid: Any = None  # of the last user or assistant line
+        self.last_session: Any = None  # and its sessionId
 
     # -- chain ----------------------------------------------------------
     def parent_of(self, record: dict) -> str | None:
@@ -198,6 +204,20 @@ class _Transcript(MessageBuilder):
     def count_skip(self, key: str) -> None:
         self.skipped[key] += 1
 
+    def repeated(self, record: Any) -> bool:
+        """Whether a user or assistant line repeats the one before it:
+        resuming a session, Claude Code 1.0.x writes the last record again,
+        same ``uuid``, under the new ``sessionId``.  Counted, never a second
+        message (a second result of one call)."""
+        uid = record.get("uuid")
+        session = record.get("sessionId")
+        if uid is not None and uid == self.last_uuid and session != self.last_session:
+            self.count_skip(f"{record.get('type')} (repeated on resume)")
+            return True
+        self.last_uuid = uid
+        self.last_session = session
+        return False
+
     # -- the loop -------------------------------------------------------
     def run(self, stream: BinaryIO | None, source: Iterator[tuple[int, bytes, bool]] | None = None) -> Iterator[dict]:
         ctx = self.ctx
@@ -249,12 +269,16 @@ class _Transcript(MessageBuilder):
                 rtype = None
             out: list[dict] | tuple
             if rtype == "assistant":
+                if self.repeated(record):
+                    continue
                 if not self.session_sent:
                     self.note_envelope(record)
                 msg_id, usage, events = self.assistant_events(record)
                 out = grouper.assistant(msg_id, usage, events)
                 messages += len(events)
             elif rtype == "user":
+                if self.repeated(record):
+                    continue
                 if not self.session_sent:
                     self.note_envelope(record)
                 events, prompt = self.user_events(record)

@@ -60,7 +60,7 @@ def image_placeholder(url: Any, kind: str = "image") -> str:
     return f"[{kind}: {url[:200]}]"
 
 
-_KNOWN_PARTS = _TEXT_PARTS + ("input_image", "input_file", "refusal", "input_audio", "output_audio")
+_KNOWN_PARTS = _TEXT_PARTS + ("input_image", "input_file", "refusal", "input_audio", "output_audio", "encrypted_content")
 
 
 def content_text(content: Any, on_unknown: Any = None) -> str:
@@ -96,6 +96,10 @@ def content_text(content: Any, on_unknown: Any = None) -> str:
             parts.append(str(part.get("refusal", "")))
         elif kind in ("input_audio", "output_audio"):
             parts.append("[audio]")
+        elif kind == "encrypted_content":
+            # 0.14x agent_message items: a part only the model can read.
+            size = part.get("encrypted_content")
+            parts.append(f"[encrypted content, {human_size(len(size))}]" if isinstance(size, str) else "[encrypted content]")
         else:
             name = kind if isinstance(kind, str) else "unknown"
             parts.append(f"[{name}]")

@@ -168,5 +168,5 @@ IMPORTER = Importer(
             is_flag=True,
         ),
     ),
-    versions=("TypeScript CLI (rollout-*.json)", "pre-envelope JSONL (2025-08)", "0.34.0", "0.36.0", "0.40.0", "0.46.0", "0.132.0", "0.137.0", "0.141.0", "0.146.0"),
+    versions=("TypeScript CLI (rollout-*.json)", "pre-envelope JSONL (2025-08)", "0.34.0", "0.36.0", "0.39.0", "0.40.0", "0.46.0", "0.47.0", "0.132.0", "0.137.0", "0.141.0", "0.146.0", "0.149.0"),
 )

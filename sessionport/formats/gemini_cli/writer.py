@@ -132,6 +132,10 @@ class SessionWriter:
     # -- session ------------------------------------------------------------
     def session(self, event: dict) -> None:
         self.started = True
+        # A call's text read from a gemini-cli file is its `description`
+        # (which Gemini CLI writes on every call): written back; the labels
+        # of other sources are sessionport's own and are not.
+        self.own_labels = event.get("source") == "gemini-cli"
         sid = session_uuid(event)
         self.seed = sid
         self.start_time = gemini_timestamp(event.get("createdAt")) or gemini_timestamp(datetime.now(timezone.utc).isoformat()) or ""
@@ -179,7 +183,12 @@ class SessionWriter:
         elif role == "tool":
             self.tool_result(event, meta, text)
         elif kind == "thinking":
-            thought = {"subject": meta.get("subject") if isinstance(meta.get("subject"), str) else "", "description": text, "timestamp": self.stamp(event)}
+            subject = meta.get("subject") if isinstance(meta.get("subject"), str) else ""
+            description = text
+            if subject and text.startswith(f"**{subject}**"):
+                # the reader's "**subject** description": the subject is written once
+                description = text[len(subject) + 4:].removeprefix(" ")
+            thought = {"subject": subject, "description": description, "timestamp": self.stamp(event)}
             if self.held is not None and (self.held["content"] or self.held.get("toolCalls")):
                 self.flush()
             self.thoughts.append(thought)
@@ -215,6 +224,9 @@ class SessionWriter:
         call: dict[str, Any] = {"id": call_id, "name": name, "args": args, "status": "executing", "timestamp": self.stamp(event)}
         if isinstance(meta.get("displayName"), str):
             call["displayName"] = meta["displayName"]
+        text = event.get("text")
+        if self.own_labels and isinstance(text, str) and text:
+            call["description"] = text
         held.setdefault("toolCalls", []).append(call)
         self.calls[call_id] = call
 

@@ -1,0 +1,133 @@
+"""Claude Code records first seen in real files of 1.0.95 and 2.1.2xx.
+
+The fixtures copy the record shapes (keys, key order, nesting) of real
+transcripts with synthetic texts: a 1.0.95 session resumed in the same file
+(the last record written again under the new ``sessionId``), and the
+session-state records, ``fallback`` block and TodoWrite reminder of 2.1.239.
+Expectations are counted from the raw records with the standard ``json``
+module, independently of the importer.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import orjson
+
+from conftest import FIXTURES, run_cli
+
+RESUMED = FIXTURES / "claude-code" / "session-1.0.95-resumed.jsonl"
+RECORDS_239 = FIXTURES / "claude-code" / "session-2.1.239-records.jsonl"
+
+
+def records(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def convert(path, *args: str) -> tuple[list[dict], bytes]:
+    result = run_cli("convert", path, "--to", "portable-jsonl", *args)
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    return [orjson.loads(line) for line in result.stdout.splitlines()], result.stderr
+
+
+def test_a_record_repeated_by_a_resume_is_one_message():
+    raw = records(RESUMED)
+    uuids = Counter(r["uuid"] for r in raw)
+    (repeated,) = [u for u, n in uuids.items() if n == 2]
+    pair = [r for r in raw if r["uuid"] == repeated]
+    assert pair[0]["sessionId"] != pair[1]["sessionId"] and pair[0]["message"] == pair[1]["message"]
+    calls = [b["id"] for r in raw if r["type"] == "assistant" for b in r["message"]["content"] if b["type"] == "tool_use"]
+
+    events, stderr = convert(RESUMED)
+    body = [e for e in events if e["type"] == "message"]
+    results = [e["toolCallId"] for e in body if e.get("meta", {}).get("kind") == "tool_result"]
+    assert results == calls  # each call answered once, in order
+    assert len({e["id"] for e in body}) == len(body) == len(raw) - 1
+    assert events[-1]["skipped"] == {"user (repeated on resume)": 1}
+    assert events[-1]["counts"]["lines"] == len(raw)
+    # what the resumed session said next hangs off the record it repeated
+    answer = next(e for e in body if e["text"].startswith("The loader reads"))
+    assert answer["parentId"] == repeated
+    assert b"without a call" not in stderr
+
+
+def test_the_repeat_is_left_out_of_every_format_and_of_inspect():
+    inspect = run_cli("inspect", RESUMED, "--json")
+    assert inspect.returncode == 0, inspect.stderr
+    summary = json.loads(inspect.stdout)["sessions"][0]
+    assert summary["byKind"]["tool_result"] == 2 and summary["byKind"]["tool_use"] == 2
+    for target in ("claude-code", "codex", "gemini-cli"):
+        result = run_cli("convert", RESUMED, "--to", target)
+        assert result.returncode == 0, result.stderr
+        assert b"without a call" not in result.stderr, target
+    latest, _ = convert(RESUMED, "--branch", "latest")
+    assert [e["toolCallId"] for e in latest if e.get("meta", {}).get("kind") == "tool_result"] == ["toolu_01TodoA", "toolu_01TodoB"]
+
+
+def test_the_same_uuid_twice_in_one_session_is_not_taken_for_a_resume(tmp_path):
+    # Only a new sessionId makes a repeat (a file whose uuids were blanked
+    # out, or a hostile one, keeps every line).
+    raw = records(RESUMED)
+    for r in raw:
+        r["sessionId"] = raw[0]["sessionId"]
+    path = tmp_path / "one-session.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in raw))
+    events, _ = convert(path)
+    assert sum(e.get("meta", {}).get("kind") == "tool_result" for e in events) == 3
+    assert "user (repeated on resume)" not in events[-1]["skipped"]
+
+
+def test_state_records_of_2_1_239_are_counted_not_warned_about():
+    raw = records(RECORDS_239)
+    state = Counter(r["type"] for r in raw if r["type"] not in ("user", "assistant", "attachment", "system"))
+    assert set(state) == {"bridge-session", "atis-latch", "frame-link", "relocated"}
+    events, stderr = convert(RECORDS_239)
+    end = events[-1]
+    assert end["skipped"] == dict(state)
+    assert "unknown" not in end and b"does not know" not in stderr
+    strict = run_cli("convert", RECORDS_239, "--to", "portable-jsonl", "--strict")
+    assert strict.returncode == 0, strict.stderr
+
+
+def test_a_fallback_block_is_a_notice_naming_both_models():
+    raw = records(RECORDS_239)
+    (block,) = [b for r in raw if r["type"] == "assistant" for b in r["message"]["content"] if b["type"] == "fallback"]
+    answers = [b["text"] for r in raw if r["type"] == "assistant" for b in r["message"]["content"] if b["type"] == "text"]
+    events, _ = convert(RECORDS_239)
+    body = [e for e in events if e["type"] == "message"]
+    (notice,) = [e for e in body if e.get("meta", {}).get("notice") == "fallback"]
+    assert notice["role"] == "system"
+    assert notice["meta"]["fallbackFrom"] == block["from"]["model"] and notice["meta"]["fallbackTo"] == block["to"]["model"]
+    assert block["from"]["model"] in notice["text"] and block["to"]["model"] in notice["text"]
+    assert [e["text"] for e in body if e["role"] == "assistant"] == answers  # no "[fallback]" answer
+    # Claude Code shows it as a notice of its own, not as words of the model
+    written = run_cli("convert", RECORDS_239, "--to", "claude-code")
+    assert written.returncode == 0, written.stderr
+    lines = [json.loads(line) for line in written.stdout.splitlines()]
+    (system,) = [r for r in lines if r["type"] == "system" and r["content"] == notice["text"]]
+    assert system["subtype"] == "informational"
+    assert all(b["type"] != "text" or "fallback" not in b["text"].lower() for r in lines if r["type"] == "assistant" for b in r["message"]["content"])
+
+
+def test_a_todo_reminder_lists_its_items():
+    raw = records(RECORDS_239)
+    (attachment,) = [r["attachment"] for r in raw if r["type"] == "attachment"]
+    events, _ = convert(RECORDS_239)
+    (reminder,) = [e for e in events if e.get("meta", {}).get("injectedKind") == "todo_reminder"]
+    assert reminder["text"].splitlines() == [f"- [{t['status']}] {t['content']}" for t in attachment["content"]]
+
+
+def test_a_refusal_fallback_is_a_notice_and_keeps_what_it_names():
+    raw = records(RECORDS_239)
+    (record,) = [r for r in raw if r.get("subtype") == "model_refusal_fallback"]
+    events, stderr = convert(RECORDS_239)
+    (notice,) = [e for e in events if e.get("meta", {}).get("subtype") == "model_refusal_fallback"]
+    assert notice["role"] == "system" and notice["text"] == record["content"]
+    assert notice["meta"]["originalModel"] == record["originalModel"] and notice["meta"]["fallbackModel"] == record["fallbackModel"]
+    assert notice["meta"]["retractedMessageIds"] == record["retractedMessageUuids"]
+    assert notice["id"] == record["uuid"] and notice["parentId"] == record["parentUuid"]
+    answer = next(e for e in events if e.get("text") == "Committed.")
+    assert answer["parentId"] == record["uuid"]
+    assert "system/model_refusal_fallback" not in events[-1]["skipped"]
