@@ -127,7 +127,7 @@ def test_a_plugin_named_by_no_table_is_loaded_for_its_options():
         def load(self):
             return plugin
 
-    registry = Registry(options_from_table=True)
+    registry = Registry()
     registry.declare(EntryPoint())
     assert registry.formats["plugged"].pending  # named, not loaded yet
     _, exporter_opts = registry.option_sets()

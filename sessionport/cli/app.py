@@ -220,8 +220,8 @@ def _completing() -> str | None:
 
     Completing a value needs no format's own options (click's resilient
     parsing skips options it does not know); completing an option name
-    takes the built-in formats' options from a table.  Either way no format
-    is imported (collecting the options would import every format)."""
+    takes the built-in formats' options from their table, as every command
+    does, so no format is imported."""
     instruction = os.environ.get("_SESSIONPORT_COMPLETE", "")
     shell, _, action = instruction.partition("_")
     if action != "complete":
@@ -243,13 +243,10 @@ def main(argv: list[str] | None = None) -> None:
     # files and worker processes are cleaned up on the way out.
     raise_on_termination()
     completing = _completing()
-    if completing is not None:
+    if completing == "value":
         from sessionport.registry import get_registry
 
-        if completing == "value":
-            get_registry().without_format_options = True
-        else:
-            get_registry().options_from_table = True
+        get_registry().without_format_options = True
     try:
         cli.main(args=argv, prog_name="sessionport")
     except KeyboardInterrupt:  # outside any command (e.g. while starting up)

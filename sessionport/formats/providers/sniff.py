@@ -154,3 +154,16 @@ def scores(head: bytes) -> dict[str, int]:
                 result[name] = 81
                 break
     return result
+
+
+# The sniffers of the three importers (each its own name in the share).
+def anthropic_messages(head: bytes) -> int:
+    return scores(head)[ANTHROPIC]
+
+
+def openai_chat(head: bytes) -> int:
+    return scores(head)[CHAT]
+
+
+def openai_responses(head: bytes) -> int:
+    return scores(head)[RESPONSES]
