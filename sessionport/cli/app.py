@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
-from dataclasses import dataclass
 from importlib import import_module
 from typing import Callable, Iterable
 
@@ -34,16 +32,30 @@ def _say(message: str) -> None:
     click.echo(terminal(f"sessionport: {message}"), err=True)
 
 
-@dataclass(frozen=True)
 class CommandEntry:
     """Where a command is defined, and the line ``--help`` lists it with.
 
     ``summary`` is the command's ``short_help`` when ``short`` is true (shown
-    whole), else the first paragraph of its help (shortened as click does)."""
+    whole), else the first paragraph of its help (shortened as click does).
+    (A plain class: creating a dataclass costs every start a little.)"""
 
-    module: str
-    summary: str
-    short: bool = False
+    __slots__ = ("module", "summary", "short")
+
+    def __init__(self, module: str, summary: str, short: bool = False) -> None:
+        self.module = module
+        self.summary = summary
+        self.short = short
+
+    def __repr__(self) -> str:
+        return f"CommandEntry(module={self.module!r}, summary={self.summary!r}, short={self.short!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CommandEntry):
+            return NotImplemented
+        return (self.module, self.summary, self.short) == (other.module, other.summary, other.short)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.summary, self.short))
 
 
 # The names of the parameters that take inputs (paths, ``-`` or ``@ID``).
@@ -189,6 +201,8 @@ class SessionportGroup(LazyCommandsGroup):
             # Last resort: importers and exporters raise typed errors; reaching
             # this is a bug, reported in one line unless debugging is asked for.
             if os.environ.get("SESSIONPORT_DEBUG"):
+                import traceback
+
                 traceback.print_exc()
             inputs = getattr(ctx, "obj", None) or {}
             where = inputs.get("input_name", "the input") if isinstance(inputs, dict) else "the input"

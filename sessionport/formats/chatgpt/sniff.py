@@ -7,11 +7,11 @@ reader but the one that reads it.
 
 from __future__ import annotations
 
-import re
+from sessionport.lazy import lazy
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 # The key as JSON writes it, not an escaped quote inside some string.
-_MAPPING_KEY = re.compile(rb'(?<!\\)"mapping"\s*:\s*[{n]')
+_MAPPING_KEY = lazy(rb'(?<!\\)"mapping"\s*:\s*[{n]')
 _NODE_KEYS = (b'"current_node"', b'"children"', b'"author"', b'"parent"')
 
 

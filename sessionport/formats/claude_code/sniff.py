@@ -7,9 +7,9 @@ reader but the one that reads it.
 
 from __future__ import annotations
 
-import re
 
 from sessionport.jsonl import BOM, first_json_line
+from sessionport.lazy import lazy
 
 # Session-scoped records that are never conversation (state Claude Code
 # keeps for its UI and for resuming): counted, never an event.  Seen up to
@@ -26,7 +26,7 @@ ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-titl
 # The fields every record of a session shares (its envelope), whatever its
 # type: a record that has them is Claude Code's even if its type is new.
 ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "cwd", "isSidechain", "userType")
-_LOGLINES = re.compile(rb'\s*\{\s*"loglines"\s*:\s*\[')
+_LOGLINES = lazy(rb'\s*\{\s*"loglines"\s*:\s*\[')
 
 
 def sniff(head: bytes) -> int:

@@ -6,12 +6,12 @@ reader but the one that reads it.
 
 from __future__ import annotations
 
-import re
 
 from sessionport.jsondoc import head_tokens
 from sessionport.jsonl import BOM, first_json_line
+from sessionport.lazy import lazy
 
-_ENVELOPE_HEAD = re.compile(rb'\s*\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{')
+_ENVELOPE_HEAD = lazy(rb'\s*\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{')
 _ITEM_TYPES = frozenset(("message", "reasoning", "function_call", "function_call_output", "local_shell_call"))
 
 

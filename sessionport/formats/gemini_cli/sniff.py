@@ -6,14 +6,14 @@ reader but the one that reads it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
 
 from sessionport.jsonl import BOM
+from sessionport.lazy import lazy
 
-_KEY = re.compile(rb'"([A-Za-z$_]+)"\s*:')
+_KEY = lazy(rb'"([A-Za-z$_]+)"\s*:')
 
 
 def _first_line(head: bytes) -> tuple[bytes, bool]:

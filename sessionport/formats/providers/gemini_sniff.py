@@ -7,12 +7,12 @@ reader but the one that reads it.
 
 from __future__ import annotations
 
-import re
+from sessionport.lazy import lazy
 
-_CONTENT_START = re.compile(rb'^\s*\[\s*\{\s*"(role|parts)"\s*:')
-_PARTS_KEY = re.compile(rb'"parts"\s*:\s*\[')
-_CONTENTS_KEY = re.compile(rb'"contents"\s*:\s*\[')
-_INTERACTIONS_KEY = re.compile(rb'"interactions"\s*:\s*\[')
+_CONTENT_START = lazy(rb'^\s*\[\s*\{\s*"(role|parts)"\s*:')
+_PARTS_KEY = lazy(rb'"parts"\s*:\s*\[')
+_CONTENTS_KEY = lazy(rb'"contents"\s*:\s*\[')
+_INTERACTIONS_KEY = lazy(rb'"interactions"\s*:\s*\[')
 
 
 def sniff(head: bytes) -> int:
