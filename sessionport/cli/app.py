@@ -94,7 +94,7 @@ class LazyCommandsGroup(click.Group):
 
     ``command_modules`` names the module that defines each command, so that
     ``--version``, ``--help`` and shell completion of command names import
-    none of them (a command module builds its options from every format).
+    none of them (a command module imports the machinery of a run).
     Stage commands are built from the registry's stages: ``lazy_commands``
     are called once, before a name not yet known is looked up; they add
     commands whose names are not taken.  ``more_names`` lists names known
