@@ -29,8 +29,8 @@ from sessionport.formats.claude_code.usage import UsageGrouper
 
 SOURCE = "claude-code"
 
-# Of these, the ones whose type is their first key: counted from their first
-# bytes, never parsed (snapshots can be large).
+# Of the state types (see .sniff), the ones whose type is their first key:
+# counted from their first bytes, never parsed (snapshots can be large).
 UNPARSED_PREFIXES = {
     f'{{"type":"{name}"'.encode(): name for name in sorted(STATE_TYPES)
 }
