@@ -1,12 +1,17 @@
-"""Start-up a person feels: CPU seconds of ``--version``, ``--help`` and shell
-completion, and the time to the first output line of a small ``convert``,
+"""Start-up a person feels: CPU seconds of ``--version``, ``--help``, shell
+completion and the conversion and ``inspect`` of a small file (the fixed cost
+of every run), and the time to the first output line of a small ``convert``,
 each next to ``python -c pass`` measured alternately in the same run.
 
     python benchmarks/startup.py              # best of 7 rounds
     python benchmarks/startup.py --rounds 15 --json startup.json
 
 Targets: at most 0.12 s of CPU for --version, --help and completion; at most
-0.2 s to the first line of ``convert`` on a small file.
+0.06 s of CPU for a conversion (Codex to portable-jsonl) and an ``inspect`` of
+a small file; at most 0.2 s to the first line of ``convert`` on a small file.
+Measure an installed copy (``pip install .`` into a fresh virtual
+environment, run from outside the checkout): an editable install adds its
+finder and paths to every start.
 """
 
 from __future__ import annotations
@@ -16,15 +21,18 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 SMALL = ROOT / "fixtures" / "claude-code" / "session.jsonl"
+SMALL_CODEX = ROOT / "fixtures" / "codex" / "rollout-envelope.jsonl"
 SP = [sys.executable, "-m", "sessionport"]
 BASELINE = "python -c pass"
 CPU_TARGET = 0.12
+RUN_TARGET = 0.06
 FIRST_LINE_TARGET = 0.2
 
 
@@ -44,6 +52,8 @@ def cases() -> dict[str, tuple[list[str], dict[str, str], float]]:
         "complete: convert x --to m<TAB>": (SP, _complete("sessionport convert x --to m"), CPU_TARGET),
         "complete: convert --t<TAB>": (SP, _complete("sessionport convert --t"), CPU_TARGET),
         "complete: filter fix<TAB>": (SP, _complete("sessionport filter fix"), CPU_TARGET),
+        "convert small codex --to portable-jsonl": (SP + ["convert", str(SMALL_CODEX), "--to", "portable-jsonl", "-o", os.devnull], {}, RUN_TARGET),
+        "inspect small claude-code": (SP + ["inspect", str(SMALL)], {}, RUN_TARGET),
         "first line: convert small --to markdown": (SP + ["convert", str(SMALL), "--to", "markdown"], {}, FIRST_LINE_TARGET),
     }
 
@@ -52,7 +62,9 @@ def once(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(CPU seconds of the child, wall seconds to its first output line)."""
     full_env = {**os.environ, **env}
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=full_env, cwd=ROOT)
+    # Outside the checkout, so that ``-m sessionport`` imports the copy
+    # installed for this Python, not the checkout's sources.
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=full_env, cwd=tempfile.gettempdir())
     assert proc.stdout is not None
     proc.stdout.readline()
     first_line = time.perf_counter() - start

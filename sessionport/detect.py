@@ -17,9 +17,9 @@ def is_blank(head: bytes) -> bool:
     return not head.strip(b" \t\r\n\x00\xef\xbb\xbf")
 
 
-def _score(importer: Importer, head: bytes) -> int:
+def _score(sniff, head: bytes) -> int:
     try:
-        return int(importer.sniff(head))
+        return int(sniff(head))
     except Exception:  # a sniffer must never break detection of the others
         return 0
 
@@ -38,6 +38,24 @@ def _later_heads(head: bytes):
         yield head[at:]
 
 
+def scores(head: bytes, registry: Registry) -> list[tuple[int, str]]:
+    """The name of every importer whose sniffer knows ``head``, with its
+    score, best first (see :func:`rank`); no importer is loaded for it."""
+    sniffers = registry.sniffers()
+    scores = {name: _score(sniff, head) for name, sniff in sniffers}
+    # Only when no sniffer knows the first line at all: a file recognised
+    # from its first line is detected as it always was.
+    if max(scores.values(), default=0) <= 0:
+        for k, later in enumerate(_later_heads(head), 1):
+            for name, sniff in sniffers:
+                score = _score(sniff, later) - LINE_COST * k
+                if score > scores[name]:
+                    scores[name] = score
+    ranked = [(scores[name], name) for name, _ in sniffers if scores[name] > 0]
+    ranked.sort(key=lambda pair: -pair[0])  # stable: name order among equals
+    return ranked
+
+
 def rank(head: bytes, registry: Registry) -> list[tuple[int, Importer]]:
     """Every importer with its score for ``head``, best first.
 
@@ -48,30 +66,19 @@ def rank(head: bytes, registry: Registry) -> list[tuple[int, Importer]]:
     knows are outvoted by the known records that follow them.  Ties go to
     the importer first by name, which keeps detection deterministic.
     """
-    importers = [imp for imp in sorted(registry.importers(), key=lambda imp: imp.name) if imp.sniff is not None]
-    scores = {imp.name: _score(imp, head) for imp in importers}
-    # Only when no sniffer knows the first line at all: a file recognised
-    # from its first line is detected as it always was.
-    if max(scores.values(), default=0) <= 0:
-        for k, later in enumerate(_later_heads(head), 1):
-            for imp in importers:
-                score = _score(imp, later) - LINE_COST * k
-                if score > scores[imp.name]:
-                    scores[imp.name] = score
-    ranked = [(scores[imp.name], imp) for imp in importers if scores[imp.name] > 0]
-    ranked.sort(key=lambda pair: -pair[0])  # stable: name order among equals
-    return ranked
+    return [(score, registry.importer(name)) for score, name in scores(head, registry)]
 
 
 def detect(head: bytes, name: str, registry: Registry) -> Importer:
-    """The importer that scores ``head`` highest (see :func:`rank`)."""
-    ranked = rank(head, registry)
+    """The importer that scores ``head`` highest (see :func:`rank`); only
+    that one is loaded."""
+    ranked = scores(head, registry)
     if not ranked:
-        tried = ", ".join(imp.name for imp in sorted(registry.importers(), key=lambda i: i.name) if imp.sniff)
+        tried = ", ".join(known for known, _ in registry.sniffers())
         preview = head[:40].decode("utf-8", "replace").replace("\n", "\\n")
         raise DetectionError(
             name,
             f"the format could not be recognised from its first bytes ({preview!r}); tried {tried}",
             hint="name the format with --from FORMAT; `sessionport formats` lists them",
         )
-    return ranked[0][1]
+    return registry.importer(ranked[0][1])

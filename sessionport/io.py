@@ -12,16 +12,12 @@ run never leaves a partial file at the path.
 
 from __future__ import annotations
 
-import bz2
 import contextlib
 import errno
-import gzip
 import io
-import lzma
 import os
 import zlib
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator, Sequence
 
@@ -59,11 +55,18 @@ class _Prepended(io.RawIOBase):
 
 
 def _decompressor(kind: str, raw: BinaryIO) -> BinaryIO:
+    # the decompression modules are imported for a compressed input only
     if kind == "gzip":
+        import gzip
+
         return gzip.GzipFile(fileobj=raw, mode="rb")
     if kind == "bz2":
+        import bz2
+
         return bz2.BZ2File(raw, mode="rb")
     if kind == "xz":
+        import lzma
+
         return lzma.LZMAFile(raw, mode="rb")
     return _ZstdFrames(raw)
 
@@ -142,6 +145,8 @@ class _StopAtDamage(io.RawIOBase):
     def readinto(self, buffer) -> int:
         if self.damage is not None:
             return 0
+        import lzma  # (loaded: this stream exists for a compressed input only)
+
         try:
             # One decompression step at a time (read1): a step that hits the
             # cut raises only when it has nothing left to return, so no
@@ -299,6 +304,8 @@ def open_input(spec: str | None) -> Input:
     stream: BinaryIO = raw
     guard: _StopAtDamage | None = None
     if compression:
+        import lzma
+
         try:
             guard = _StopAtDamage(_decompressor(compression, raw), name)
         except (OSError, EOFError, lzma.LZMAError) as exc:
@@ -321,6 +328,8 @@ class SpoolError(OutputError):
 
 
 def _spool_error(exc: OSError) -> SpoolError:
+    import tempfile
+
     reason = "no space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
     return SpoolError(
         f"cannot write a temporary file in {tempfile.gettempdir()}: {reason} "
@@ -328,46 +337,60 @@ def _spool_error(exc: OSError) -> SpoolError:
     )
 
 
-class _Spool(tempfile.SpooledTemporaryFile):
-    """A temporary file whose write errors say that they are the temporary
-    folder's, so they are never taken for the output's or the input's."""
+_SPOOL: type | None = None
 
-    def write(self, data):
-        try:
-            return super().write(data)
-        except OSError as exc:
-            raise _spool_error(exc) from None
 
-    def writelines(self, lines):
-        for line in lines:
-            self.write(line)
+def _spool_class() -> type:
+    """:class:`_Spool`, defined on first use: it derives from tempfile's
+    class, and importing tempfile (with shutil, random...) costs every run
+    that spools nothing."""
+    global _SPOOL
+    if _SPOOL is None:
+        import tempfile
 
-    def seek(self, *args):
-        try:
-            return super().seek(*args)
-        except OSError as exc:  # the buffered tail is written out here
-            raise _spool_error(exc) from None
+        class _Spool(tempfile.SpooledTemporaryFile):
+            """A temporary file whose write errors say that they are the temporary
+            folder's, so they are never taken for the output's or the input's."""
 
-    def flush(self):
-        try:
-            return super().flush()
-        except OSError as exc:
-            raise _spool_error(exc) from None
+            def write(self, data):
+                try:
+                    return super().write(data)
+                except OSError as exc:
+                    raise _spool_error(exc) from None
 
-    def close(self):
-        # What is still buffered is thrown away with the file: failing to
-        # write it out is no error.
-        try:
-            super().close()
-        except OSError:
-            with contextlib.suppress(OSError):
-                self._file.close()
+            def writelines(self, lines):
+                for line in lines:
+                    self.write(line)
+
+            def seek(self, *args):
+                try:
+                    return super().seek(*args)
+                except OSError as exc:  # the buffered tail is written out here
+                    raise _spool_error(exc) from None
+
+            def flush(self):
+                try:
+                    return super().flush()
+                except OSError as exc:
+                    raise _spool_error(exc) from None
+
+            def close(self):
+                # What is still buffered is thrown away with the file: failing to
+                # write it out is no error.
+                try:
+                    super().close()
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        self._file.close()
+
+        _SPOOL = _Spool
+    return _SPOOL
 
 
 def spool_file(max_memory: int = 0) -> BinaryIO:
     """A temporary file for data held back (in memory up to ``max_memory``
     bytes, then on disk in the temporary folder, removed when closed)."""
-    return _Spool(max_size=max(1, max_memory))  # type: ignore[return-value]
+    return _spool_class()(max_size=max(1, max_memory))  # type: ignore[return-value]
 
 
 def spool_to_file(stream: BinaryIO) -> BinaryIO:
@@ -460,6 +483,8 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
             raise _os_error(path, exc) from None
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory; -o takes a file path")
+    import tempfile
+
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part")
     except OSError as exc:

@@ -20,8 +20,6 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
-import ijson
-
 from sessionport.lazy import lazy
 from sessionport.context import ReadContext
 from sessionport.jsonl import BOM, MAX_DEPTH
@@ -212,6 +210,8 @@ def head_tokens(head: bytes, max_depth: int = MAX_DEPTH) -> Iterator[tuple[str, 
     (ijson's cost grows with the square of the depth, so a tiny file of
     brackets could otherwise take gigabytes).
     """
+    import ijson  # imported when a document is parsed, not by every reader at start
+
     if head.startswith(BOM):
         head = head[3:]
     tokens = ijson.sendable_list()
@@ -287,6 +287,8 @@ def walk_document(
     else:
         item_prefixes = {f"{k}.item": k for k in keys}
         doc_prefix = ""
+
+    import ijson
 
     tokens = ijson.sendable_list()
     queues = {p: ijson.sendable_list() for p in item_prefixes}
@@ -394,6 +396,8 @@ class _DocState:
                 self.array_done = True
                 continue
             if prefix == doc_prefix and event == "start_map":
+                import ijson
+
                 self.builder = ijson.ObjectBuilder()
                 self.started = False
                 self.array_done = False

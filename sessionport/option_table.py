@@ -1,12 +1,14 @@
-"""The command-line options of the built-in formats, without importing them.
+"""What every run needs of the built-in formats, without importing them.
 
-Completing an option name (``sessionport convert --t<TAB>``) needs every
-format's options to build the command, and importing every format to read
-them costs more than the rest of the start together.  :data:`OPTIONS` holds,
-for each built-in entry point, the name, flags, help and shape (flag or
-value, repeatable) of its options; the registry builds the options from it
-while an option name is completed, and loads only an entry point the table
-does not name (a plugin's).
+A command is built with every format's options (``convert --help`` lists
+them, and any of them may be given), and the input's format is detected by
+every importer's sniffer; importing every format to get at these costs more
+than the rest of a small conversion together.  This table holds, for each
+built-in entry point, its options (name, flags, help, shape, type and
+default) and, for an importer, its name and where its sniffer is defined.
+The registry builds the options and runs the sniffers from it, and imports
+an importer or exporter only when it reads or writes; it loads every entry
+point the table does not name (a plugin's).
 
 The table is generated from the formats themselves:
 
@@ -17,39 +19,126 @@ and tests/test_startup.py fails when it no longer matches them.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 # Entry points whose value starts with this are the built-in formats.
 BUILT_IN = "sessionport."
 
+# The click parameter types an option's type may be, with the attributes
+# that rebuild one (their constructor's keywords).
+_CLICK_TYPES = {
+    "IntRange": ("min", "max", "min_open", "max_open", "clamp"),
+    "FloatRange": ("min", "max", "min_open", "max_open", "clamp"),
+    "Choice": ("choices", "case_sensitive"),
+}
+_BUILTIN_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 
-def table_of(entry_points: Iterable[Any]) -> dict[str, tuple[tuple, ...]]:
-    """``{entry point value: ((name, flags, help, is_flag, multiple), ...)}``
-    of the built-in entry points among ``entry_points``, loading each."""
-    table: dict[str, tuple[tuple, ...]] = {}
+
+def _literal(value: Any, what: str) -> Any:
+    import ast
+
+    try:
+        same = ast.literal_eval(repr(value)) == value
+    except (ValueError, SyntaxError):
+        same = False
+    if not same:
+        raise ValueError(f"{what} {value!r} cannot be written into the option table")
+    return value
+
+
+def type_spec(kind: Any) -> Any:
+    """An option's ``type`` as data: None, ``("builtin", "str")``,
+    ``("click", "IntRange", ((keyword, value), ...))`` or
+    ``("function", "module:qualname")``."""
+    if kind is None:
+        return None
+    if isinstance(kind, type) and _BUILTIN_TYPES.get(kind.__name__) is kind:
+        return ("builtin", kind.__name__)
+    name = type(kind).__name__
+    if name in _CLICK_TYPES and type(kind).__module__.startswith("click"):
+        return ("click", name, tuple((key, _literal(getattr(kind, key), "a type's value")) for key in _CLICK_TYPES[name]))
+    if callable(kind) and getattr(kind, "__module__", None) and "<" not in getattr(kind, "__qualname__", "<"):
+        return ("function", f"{kind.__module__}:{kind.__qualname__}")
+    raise ValueError(f"the option type {kind!r} cannot be written into the option table")
+
+
+def type_of(spec: Any) -> Any:
+    """The option type :func:`type_spec` describes."""
+    if spec is None:
+        return None
+    if spec[0] == "builtin":
+        return _BUILTIN_TYPES[spec[1]]
+    if spec[0] == "click":
+        import click
+
+        return getattr(click, spec[1])(**dict(spec[2]))
+    return _function(spec[1])
+
+
+def _function(location: str) -> Callable:
+    from importlib import import_module
+
+    module, _, qualname = location.partition(":")
+    value: Any = import_module(module)
+    for attr in qualname.split("."):
+        value = getattr(value, attr)
+    return value
+
+
+def _sniffer(part: Any) -> tuple[str, str | None]:
+    sniff = part.sniff
+    if sniff is None:
+        return (part.name, None)
+    location = f"{sniff.__module__}:{sniff.__qualname__}"
+    if "<" in location or _function(location) is not sniff:
+        raise ValueError(f"the sniffer of {part.name} is not a module-level function: {location}")
+    return (part.name, location)
+
+
+def table_of(entry_points: Iterable[Any]) -> tuple[dict[str, tuple[tuple, ...]], dict[str, tuple[str, str | None]]]:
+    """``({entry point value: ((name, flags, help, is_flag, multiple, type,
+    default), ...)}, {importer entry point value: (importer name, sniffer
+    location)})`` of the built-in entry points among ``entry_points``,
+    loading each."""
+    from sessionport.registry import Importer
+
+    options: dict[str, tuple[tuple, ...]] = {}
+    sniffers: dict[str, tuple[str, str | None]] = {}
     for ep in sorted(entry_points, key=lambda e: e.value):
         if not ep.value.startswith(BUILT_IN):
             continue
         part = ep.load()
-        table[ep.value] = tuple((o.name, tuple(o.flags), o.help, bool(o.is_flag), bool(o.multiple)) for o in part.options)
-    return table
+        options[ep.value] = tuple(
+            (o.name, tuple(o.flags), o.help, bool(o.is_flag), bool(o.multiple), type_spec(o.type), _literal(o.default, "a default"))
+            for o in part.options
+        )
+        if isinstance(part, Importer):
+            sniffers[ep.value] = _sniffer(part)
+    return options, sniffers
 
 
-def source_of(table: dict[str, tuple[tuple, ...]]) -> str:
+def source_of(table: tuple[dict[str, tuple[tuple, ...]], dict[str, tuple[str, str | None]]]) -> str:
     """The text of ``option_table_data.py`` holding ``table``."""
+    options, sniffers = table
     lines = [
         '"""Generated by ``python -m sessionport.option_table``; do not edit (see that module)."""',
         "",
         "OPTIONS = {",
     ]
-    for value, options in table.items():
-        if not options:
+    for value, rows in options.items():
+        if not rows:
             lines.append(f"    {value!r}: (),")
             continue
         lines.append(f"    {value!r}: (")
-        for option in options:
+        for option in rows:
             lines.append(f"        {option!r},")
         lines.append("    ),")
+    lines.append("}")
+    lines.append("")
+    lines.append("# importer entry point -> (importer name, where its sniffer is defined)")
+    lines.append("SNIFFERS = {")
+    for value, sniffer in sniffers.items():
+        lines.append(f"    {value!r}: {sniffer!r},")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -63,7 +152,23 @@ def options(value: str):
     rows = OPTIONS.get(value)
     if rows is None:
         return None
-    return tuple(Option(name=name, flags=flags, help=help, is_flag=is_flag, multiple=multiple) for name, flags, help, is_flag, multiple in rows)
+    return tuple(
+        Option(name=name, flags=flags, help=help, type=type_of(kind), default=default, is_flag=is_flag, multiple=multiple)
+        for name, flags, help, is_flag, multiple, kind, default in rows
+    )
+
+
+def sniffer(value: str) -> tuple[str, Callable[[bytes], int] | None] | None:
+    """``(importer name, sniff function)`` of the built-in importer entry
+    point ``value``, importing only the sniffer's module; None when the table
+    does not name it."""
+    from sessionport.option_table_data import SNIFFERS
+
+    known = SNIFFERS.get(value)
+    if known is None:
+        return None
+    name, location = known
+    return name, (_function(location) if location else None)
 
 
 def main() -> None:

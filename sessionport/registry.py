@@ -9,7 +9,6 @@ An entry point names an :class:`Importer`, :class:`Exporter` or :class:`Stage`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any, Callable, Iterable, Iterator
 
 from sessionport.errors import PluginError
@@ -281,11 +280,9 @@ class Registry:
     stage_loader: Callable[["Registry"], None] | None = None
     _stages: dict[str, Stage] = field(default_factory=dict, init=False, repr=False)
     # Shell completion of anything but an option name needs no format's own
-    # options, and collecting them imports every format.
+    # options (the built-in formats' come from sessionport.option_table, a
+    # plugin's entry point is loaded for its options).
     without_format_options: bool = False
-    # Completing an option name takes the built-in formats' options from
-    # sessionport.option_table instead of importing the formats.
-    options_from_table: bool = False
 
     @property
     def stages(self) -> dict[str, Stage]:
@@ -340,8 +337,7 @@ class Registry:
         for info in list(self.formats.values()):
             info.importer  # noqa: B018  (loads the entry point, if still pending)
             info.exporter  # noqa: B018
-        for name in [n for n, i in self.formats.items() if i.importer is None and i.exporter is None]:
-            del self.formats[name]  # named by an entry point that failed to load
+        self._forget_failed()
 
     def importer(self, name: str) -> Importer:
         info = self.formats.get(name)
@@ -376,11 +372,11 @@ class Registry:
 
     def option_sets(self) -> tuple[list[Option], list[Option]]:
         """All importer options and all exporter options, one per flag
-        (only the core's while :attr:`without_format_options` is set)."""
+        (only the core's while :attr:`without_format_options` is set).  A
+        built-in format not loaded yet is not imported for its options:
+        they come from :mod:`sessionport.option_table`."""
         if self.without_format_options:
             return list(CORE_READ_OPTIONS), []
-        if not self.options_from_table:
-            self.load_all()
         read_opts: dict[tuple, Option] = {opt.flags: opt for opt in CORE_READ_OPTIONS}
         write_opts: dict[tuple, Option] = {}
         for info in list(self.formats.values()):
@@ -388,11 +384,12 @@ class Registry:
                 read_opts.setdefault(opt.flags, opt)
             for opt in self._options_of(info, "export"):
                 write_opts.setdefault(opt.flags, opt)
+        self._forget_failed()
         return list(read_opts.values()), list(write_opts.values())
 
     def _options_of(self, info: FormatInfo, role: str) -> tuple[Option, ...]:
         ep = info.pending.get(role)
-        if ep is not None and self.options_from_table:
+        if ep is not None:
             from sessionport import option_table
 
             table = option_table.options(ep.value)
@@ -401,11 +398,37 @@ class Registry:
         part = info.importer if role == "import" else info.exporter
         return part.options if part else ()
 
+    def sniffers(self) -> list[tuple[str, Callable[[bytes], int]]]:
+        """``(importer name, sniff)`` of every importer that has a sniffer,
+        by name.  A built-in importer not loaded yet is not imported: only
+        the module its sniffer lives in is (see :mod:`sessionport.option_table`)."""
+        found = []
+        for info in list(self.formats.values()):
+            ep = info.pending.get("import")
+            known = None
+            if ep is not None:
+                from sessionport import option_table
+
+                known = option_table.sniffer(ep.value)
+            if known is None:
+                importer = info.importer
+                known = (importer.name, importer.sniff) if importer is not None else None
+            if known is not None and known[1] is not None:
+                found.append(known)
+        self._forget_failed()
+        return sorted(found, key=lambda pair: pair[0])
+
+    def _forget_failed(self) -> None:
+        for name in [n for n, i in self.formats.items() if not i.declares("import") and not i.declares("export")]:
+            del self.formats[name]  # named by an entry point that failed to load
+
 
 _REGISTRY: Registry | None = None
 
 
 def _entry_points(group: str) -> list:
+    from sessionport.entrypoints import entry_points
+
     return sorted(entry_points(group=group), key=lambda e: e.name)
 
 

@@ -13,7 +13,7 @@ import click
 import orjson
 import pytest
 
-from conftest import ROOT
+from conftest import FIXTURES, ROOT
 
 # Runs the real entry point, then reports which sessionport modules were
 # imported and where sessionport code compiled a regular expression.
@@ -127,7 +127,7 @@ def test_a_plugin_named_by_no_table_is_loaded_for_its_options():
         def load(self):
             return plugin
 
-    registry = Registry(options_from_table=True)
+    registry = Registry()
     registry.declare(EntryPoint())
     assert registry.formats["plugged"].pending  # named, not loaded yet
     _, exporter_opts = registry.option_sets()
@@ -159,3 +159,42 @@ def test_help_lists_the_same_lines_as_the_loaded_commands():
     for name in cli.list_commands(ctx):
         cli.get_command(ctx, name)
     assert lazy == cli.get_help(ctx) + "\n"
+
+
+def _format_modules(modules: list[str]) -> list[str]:
+    return [m for m in modules if m.startswith(("sessionport.formats.", "sessionport.agentscope.", "sessionport.render"))]
+
+
+def _sniff_modules() -> set[str]:
+    from sessionport.option_table_data import SNIFFERS
+
+    return {location.split(":")[0] for _, location in SNIFFERS.values() if location}
+
+
+def test_a_conversion_imports_the_reader_it_reads_with_and_the_writer_it_writes_with_only(tmp_path):
+    """Detection runs every importer's sniffer without importing its reader,
+    the command's options come from the option table, and only the chosen
+    exporter is imported: a Codex rollout written as portable-jsonl loads no
+    other format's reader or writer and no render module."""
+    out = tmp_path / "out.jsonl"
+    proc, report = started("convert", str(FIXTURES / "codex" / "rollout-envelope.jsonl"), "--to", "portable-jsonl", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().startswith(b'{"type":"session"')
+    packages = {m.rsplit(".", 1)[0] for m in _sniff_modules()} | {"sessionport.formats", "sessionport.agentscope"}
+    loaded = _format_modules(report["modules"])
+    allowed = _sniff_modules() | packages | {"sessionport.formats.portable.jsonl_writer"}
+    foreign = [m for m in loaded if m not in allowed and not m.startswith("sessionport.formats.codex.")]
+    assert foreign == [], f"a Codex -> portable-jsonl conversion imported {foreign}"
+    assert "sessionport.formats.codex.reader" in loaded and "sessionport.formats.codex.writer" not in loaded
+    assert not [m for m in report["modules"] if m.startswith("sessionport.render")]
+
+
+def test_inspect_of_a_claude_code_session_imports_no_other_format(tmp_path):
+    proc, report = started("inspect", str(FIXTURES / "claude-code" / "session.jsonl"))
+    assert proc.returncode == 0, proc.stderr
+    assert b"messages:" in proc.stdout
+    packages = {m.rsplit(".", 1)[0] for m in _sniff_modules()} | {"sessionport.formats", "sessionport.agentscope"}
+    foreign = [m for m in _format_modules(report["modules"])
+               if m not in _sniff_modules() | packages and not m.startswith("sessionport.formats.claude_code.")]
+    assert foreign == [], f"inspect of a Claude Code session imported {foreign}"
+    assert "sessionport.formats.claude_code.writer" not in report["modules"]

@@ -11,16 +11,13 @@ its highest value only when entries show tool-call keys and no chat
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 import orjson
 
-from sessionport.agentscope.time import iso, parse_timestamp
-from sessionport.agentscope.session_json_fields import DURATION_KEYS, duration_ms
-from sessionport.agentscope.tools import ACTION_TYPES
 from sessionport.jsonl import first_json_line
 from sessionport.model import session_event
+from sessionport.lazy import lazy
 
 ENTRY_KEYS = ("events", "messages", "actions", "entries", "toolCalls", "tool_calls", "steps")
 TITLE_KEYS = ("title", "task", "summary")
@@ -32,9 +29,9 @@ SCORE_TOOL_LINES = 30
 SCORE_BARE_LOG = 10
 SCORE_CHAT_LIKE = 3
 
-_ARRAY_KEY = re.compile(rb'"(' + b"|".join(k.encode() for k in ENTRY_KEYS) + rb')"\s*:\s*\[')
-_TOOL_KEY = re.compile(rb'"(tool|toolName|tool_name|command|cmd|file_path|tool_input|toolCalls|tool_calls|arguments|call_id)"\s*:')
-_ROLE_KEY = re.compile(rb'"role"\s*:')
+_ARRAY_KEY = lazy(rb'"(' + b"|".join(k.encode() for k in ENTRY_KEYS) + rb')"\s*:\s*\[')
+_TOOL_KEY = lazy(rb'"(tool|toolName|tool_name|command|cmd|file_path|tool_input|toolCalls|tool_calls|arguments|call_id)"\s*:')
+_ROLE_KEY = lazy(rb'"role"\s*:')
 _TOOL_FIELDS = frozenset(("tool", "toolName", "tool_name", "command", "cmd", "tool_input", "function"))
 _OTHER_FORMATS = frozenset(("session", "message", "end", "response_item", "event_msg", "session_meta", "turn_context",
                             "user", "assistant", "summary", "system"))
@@ -43,6 +40,9 @@ _OTHER_FORMATS = frozenset(("session", "message", "end", "response_item", "event
 def _line_score(value: Any) -> int:
     if not isinstance(value, dict) or "role" in value or value.get("type") in _OTHER_FORMATS:
         return 0
+    # imported here: sniffing another format's input never gets this far
+    from sessionport.agentscope.tools import ACTION_TYPES
+
     if _TOOL_FIELDS & value.keys() or value.get("type") in ACTION_TYPES:
         return SCORE_TOOL_LINES
     return 0
@@ -123,6 +123,8 @@ def branch_of(header: dict) -> str | None:
 
 
 def _created_at(header: dict) -> str | None:
+    from sessionport.agentscope.time import iso, parse_timestamp
+
     for key in ("startedAt", "started_at", "created_at", "createdAt", "timestamp", "time"):
         value = header.get(key)
         if isinstance(value, str) and value.strip():
@@ -138,6 +140,8 @@ def stated_duration(header: dict) -> dict:
     for a string (kept as written, as AgentScope keeps it), ``{"durationMs": n}``
     for a number (seconds, or milliseconds under a ``...ms`` key).  Top-level
     keys come first, then the same keys under ``metadata``."""
+    from sessionport.agentscope.session_json_fields import DURATION_KEYS, duration_ms
+
     for holder in (header, header.get("metadata")):
         if not isinstance(holder, dict):
             continue

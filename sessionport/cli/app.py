@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
-from dataclasses import dataclass
 from importlib import import_module
 from typing import Callable, Iterable
 
@@ -34,16 +32,30 @@ def _say(message: str) -> None:
     click.echo(terminal(f"sessionport: {message}"), err=True)
 
 
-@dataclass(frozen=True)
 class CommandEntry:
     """Where a command is defined, and the line ``--help`` lists it with.
 
     ``summary`` is the command's ``short_help`` when ``short`` is true (shown
-    whole), else the first paragraph of its help (shortened as click does)."""
+    whole), else the first paragraph of its help (shortened as click does).
+    (A plain class: creating a dataclass costs every start a little.)"""
 
-    module: str
-    summary: str
-    short: bool = False
+    __slots__ = ("module", "summary", "short")
+
+    def __init__(self, module: str, summary: str, short: bool = False) -> None:
+        self.module = module
+        self.summary = summary
+        self.short = short
+
+    def __repr__(self) -> str:
+        return f"CommandEntry(module={self.module!r}, summary={self.summary!r}, short={self.short!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CommandEntry):
+            return NotImplemented
+        return (self.module, self.summary, self.short) == (other.module, other.summary, other.short)
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.summary, self.short))
 
 
 # The names of the parameters that take inputs (paths, ``-`` or ``@ID``).
@@ -82,7 +94,7 @@ class LazyCommandsGroup(click.Group):
 
     ``command_modules`` names the module that defines each command, so that
     ``--version``, ``--help`` and shell completion of command names import
-    none of them (a command module builds its options from every format).
+    none of them (a command module imports the machinery of a run).
     Stage commands are built from the registry's stages: ``lazy_commands``
     are called once, before a name not yet known is looked up; they add
     commands whose names are not taken.  ``more_names`` lists names known
@@ -189,6 +201,8 @@ class SessionportGroup(LazyCommandsGroup):
             # Last resort: importers and exporters raise typed errors; reaching
             # this is a bug, reported in one line unless debugging is asked for.
             if os.environ.get("SESSIONPORT_DEBUG"):
+                import traceback
+
                 traceback.print_exc()
             inputs = getattr(ctx, "obj", None) or {}
             where = inputs.get("input_name", "the input") if isinstance(inputs, dict) else "the input"
@@ -220,8 +234,8 @@ def _completing() -> str | None:
 
     Completing a value needs no format's own options (click's resilient
     parsing skips options it does not know); completing an option name
-    takes the built-in formats' options from a table.  Either way no format
-    is imported (collecting the options would import every format)."""
+    takes the built-in formats' options from their table, as every command
+    does, so no format is imported."""
     instruction = os.environ.get("_SESSIONPORT_COMPLETE", "")
     shell, _, action = instruction.partition("_")
     if action != "complete":
@@ -243,13 +257,10 @@ def main(argv: list[str] | None = None) -> None:
     # files and worker processes are cleaned up on the way out.
     raise_on_termination()
     completing = _completing()
-    if completing is not None:
+    if completing == "value":
         from sessionport.registry import get_registry
 
-        if completing == "value":
-            get_registry().without_format_options = True
-        else:
-            get_registry().options_from_table = True
+        get_registry().without_format_options = True
     try:
         cli.main(args=argv, prog_name="sessionport")
     except KeyboardInterrupt:  # outside any command (e.g. while starting up)

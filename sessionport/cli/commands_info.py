@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-import ijson
 import orjson
 
 from sessionport.pipeline.run import Reading, Result, each_input
@@ -45,6 +44,8 @@ def formats(as_json, verbose):
         stages = ", ".join(sorted(registry.stages))
         click.echo(f"\nstages: {stages}")
     if verbose:
+        import ijson
+
         backend = ijson.backend
         click.echo(f"ijson backend: {backend}", err=True)
         if backend != "yajl2_c":

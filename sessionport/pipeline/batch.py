@@ -18,7 +18,6 @@ import dataclasses
 import functools
 import os
 import signal
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -230,6 +229,8 @@ def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Out
     """One stream of every input's events, in input order, converted in
     parallel: workers write portable-jsonl to temporary files that are then
     read back in order; failed inputs are reported and left out."""
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="sessionport-batch-") as scratch:
         staged = [dataclasses.replace(j, target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
         for job, outcome in zip(jobs, run_jobs(staged, workers)):

@@ -31,9 +31,7 @@ import contextlib
 import errno
 import importlib
 import os
-import shutil
 import sys
-import tempfile
 import time
 from typing import Any, Callable
 
@@ -239,6 +237,8 @@ class _Split:
         segments = list(zip(bounds, bounds[1:]))
         pool = batch._pool(min(self.workers, len(starts)))
         try:
+            import tempfile  # only a run that splits needs it
+
             with tempfile.TemporaryDirectory(prefix="sessionport-split-") as scratch:
                 return self._pieces(pool, scratch, starts, windows, segments, size)
         except BaseException:
@@ -367,6 +367,8 @@ def _copy(path: str, out) -> None:
             except OSError as exc:
                 if offset or exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
                     raise
+        import shutil
+
         shutil.copyfileobj(written, out, 1 << 20)
 
 

@@ -22,7 +22,6 @@ caller treats the same inputs the same way.
 from __future__ import annotations
 
 import fnmatch
-import glob as local_glob
 import os
 from dataclasses import dataclass
 from typing import Sequence
@@ -169,6 +168,8 @@ def _pattern_base(pattern: str) -> str:
 
 
 def _local_pattern(spec: str) -> list[Source]:
+    import glob as local_glob  # only a pattern input needs it
+
     paths = sorted(p for p in local_glob.glob(spec, recursive=True) if os.path.isfile(p))
     if not paths:
         raise UsageError(f"{spec}: no files match this pattern")

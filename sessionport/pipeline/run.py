@@ -24,14 +24,16 @@ from __future__ import annotations
 import dataclasses
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError, UsageError
-from sessionport.summary import SessionSummary, census_or_read
-from sessionport.pipeline import batch, chunks, stream, targets
+from sessionport.pipeline import batch, stream, targets
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.inputs import Inputs, Source, resolve
+
+if TYPE_CHECKING:
+    from sessionport.summary import SessionSummary
 
 WIRE_FORMAT = "portable-jsonl"
 
@@ -159,6 +161,8 @@ def run(
         if sink.report:
             return _reported_single(source, reading, stages, sink)
         output = _single_target(source, sink)
+        from sessionport.pipeline import chunks  # one big input read in pieces (tempfile, workers)
+
         if chunks.convert_in_pieces(source, output, reading, stages, sink, jobs):
             return Result(1, [Outcome(source.spec, output, True)], batch=False)
         events = stream.apply_stages(read_source(source, reading), stages)
@@ -259,4 +263,6 @@ def summarize_input(
 ) -> list[SessionSummary]:
     """The summaries of one input, opened, detected and reported on exactly
     as ``sessionport.read`` does."""
+    from sessionport.summary import census_or_read  # only inspect summarizes
+
     return list(stream.read(source, format=format, strict=strict, skip_bad=skip_bad, options=options, context=context, run=census_or_read))

@@ -29,29 +29,12 @@ from sessionport.io import open_input, spool_to_file
 from sessionport.jsondoc import MAX_DEPTH, _slices, first_significant_byte, iter_chunks, walk_document
 from sessionport.registry import Importer
 from sessionport.formats.chatgpt.conversation import ConversationReader
+from sessionport.formats.chatgpt.sniff import ZIP_MAGIC, sniff
 
-ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 MEMBER = re.compile(r"(?:^|/)conversations(?:-\d+)?\.json$")
-# The key as JSON writes it, not an escaped quote inside some string.
-_MAPPING_KEY = re.compile(rb'(?<!\\)"mapping"\s*:\s*[{n]')
-_NODE_KEYS = (b'"current_node"', b'"children"', b'"author"', b'"parent"')
 # Real conversations nest about ten levels; see _array_items.
 MAX_BALANCE = MAX_DEPTH
 _START_MAP, _START_ARRAY, _END_MAP, _END_ARRAY = (("start_map", None), ("start_array", None), ("end_map", None), ("end_array", None))
-
-
-def sniff(head: bytes) -> int:
-    if head[:4] in ZIP_MAGIC:
-        # Local headers name the first members; the export's usual first
-        # members are conversations.json or its shards.
-        return 85 if b"conversations" in head else 30
-    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if start[:1] not in (b"[", b"{"):
-        return 0
-    if not _MAPPING_KEY.search(head):
-        # A first conversation whose mapping starts past the head.
-        return 50 if b'"current_node"' in head and (b'"conversation_id"' in head or b'"create_time"' in head) else 0
-    return 90 if any(key in head for key in _NODE_KEYS) else 60
 
 
 def _reason(exc: Exception) -> str:

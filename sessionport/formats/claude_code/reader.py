@@ -9,25 +9,19 @@ file, its subagent transcripts found on disk follow as their own sessions
 from __future__ import annotations
 
 import os
-import re
 from typing import BinaryIO, Iterator
 
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import BOM, first_json_line
+from sessionport.jsonl import BOM
 from sessionport.registry import Importer, Option
 from sessionport.jsondoc import walk_document
 from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
-from sessionport.formats.claude_code.records import STATE_TYPES, AgentLink, FileResult, read_transcript
+from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
+from sessionport.formats.claude_code.sniff import _LOGLINES, sniff
 from sessionport.formats.claude_code.subagents import Subagents, agent_id_of, find_subagents, is_warmup, read_sidecar_tool_call
 
-CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
-ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title"}
-# The fields every record of a session shares (its envelope), whatever its
-# type: a record that has them is Claude Code's even if its type is new.
-ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "cwd", "isSidechain", "userType")
-_LOGLINES = re.compile(rb'\s*\{\s*"loglines"\s*:\s*\[')
 READ_BUFFER = 1 << 20
 
 KEEP_IMAGES = Option(
@@ -42,45 +36,6 @@ NO_SUBAGENTS = Option(
     help="Claude Code: leave out the subagent transcripts found beside a session file.",
     is_flag=True,
 )
-
-
-def sniff(head: bytes) -> int:
-    start = head[3:] if head.startswith(BOM) else head
-    if _LOGLINES.match(start):
-        # A web session ({"loglines": [records]}): its records are ours.
-        return 90 if b'"sessionId"' in start[:65536] or b'"parentUuid"' in start[:65536] else 70
-    first = first_json_line(head)
-    if isinstance(first, dict):
-        rtype = first.get("type")
-        if not isinstance(rtype, str):
-            return 0
-        message = first.get("message")
-        if isinstance(message, dict) and "parts" in message and "content" not in message:
-            return 0  # Gemini-style parts: Qwen Code, a fork with the same envelope
-        if rtype in CHAIN_TYPES and "uuid" in first and ("sessionId" in first or "parentUuid" in first):
-            return 95
-        if rtype == "summary" and "leafUuid" in first:
-            return 90
-        if rtype == "file-history-snapshot" and "snapshot" in first:
-            return 90
-        if rtype in ENVELOPE_ONLY_TYPES and "sessionId" in first:
-            return 85
-        envelope = sum(1 for key in ENVELOPE_FIELDS if key in first)
-        if isinstance(first.get("sessionId"), str) and envelope >= 3:
-            return 60  # a record type of a newer version, in our envelope
-        if isinstance(first.get("sessionId"), str) and len(first) <= 4 and "payload" not in first:
-            return 45  # a small session-state record of a newer version
-        return 0
-    # The first line may be longer than the head (a pasted image): judge
-    # from its opening bytes.
-    start = head[3:] if head.startswith(BOM) else head
-    start = start.lstrip(b" \t\r\n")
-    opening = start[:4096]
-    if start.startswith(b'{"') and b'"sessionId":"' in opening and b'"parentUuid":' in opening:
-        return 80
-    if start.startswith((b'{"type":"file-history-snapshot"', b'{"type":"summary","summary":')):
-        return 75
-    return 0
 
 
 def _subagent_notes(subs: Subagents, leave_out: bool) -> list[str]:

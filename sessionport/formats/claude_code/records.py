@@ -24,26 +24,13 @@ from sessionport.jsonl import iter_lines, parse_line
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.claude_code.content import attachment_text, content_text
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
+from sessionport.formats.claude_code.sniff import STATE_TYPES
 from sessionport.formats.claude_code.usage import UsageGrouper
 
 SOURCE = "claude-code"
 
-# Session-scoped records that are never conversation (state Claude Code
-# keeps for its UI and for resuming): counted, never an event.  Seen up to
-# 2.1.239; a type outside this set, the chain types and the title types is
-# unknown (counted and warned about, see ReadContext.unknown).
-STATE_TYPES = frozenset((
-    "file-history-snapshot", "permission-mode", "last-prompt", "mode", "tag",
-    "agent-name", "agent-color", "agent-setting", "worktree-state", "pr-link",
-    "attribution-snapshot", "content-replacement", "speculation-accept",
-    "marble-origami-commit", "marble-origami-snapshot", "task-summary",
-    # 2.1.2xx: a preview link (frame-link), a moved working directory
-    # (relocated), the remote-control bridge's session ids (bridge-session)
-    # and a flag whose value is seen empty (atis-latch).
-    "frame-link", "relocated", "bridge-session", "atis-latch",
-))
-# Of these, the ones whose type is their first key: counted from their first
-# bytes, never parsed (snapshots can be large).
+# Of the state types (see .sniff), the ones whose type is their first key:
+# counted from their first bytes, never parsed (snapshots can be large).
 UNPARSED_PREFIXES = {
     f'{{"type":"{name}"'.encode(): name for name in sorted(STATE_TYPES)
 }

@@ -6,21 +6,11 @@ from typing import BinaryIO, Iterator
 
 from sessionport.context import ReadContext
 from sessionport.formats.portable.fields import FieldCheck
-from sessionport.jsonl import first_json_line, iter_lines, parse_line
-from sessionport.model import SCHEMA, message_problem
+from sessionport.jsonl import iter_lines, parse_line
+from sessionport.model import message_problem
 from sessionport.registry import Importer
-
-EVENT_TYPES = frozenset(("session", "message", "end"))
-
-
-def sniff(head: bytes) -> int:
-    first = first_json_line(head)
-    if isinstance(first, dict):
-        if first.get("type") == "session" and first.get("schema") == SCHEMA:
-            return 100
-        if first.get("type") in EVENT_TYPES and "role" in first:
-            return 60
-    return 0
+from sessionport.formats.portable.sniff import EVENT_TYPES
+from sessionport.formats.portable.sniff import sniff_jsonl as sniff
 
 
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:

@@ -30,15 +30,12 @@ from sessionport.formats.providers.content import (
     url_placeholder,
 )
 from sessionport.formats.providers.reader import ProviderReader
-from sessionport.formats.providers.sniff import ANTHROPIC, scores
+from sessionport.formats.providers.sniff import ANTHROPIC
+from sessionport.formats.providers.sniff import anthropic_messages as sniff
 
 _CLINE_FILES = ("api_conversation_history.json", "claude_messages.json")
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
-
-
-def sniff(head: bytes) -> int:
-    return scores(head)[ANTHROPIC]
 
 
 def _source_placeholder(kind: str, source: Any, label: str | None = None) -> str:

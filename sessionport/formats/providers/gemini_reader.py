@@ -19,7 +19,6 @@ document ends, so that the system message still comes first.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any, BinaryIO, Iterator
 
 import orjson
@@ -30,35 +29,9 @@ from sessionport.model import end_event, message_event, session_event
 from sessionport.registry import Importer
 from sessionport.gemini_parts import CallPairing, PartConverter
 from sessionport.io import spool_file
+from sessionport.formats.providers.gemini_sniff import sniff
 
 ARRAY_KEYS = ("contents", "interactions")
-_CONTENT_START = re.compile(rb'^\s*\[\s*\{\s*"(role|parts)"\s*:')
-_PARTS_KEY = re.compile(rb'"parts"\s*:\s*\[')
-_CONTENTS_KEY = re.compile(rb'"contents"\s*:\s*\[')
-_INTERACTIONS_KEY = re.compile(rb'"interactions"\s*:\s*\[')
-
-
-def sniff(head: bytes) -> int:
-    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if start.startswith(b"["):
-        if _CONTENT_START.match(start) and _PARTS_KEY.search(start[:8192]):
-            return 80
-        return 0
-    if not start.startswith(b"{"):
-        return 0
-    if b'"projectHash"' in head or b'"sessionport/v1"' in head[:4096]:
-        return 0  # gemini-cli sessions and portable documents hold parts too
-    if _INTERACTIONS_KEY.search(head) and b'"request_body"' in head:
-        if b"generativelanguage.googleapis.com" not in head and b'"candidates"' not in head:
-            return 0
-        # Recorded traffic that continues on another provider is that
-        # provider's conversation (its last request holds the whole history).
-        if b"api.openai.com" in head or b"api.anthropic.com" in head or b'"choices"' in head:
-            return 20
-        return 70
-    if _CONTENTS_KEY.search(start[:8192]) and _PARTS_KEY.search(start):
-        return 85
-    return 0
 
 
 class _Reader:

@@ -27,13 +27,10 @@ from sessionport.formats.providers.content import (
     url_placeholder,
 )
 from sessionport.formats.providers.reader import ProviderReader
-from sessionport.formats.providers.sniff import CHAT, scores
+from sessionport.formats.providers.sniff import CHAT
+from sessionport.formats.providers.sniff import openai_chat as sniff
 
 _KNOWN = ("role", "content", "tool_calls", "tool_call_id", "function_call", "refusal", "reasoning_content", "audio", "name")
-
-
-def sniff(head: bytes) -> int:
-    return scores(head)[CHAT]
 
 
 def _choice_messages(body: Any) -> list:

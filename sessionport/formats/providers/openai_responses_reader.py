@@ -28,13 +28,10 @@ from sessionport.formats.providers.content import (
     url_placeholder,
 )
 from sessionport.formats.providers.reader import ProviderReader
-from sessionport.formats.providers.sniff import RESPONSES, scores
+from sessionport.formats.providers.sniff import RESPONSES
+from sessionport.formats.providers.sniff import openai_responses as sniff
 
 _ROLES = {"user": "user", "assistant": "assistant", "system": "system", "developer": "system"}
-
-
-def sniff(head: bytes) -> int:
-    return scores(head)[RESPONSES]
 
 
 def _output_items(body: Any) -> list:

@@ -12,17 +12,16 @@ goes to the API of its last request.
 
 from __future__ import annotations
 
-import re
-
 from sessionport.jsondoc import head_tokens
 from sessionport.jsonl import first_json_line
+from sessionport.lazy import lazy
 
 ANTHROPIC, CHAT, RESPONSES = "anthropic-messages", "openai-chat", "openai-responses"
 
-_TYPE = re.compile(rb'"type"\s*:\s*"([a-z_]+)"')
-_ROLE = re.compile(rb'"role"\s*:\s*"([a-z]+)"')
-_KEY = re.compile(rb'"([A-Za-z_]+)"\s*:')
-_URI = re.compile(rb'"uri"\s*:\s*"([^"]{1,300})"')
+_TYPE = lazy(rb'"type"\s*:\s*"([a-z_]+)"')
+_ROLE = lazy(rb'"role"\s*:\s*"([a-z]+)"')
+_KEY = lazy(rb'"([A-Za-z_]+)"\s*:')
+_URI = lazy(rb'"uri"\s*:\s*"([^"]{1,300})"')
 
 _ANTHROPIC_TYPES = frozenset(
     b"tool_use tool_result thinking redacted_thinking document server_tool_use web_search_tool_result search_result".split()
@@ -154,3 +153,16 @@ def scores(head: bytes) -> dict[str, int]:
                 result[name] = 81
                 break
     return result
+
+
+# The sniffers of the three importers (each its own name in the share).
+def anthropic_messages(head: bytes) -> int:
+    return scores(head)[ANTHROPIC]
+
+
+def openai_chat(head: bytes) -> int:
+    return scores(head)[CHAT]
+
+
+def openai_responses(head: bytes) -> int:
+    return scores(head)[RESPONSES]

@@ -6,29 +6,13 @@ import os
 from typing import BinaryIO, Iterator
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import first_json_line, iter_records
+from sessionport.jsonl import iter_records
 from sessionport.model import end_event, session_event
 from sessionport.registry import Importer
-from sessionport.formats.qwen_code.records import RECORD_TYPES, RecordConverter
+from sessionport.formats.qwen_code.records import RecordConverter
+from sessionport.formats.qwen_code.sniff import sniff
 
 SOURCE = "qwen-code"
-_ENVELOPE = ("uuid", "sessionId", "parentUuid", "timestamp")
-
-
-def sniff(head: bytes) -> int:
-    first = first_json_line(head)
-    if not isinstance(first, dict) or first.get("type") not in RECORD_TYPES:
-        return 0
-    if sum(1 for key in _ENVELOPE if key in first) < 2:
-        return 0
-    message = first.get("message")
-    if isinstance(message, dict) and isinstance(message.get("parts"), list) and "content" not in message:
-        return 97  # Gemini parts in Claude Code's envelope: only Qwen Code writes that
-    if first.get("type") == "system" and isinstance(first.get("systemPayload"), dict):
-        return 97
-    if first.get("type") == "tool_result" and isinstance(first.get("toolCallResult"), dict):
-        return 97
-    return 0
 
 
 def _session(record: dict, ctx: ReadContext) -> dict:

@@ -15,6 +15,7 @@ from typing import Any
 from sessionport.context import ReadContext
 from sessionport.gemini_parts import CallPairing, PartConverter
 from sessionport.model import message_event
+from sessionport.formats.qwen_code.sniff import RECORD_TYPES
 
 # System records whose ``message`` is content the model is given: kept as
 # injected messages of their kind.
@@ -31,7 +32,6 @@ STATE_SUBTYPES = frozenset((
     "goal_state", "goal_runtime", "goal_turn_end", "turn_result", "managed_session_header_v1",
     "managed_session_event_v1", "managed_session_commit_v1",
 ))
-RECORD_TYPES = frozenset(("user", "assistant", "tool_result", "system"))
 ALIAS_WINDOW = 4096
 
 

@@ -1,0 +1,72 @@
+"""How a Claude Code session file is told from its first bytes: the record
+types and the envelope every record carries.
+
+Apart from the reader, so that detecting the format of an input imports no
+reader but the one that reads it.
+"""
+
+from __future__ import annotations
+
+
+from sessionport.jsonl import BOM, first_json_line
+from sessionport.lazy import lazy
+
+# Session-scoped records that are never conversation (state Claude Code
+# keeps for its UI and for resuming): counted, never an event.  Seen up to
+# 2.1.2xx; a type outside this set, the chain types and the title types is
+# unknown (counted and warned about, see ReadContext.unknown).
+STATE_TYPES = frozenset((
+    "file-history-snapshot", "permission-mode", "last-prompt", "mode", "tag",
+    "agent-name", "agent-color", "agent-setting", "worktree-state", "pr-link",
+    "attribution-snapshot", "content-replacement", "speculation-accept",
+    "marble-origami-commit", "marble-origami-snapshot", "task-summary",
+    # 2.1.2xx: a preview link (frame-link), a moved working directory
+    # (relocated), the remote-control bridge's session ids (bridge-session)
+    # and a flag whose value is seen empty (atis-latch).
+    "frame-link", "relocated", "bridge-session", "atis-latch",
+))
+CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
+ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title"}
+# The fields every record of a session shares (its envelope), whatever its
+# type: a record that has them is Claude Code's even if its type is new.
+ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "cwd", "isSidechain", "userType")
+_LOGLINES = lazy(rb'\s*\{\s*"loglines"\s*:\s*\[')
+
+
+def sniff(head: bytes) -> int:
+    start = head[3:] if head.startswith(BOM) else head
+    if _LOGLINES.match(start):
+        # A web session ({"loglines": [records]}): its records are ours.
+        return 90 if b'"sessionId"' in start[:65536] or b'"parentUuid"' in start[:65536] else 70
+    first = first_json_line(head)
+    if isinstance(first, dict):
+        rtype = first.get("type")
+        if not isinstance(rtype, str):
+            return 0
+        message = first.get("message")
+        if isinstance(message, dict) and "parts" in message and "content" not in message:
+            return 0  # Gemini-style parts: Qwen Code, a fork with the same envelope
+        if rtype in CHAIN_TYPES and "uuid" in first and ("sessionId" in first or "parentUuid" in first):
+            return 95
+        if rtype == "summary" and "leafUuid" in first:
+            return 90
+        if rtype == "file-history-snapshot" and "snapshot" in first:
+            return 90
+        if rtype in ENVELOPE_ONLY_TYPES and "sessionId" in first:
+            return 85
+        envelope = sum(1 for key in ENVELOPE_FIELDS if key in first)
+        if isinstance(first.get("sessionId"), str) and envelope >= 3:
+            return 60  # a record type of a newer version, in our envelope
+        if isinstance(first.get("sessionId"), str) and len(first) <= 4 and "payload" not in first:
+            return 45  # a small session-state record of a newer version
+        return 0
+    # The first line may be longer than the head (a pasted image): judge
+    # from its opening bytes.
+    start = head[3:] if head.startswith(BOM) else head
+    start = start.lstrip(b" \t\r\n")
+    opening = start[:4096]
+    if start.startswith(b'{"') and b'"sessionId":"' in opening and b'"parentUuid":' in opening:
+        return 80
+    if start.startswith((b'{"type":"file-history-snapshot"', b'{"type":"summary","summary":')):
+        return 75
+    return 0
