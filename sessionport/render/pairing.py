@@ -13,7 +13,7 @@ to the call.  Memory is therefore bounded whatever the stream holds.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Any, Callable
 
 MAX_HELD = 1000
@@ -42,7 +42,10 @@ class PendingCalls:
         self.write_text = write_text
         self.queue: deque = deque()
         self.waiting: dict = {}  # call id -> Unit
-        self.written: dict = {}  # call id -> what the writer needs to link to it (oldest first)
+        # call id -> what the writer needs to link to it, oldest first; an
+        # OrderedDict drops its oldest entry in constant time, where a dict
+        # steps over every entry deleted before it
+        self.written: OrderedDict = OrderedDict()
         self.chars = 0
 
     def call(self, call_id: Any, rendered: Any, size: int, link: Any = None) -> Unit:
@@ -65,7 +68,7 @@ class PendingCalls:
             written = self.written
             written[key] = link
             if len(written) > MAX_WRITTEN:
-                del written[next(iter(written))]
+                written.popitem(last=False)
         return unit
 
     def result(self, call_id: Any, rendered: Any, size: int) -> bool:

@@ -9,6 +9,7 @@ summary line.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -255,7 +256,7 @@ class SessionTracker:
     # token usage of the messages in the stream (``meta.usage``, counted once
     # per API message id): after a filter, what was kept
     kept_usage: dict = field(default_factory=dict)
-    usage_ids: dict = field(default_factory=dict)
+    usage_ids: OrderedDict = field(default_factory=OrderedDict)  # drops its oldest id in constant time
 
     def see(self, message: dict, shown: bool, meta: dict | None) -> None:
         """Count ``message``; ``meta`` is its ``meta`` if that is a dict,
@@ -291,7 +292,7 @@ class SessionTracker:
                 return
             self.usage_ids[api_id] = None
             if len(self.usage_ids) > 512:
-                del self.usage_ids[next(iter(self.usage_ids))]
+                self.usage_ids.popitem(last=False)
         kept = self.kept_usage
         for key in USAGE_KEYS:
             value = usage.get(key)
