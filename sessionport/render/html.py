@@ -22,6 +22,7 @@ from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, RenderOptions
 from sessionport.render.session import (
     SessionTracker,
+    announced_agents,
     extra_metadata,
     feed,
     header_facts,
@@ -91,6 +92,7 @@ class HtmlWriter:
         page = ChunkedWriter(out, self.CHUNK)
         self.emit, self.flush = page.emit, page.flush
         self.pending = PendingCalls(self._write_unit, self.emit)
+        self.agents: set[str] = set()  # anchors of subagent sessions written or announced
         self._session_state()
 
     def _session_state(self) -> None:
@@ -116,7 +118,9 @@ class HtmlWriter:
         sid = f"s{number}"
         parts = [f'<section class="session" id="{sid}">', '<header class="session-head">', f'<h1><a href="#{sid}">{esc(title)}</a></h1>']
         own, parent_id = parent_call(session)
+        self.agents.update(announced_agents(session))
         if own:
+            self.agents.add(own)
             link = self.pending.link_of(parent_id)
             back = f' · <a href="#{link}">spawned by this call ↑</a>' if link else ""
             parts.append(f'<p class="spawn" id="{own}">Subagent session{back}</p>')
@@ -291,8 +295,10 @@ class HtmlWriter:
             output += (images_html(message),)
         meta = message.get("meta")
         agent = spawned_agent(meta) if meta.__class__ is dict and "spawnedAgentId" in meta else None
-        if agent:
+        if agent in self.agents:
             output += (f'<p class="spawn"><a href="#{agent}">subagent session ↓</a></p>',)
+        elif agent:
+            output += (f'<p class="spawn">subagent {esc(meta["spawnedAgentId"])}: its session is not in this document</p>',)
 
         call_id = message.get("toolCallId")
         if self.pending.result(call_id, (dom_id, output, error, lines), sum(map(len, output))):

@@ -22,6 +22,7 @@ from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
 from sessionport.render.session import (
     SessionTracker,
+    announced_agents,
     extra_metadata,
     format_time,
     header_facts,
@@ -77,6 +78,7 @@ class MarkdownWriter:
         self.image_dir: str | None = None  # where --images DIR writes (the directory as given)
         self.image_link = ""  # that directory as the document links it
         self.images_written = 0
+        self.agents: set[str] = set()  # anchors of subagent sessions written or announced
 
     # sessions -------------------------------------------------------------
 
@@ -91,7 +93,9 @@ class MarkdownWriter:
         self.prompts, self.more_prompts = [], 0
         lines = [f'<a id="{anchor}"></a>', "", f"# {inline(title)}", ""]
         own, parent_id = parent_call(session)
+        self.agents.update(announced_agents(session))
         if own:
+            self.agents.add(own)
             lines[0] += f'<a id="{own}"></a>'
             lines += ["*Subagent session*" + (f" · spawned by call {code_span(str(parent_id))}" if parent_id is not None else ""), ""]
         lines += [f"- **{label}:** {code_span(value) if label in ('Session', 'Directory', 'Source', 'Model') else inline(value)}" for label, value in header_facts(session)]
@@ -168,8 +172,10 @@ class MarkdownWriter:
         elif kind == "tool_result":
             result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
             agent = spawned_agent(meta) if meta and "spawnedAgentId" in meta else None
-            if agent:
+            if agent in self.agents:
                 result += f"[Subagent session ↓](#{agent})\n\n"
+            elif agent:
+                result += f"*Subagent {code_span(str(meta['spawnedAgentId']))}: its session is not in this document*\n\n"
             if not self.pending.result(message.get("toolCallId"), result, len(result)):
                 self.pending.text(head + result)
         elif command is not None:

@@ -189,6 +189,21 @@ def spawned_agent(meta: dict | None) -> str | None:
     return agent_anchor(meta.get("spawnedAgentId")) if meta else None
 
 
+def announced_agents(session: dict) -> list[str]:
+    """The anchors of the subagent sessions a session's importer says
+    follow it in the stream (``metadata.subagents``, Claude Code); a link to
+    a subagent is made only to these (or to one already written): a
+    transcript left out or not found would make it point nowhere."""
+    metadata = session.get("metadata")
+    agents = metadata.get("subagents") if isinstance(metadata, dict) else None
+    if not isinstance(agents, list):
+        return []
+    return [anchor for anchor in map(agent_anchor, agents[:MAX_ANNOUNCED]) if anchor]
+
+
+MAX_ANNOUNCED = 10_000
+
+
 def parent_call(session: dict) -> tuple[str | None, Any]:
     """A subagent session's own anchor and the call id that spawned it."""
     metadata = session.get("metadata")

@@ -307,7 +307,7 @@ def test_claude_code_keeps_image_bytes_only_when_asked():
 def test_subagents_are_linked_to_the_calls_that_spawned_them():
     prompt = "Set up the project"
     events = [
-        session_event("claude-code", sessionId="main"),
+        session_event("claude-code", sessionId="main", metadata={"subagents": ["a1"]}),
         call("task1", "Task", {"description": "Setup", "prompt": prompt}),
         message_event("user", prompt, meta={"kind": "text", "sidechain": True}),
         message_event("assistant", "sub done", meta={"kind": "text", "sidechain": True}),
@@ -325,6 +325,51 @@ def test_subagents_are_linked_to_the_calls_that_spawned_them():
     assert f'id="{anchor}">Subagent session · <a href="#{call_dom}">spawned by this call' in page
     text = md(events)
     assert f"[Subagent session ↓](#{anchor})" in text and f'<a id="{anchor}"></a>' in text
+
+
+def test_a_subagent_whose_session_is_not_in_the_stream_is_named_not_linked():
+    events = [
+        session_event("claude-code", sessionId="main", metadata={"subagents": ["a1"]}),
+        call("task1", "Task", {"description": "Setup", "prompt": "one"}),
+        result("task1", "agent finished", spawnedAgentId="a1"),
+        call("task2", "Task", {"description": "Other", "prompt": "two"}),
+        result("task2", "agent finished", spawnedAgentId="a2"),
+        end_event(),
+    ]
+    page = html(events)
+    anchors = re.findall(r'href="#(agent-[0-9a-f]{16})"', page)
+    assert len(anchors) == 1  # a1 is announced as following: linked
+    assert "subagent a2: its session is not in this document" in audit(page).all_text
+    text = md(events)
+    assert text.count("[Subagent session ↓](#agent-") == 1
+    assert "*Subagent `a2`: its session is not in this document*" in text
+
+
+FIXTURE_PROJECT = FIXTURES / "claude-code" / "project" / "5a1c2e3f-0000-4000-8000-000000000002.jsonl"
+
+
+@pytest.mark.parametrize("to", ["html", "markdown"])
+def test_subagent_links_of_a_real_project_point_only_at_sessions_in_the_output(to, tmp_path):
+    from conftest import corpus_path
+
+    sources = [FIXTURE_PROJECT]
+    real = corpus_path("claude-code", "11_cc-2.1.114_project", "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
+    if real.exists():
+        sources.append(real)  # one subagent transcript kept beside it, five calls whose transcripts are absent
+    for source in sources:
+        for extra in ((), ("--no-subagents",)):
+            out = tmp_path / f"out.{to}"
+            done = run_cli("convert", str(source), "--to", to, *extra, "-q", "-o", str(out))
+            assert done.returncode == 0, done.stderr.decode()
+            text = out.read_text()
+            targets = set(re.findall(r'href="#(agent-[0-9a-f]{16})"|\]\(#(agent-[0-9a-f]{16})\)', text))
+            targets = {a or b for a, b in targets}
+            ids = set(re.findall(r'id="(agent-[0-9a-f]{16})"', text))
+            assert targets <= ids, (source.name, extra, targets - ids)
+            if extra:
+                assert not targets and "its session is not in this document" in text
+            else:
+                assert targets  # the subagent transcript beside the session is linked
 
 
 # -- token figures ------------------------------------------------------------------------

@@ -127,6 +127,16 @@ def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None
     leave_out = bool(ctx.options.get("no_subagents"))
     result = FileResult()
     found = Subagents()
+    discovered = False
+
+    def following(session_id: str | None) -> list[str]:
+        """Found when the session starts, so its event can name the
+        subagent sessions that follow it (none with --no-subagents)."""
+        nonlocal found, discovered
+        if ctx.path is None:
+            return []
+        found, discovered = find_subagents(ctx.path, session_id), True
+        return [] if leave_out else [agent_id_of(path) for path in found.files]
 
     def notes_after_reading(res: FileResult) -> list[str]:
         nonlocal found
@@ -136,8 +146,11 @@ def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None
             if is_warmup(ctx.path):
                 return ["this is a 'Warmup' agent file (noise Claude Code writes at start-up)"]
             return []
-        found = find_subagents(ctx.path, res.session_id)
+        if not discovered:
+            found = find_subagents(ctx.path, res.session_id)
         return _subagent_notes(found, leave_out)
+
+    result.subagents_following = following
 
     if wanted(ctx) == "latest":
         # The chain is chosen from the read events, so a census that counts
