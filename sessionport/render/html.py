@@ -114,6 +114,7 @@ class HtmlWriter:
         self._page(title)
         self.sessions.append((title, str(session.get("source") or "")))
         self.tracker, self.turn, self.number = SessionTracker(), None, 0
+        self.dom_prefix = f"s{number}-m"
         self._session_state()
         sid = f"s{number}"
         parts = [f'<section class="session" id="{sid}">', '<header class="session-head">', f'<h1><a href="#{sid}">{esc(title)}</a></h1>']
@@ -196,7 +197,7 @@ class HtmlWriter:
             if not shown:
                 return
         self.number += 1
-        dom_id = f"s{len(self.sessions)}-m{self.number}"
+        dom_id = f"{self.dom_prefix}{self.number}"
         role = message.get("role")
         source_id = message.get("id")
         sidechain = False
