@@ -30,12 +30,6 @@ ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "c
 _LOGLINES = re.compile(rb'\s*\{\s*"loglines"\s*:\s*\[')
 READ_BUFFER = 1 << 20
 
-KEEP_IMAGES = Option(
-    name="keep_images",
-    flags=("--keep-images",),
-    help="Claude Code: carry pasted and tool-result images in the stream (as `media`), for `--images embed` of the Markdown/HTML exporters.",
-    is_flag=True,
-)
 NO_SUBAGENTS = Option(
     name="no_subagents",
     flags=("--no-subagents",),
@@ -200,6 +194,6 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     census="sessionport.formats.claude_code.census:census",
-    options=(NO_SUBAGENTS, KEEP_IMAGES, BRANCH),
+    options=(NO_SUBAGENTS, BRANCH),
     versions=("1.0.24", "1.0.43", "1.0.98", "2.0.24", "2.0.37", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.280"),
 )

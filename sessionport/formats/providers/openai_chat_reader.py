@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO, Iterator
 
+from sessionport import media
 from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
@@ -69,6 +70,17 @@ def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
     return None
 
 
+MEDIA_KEY = "\0media"
+
+
+def _with_media(event: dict, meta: dict) -> dict:
+    """``event`` with the images ``_parts`` found for it as its ``media``."""
+    if MEDIA_KEY in meta:
+        event["media"] = meta.pop(MEDIA_KEY)
+        event["meta"].pop(MEDIA_KEY, None)
+    return event
+
+
 def _part_text(part: Any) -> tuple[str, dict]:
     """(text, meta) of one content part; media parts become placeholders."""
     return openai_part(part, ("text",), _media)
@@ -114,11 +126,11 @@ class ChatReader(ProviderReader):
         content = item.get("content")
         if role in ("system", "developer"):
             meta = {"kind": "text"} if role == "system" else {"kind": "text", "sourceRole": "developer"}
-            for text, _ in self._parts(content):
-                yield message_event("system", text, meta=dict(meta))
+            for text, part_meta in self._parts(content):
+                yield _with_media(message_event("system", text, meta=dict(meta)), part_meta)
         elif role == "user":
             for text, meta in self._parts(content):
-                yield message_event("user", text, meta=meta)
+                yield _with_media(message_event("user", text, meta=meta), meta)
         elif role == "assistant":
             yield from self._assistant(item)
         elif role == "tool":
@@ -140,7 +152,14 @@ class ChatReader(ProviderReader):
             return
         if isinstance(content, list):
             for part in content:
-                yield _part_text(part)
+                text, meta = _part_text(part)
+                if meta.get("attachment") == "image" and self.ctx.options.get("keep_images"):
+                    image = part.get("image_url")
+                    entry = media.from_data_url(image.get("url") if isinstance(image, dict) else image)
+                    if entry is not None:
+                        # carried beside the meta, taken off where the event is made
+                        meta = {**meta, MEDIA_KEY: [entry]}
+                yield text, meta
         else:
             yield text_of(content), {"kind": "text"}
 
@@ -150,7 +169,7 @@ class ChatReader(ProviderReader):
             yield message_event("assistant", reasoning, meta={"kind": "thinking"})
         for text, meta in self._parts(item.get("content")):
             if text or meta.get("attachment"):
-                yield message_event("assistant", text, meta=meta)
+                yield _with_media(message_event("assistant", text, meta=meta), meta)
         if isinstance(item.get("refusal"), str) and item["refusal"]:
             yield message_event("assistant", item["refusal"], meta={"kind": "text", "refusal": True})
         if isinstance(item.get("audio"), dict):
