@@ -70,17 +70,6 @@ def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
     return None
 
 
-MEDIA_KEY = "\0media"
-
-
-def _with_media(event: dict, meta: dict) -> dict:
-    """``event`` with the images ``_parts`` found for it as its ``media``."""
-    if MEDIA_KEY in meta:
-        event["media"] = meta.pop(MEDIA_KEY)
-        event["meta"].pop(MEDIA_KEY, None)
-    return event
-
-
 def _part_text(part: Any) -> tuple[str, dict]:
     """(text, meta) of one content part; media parts become placeholders."""
     return openai_part(part, ("text",), _media)
@@ -126,11 +115,11 @@ class ChatReader(ProviderReader):
         content = item.get("content")
         if role in ("system", "developer"):
             meta = {"kind": "text"} if role == "system" else {"kind": "text", "sourceRole": "developer"}
-            for text, part_meta in self._parts(content):
-                yield _with_media(message_event("system", text, meta=dict(meta)), part_meta)
+            for text, _, found in self._parts(content):
+                yield media.attach(message_event("system", text, meta=dict(meta)), found)
         elif role == "user":
-            for text, meta in self._parts(content):
-                yield _with_media(message_event("user", text, meta=meta), meta)
+            for text, meta, found in self._parts(content):
+                yield media.attach(message_event("user", text, meta=meta), found)
         elif role == "assistant":
             yield from self._assistant(item)
         elif role == "tool":
@@ -147,29 +136,30 @@ class ChatReader(ProviderReader):
                 hint="use --skip-bad to skip such messages, or --from to read another format",
             )
 
-    def _parts(self, content: Any) -> Iterator[tuple[str, dict]]:
+    def _parts(self, content: Any) -> Iterator[tuple[str, dict, list]]:
+        """(text, meta, media) of each part; media only with --keep-images."""
         if content is None:
             return
         if isinstance(content, list):
+            keep = self.ctx.options.get("keep_images")
             for part in content:
                 text, meta = _part_text(part)
-                if meta.get("attachment") == "image" and self.ctx.options.get("keep_images"):
+                found = []
+                if keep and meta.get("attachment") == "image":
                     image = part.get("image_url")
                     entry = media.from_data_url(image.get("url") if isinstance(image, dict) else image)
-                    if entry is not None:
-                        # carried beside the meta, taken off where the event is made
-                        meta = {**meta, MEDIA_KEY: [entry]}
-                yield text, meta
+                    found = [entry] if entry is not None else []
+                yield text, meta, found
         else:
-            yield text_of(content), {"kind": "text"}
+            yield text_of(content), {"kind": "text"}, []
 
     def _assistant(self, item: dict) -> Iterator[dict]:
         reasoning = item.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
             yield message_event("assistant", reasoning, meta={"kind": "thinking"})
-        for text, meta in self._parts(item.get("content")):
+        for text, meta, found in self._parts(item.get("content")):
             if text or meta.get("attachment"):
-                yield _with_media(message_event("assistant", text, meta=meta), meta)
+                yield media.attach(message_event("assistant", text, meta=meta), found)
         if isinstance(item.get("refusal"), str) and item["refusal"]:
             yield message_event("assistant", item["refusal"], meta={"kind": "text", "refusal": True})
         if isinstance(item.get("audio"), dict):
