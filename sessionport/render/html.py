@@ -173,7 +173,8 @@ class HtmlWriter:
     # messages ---------------------------------------------------------------
 
     def message(self, message: dict) -> None:
-        # shown_parts and message_parts, inlined: this runs for every message
+        # a message's meta, kind and text, tolerant of malformed fields, read
+        # here once (this runs for every message of the stream)
         tracker = self.tracker
         if tracker is None:
             self.start(session_event("unknown"))
@@ -238,8 +239,8 @@ class HtmlWriter:
         if command is not None:
             self._command(command, dom_id, head, extra_css)
             return
-        if kind == "thinking":
-            css, body = "thinking", collapsed("Thinking", markdown_block(text), gist(text))
+        if kind == "thinking":  # collapsed(), inlined
+            css, body = "thinking", f"<details><summary>Thinking{gist(text)}</summary>{markdown_block(text)}</details>"
         elif kind in ("summary", "compaction") or role == "system":
             label = kind.capitalize() if kind in ("summary", "compaction") else "System message"
             css, body = "note", collapsed(label, markdown_block(text))

@@ -31,7 +31,6 @@ from sessionport.render.session import (
     spawned_agent,
     parse_time,
     session_title,
-    shown_parts,
     turn_label_of,
 )
 from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
@@ -42,6 +41,7 @@ from sessionport.render.text import plain_label
 from sessionport.render.pairing import PendingCalls
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
 from sessionport.io import spool_file
+from sessionport.model import session_event
 
 SPOOL_MEMORY = 8 << 20
 TOOL_LANG = {"shell": "sh", "diff": "diff", "json": "json", "text": "text"}
@@ -140,12 +140,32 @@ class MarkdownWriter:
     # messages -------------------------------------------------------------
 
     def message(self, message: dict) -> None:
-        parts = shown_parts(self, message)
-        if parts is None:
-            return
-        meta, kind, text = parts
+        # a message's meta, kind and text, tolerant of malformed fields, read
+        # here once (this runs for every message of the stream)
+        tracker = self.tracker
+        if tracker is None:
+            self.start(session_event("unknown"))
+            tracker = self.tracker
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta = None
+            kind = "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        if self.show_all:
+            tracker.see(message, True, meta)
+        else:
+            shown = self.options.shows(message)
+            tracker.see(message, shown, meta)
+            if not shown:
+                return
         role = message.get("role")
-        command = parse_command(text) if role == "user" and kind == "text" and text[:1] == "<" else None
+        command = parse_command(text) if text[:1] == "<" and role == "user" and kind == "text" else None
         if self.open_command is not None and (command is None or command.kind != "output"):
             self._close_command()
         sidechain = False

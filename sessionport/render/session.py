@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sessionport.model import session_event
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 MAX_MODELS = 5
@@ -100,36 +99,6 @@ def session_title(session: dict, number: int) -> str:
     if isinstance(session_id, str) and session_id:
         return f"Session {session_id}"
     return f"Session {number}"
-
-
-def message_parts(message: dict) -> tuple[dict | None, str, str]:
-    """``(meta, kind, text)`` of a message, tolerant of malformed fields.
-
-    Read once per message by both readable exporters: this runs for every
-    message of the stream.
-    """
-    meta = message.get("meta")
-    if meta.__class__ is not dict:
-        meta = None
-    kind = meta.get("kind", "text") if meta else "text"
-    if kind.__class__ is not str:
-        kind = "text"
-    text = message.get("text")
-    return meta, kind, text if text.__class__ is str else ""
-
-
-def shown_parts(writer, message: dict) -> tuple[dict | None, str, str] | None:
-    """:func:`message_parts` of a message ``writer`` shows, once the message
-    is counted in its session's tracker (a message before any session starts
-    an unknown one); None for a message the render options hide."""
-    tracker = writer.tracker
-    if tracker is None:
-        writer.start(session_event("unknown"))
-        tracker = writer.tracker
-    meta, kind, text = message_parts(message)
-    shown = writer.show_all or writer.options.shows(message)
-    tracker.see(message, shown, meta)
-    return (meta, kind, text) if shown else None
 
 
 def feed(events, writer) -> None:
