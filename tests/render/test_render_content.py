@@ -453,3 +453,16 @@ def test_the_kept_highlighting_stylesheet_is_what_pygments_makes():
     from sessionport.render.markup import generate_highlight_css
 
     assert CSS == generate_highlight_css(), "run: python -m sessionport.render.markup > sessionport/render/highlight_css.py"
+
+
+def test_a_selection_that_drops_the_subagent_session_leaves_no_link_to_it(tmp_path):
+    out = tmp_path / "page.html"
+    links = {}
+    for selection in (("--session", "5a1c2e3f"), ("--session", "5a1c2e3f", "--session", "agent-abc")):
+        done = run_cli("convert", str(FIXTURE_PROJECT), *selection, "--to", "html", "-q", "-o", str(out))
+        assert done.returncode == 0, done.stderr.decode()
+        text = out.read_text()
+        targets = set(re.findall(r'href="#(agent-[0-9a-f]{16})"', text))
+        assert targets <= set(re.findall(r'id="(agent-[0-9a-f]{16})"', text))
+        links[len(selection)] = targets
+    assert not links[2] and links[4]  # the parent alone: named as text; with its subagent: linked
