@@ -266,8 +266,31 @@ def _mark_strong(text: str) -> str | None:
     return "".join(out)
 
 
+def _whole_strong(text: str) -> str | None:
+    """What the parser gives for a text that is one ``**strong**`` span
+    with nothing else to parse (a Codex reasoning summary is most often its
+    bold title alone), else None: what :func:`_mark_strong` and
+    :func:`_plain_paragraphs` would make of it, without their steps."""
+    inner = text[2:-2]
+    if (
+        inner
+        and "*" not in inner
+        and "\n" not in inner
+        and inner[0] in _STRONG_OPEN
+        and inner[-1] in _STRONG_CLOSE
+        and _MARKUP_CHARS(inner) is None
+        and "://" not in inner
+    ):
+        return "<p><strong>" + (inner.replace('"', "&quot;") if '"' in inner else inner) + "</strong></p>\n"
+    return None
+
+
 def render_markdown(text: str) -> str:
     """``text`` (already free of control and bidi characters) as HTML."""
+    if text[:2] == "**" and text[-2:] == "**" and len(text) > 4:
+        whole = _whole_strong(text)
+        if whole is not None:
+            return whole
     if _has_markup(text) is None:
         return _plain_paragraphs(text)
     if "**" in text:

@@ -87,6 +87,22 @@ def test_plain_text_skips_the_parser_with_the_same_result():
         assert _plain_paragraphs(text) == parser().render(text)
 
 
+def test_a_text_that_is_one_strong_span_skips_the_parser_with_the_same_result():
+    import random
+
+    from sessionport.render.markup import _whole_strong, parser, render_markdown
+
+    alphabet = "ab Z9(.!?)*_\"'<&:/ \n#-`\t1ü"
+    rng = random.Random(11)
+    fast = 0
+    for _ in range(20000):
+        text = "**" + "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10))) + "**"
+        assert render_markdown(text) == parser().render(text), text
+        fast += _whole_strong(text) is not None
+    assert fast > 500  # the fast path was taken, and agreed with the parser each time
+    assert _whole_strong("**Planning the fix**") == "<p><strong>Planning the fix</strong></p>\n"
+
+
 def test_strong_headings_skip_the_parser_with_the_same_result():
     import random
 
