@@ -12,6 +12,7 @@ from typing import Any, Iterator
 
 import orjson
 
+from sessionport import media
 from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.model import human_size
@@ -251,7 +252,12 @@ class PartConverter:
             yield self.response_event(response, fields, meta)
         elif _get(part, "inlineData", "inline_data") is not None:
             blob = _get(part, "inlineData", "inline_data")
-            yield message_event(speaker, blob_placeholder(blob), **fields, meta={"kind": "text", **meta, "attachment": True})
+            event = message_event(speaker, blob_placeholder(blob), **fields, meta={"kind": "text", **meta, "attachment": True})
+            if isinstance(blob, dict) and self.ctx.options.get("keep_images"):
+                entry = media.from_base64(_get(blob, "mimeType", "mime_type"), blob.get("data"))
+                if entry is not None:
+                    event["media"] = [entry]
+            yield event
         elif _get(part, "fileData", "file_data") is not None:
             yield message_event(speaker, file_placeholder(_get(part, "fileData", "file_data")), **fields, meta={"kind": "text", **meta, "attachment": True})
         elif _get(part, "executableCode", "executable_code") is not None:

@@ -11,7 +11,6 @@ OPTIONS = {
     'sessionport.formats.chatgpt.reader:IMPORTER': (),
     'sessionport.formats.claude_code.reader:IMPORTER': (
         ('no_subagents', ('--no-subagents',), 'Claude Code: leave out the subagent transcripts found beside a session file.', True, False, None, None),
-        ('keep_images', ('--keep-images',), 'Claude Code: carry pasted and tool-result images in the stream (as `media`), for `--images embed` of the Markdown/HTML exporters.', True, False, None, None),
         ('branch', ('--branch',), 'Claude Code: which branches of the session to read: all (default; every branch in file order) or latest (the chain Claude Code resumes, from the newest leaf; use it to move a session to another app).', False, False, None, None),
     ),
     'sessionport.formats.claude_code.writer:EXPORTER': (
@@ -46,14 +45,14 @@ OPTIONS = {
         ('hide_thinking', ('--no-thinking',), 'Markdown/HTML: leave out thinking (reasoning) blocks.', True, False, None, None),
         ('hide_tools', ('--no-tools',), 'Markdown/HTML: leave out tool calls and their results.', True, False, None, None),
         ('hide_injected', ('--no-injected',), 'Markdown/HTML: leave out context injected by the harness (shown collapsed by default).', True, False, None, None),
-        ('images', ('--images',), "Markdown/HTML: images the stream carries (claude-code --keep-images): 'placeholder' (default) shows their placeholder text, 'embed' shows them inline (PNG, JPEG, GIF, WebP whose bytes match their type, up to 5 MB each; never SVG); Markdown also takes a directory: write them there and link them.", False, False, ('builtin', 'str'), None),
+        ('images', ('--images',), "Markdown/HTML: how to show the images in the stream (read with --keep-images): 'placeholder' (default) shows their placeholder text, 'embed' shows them inline (PNG, JPEG, GIF, WebP whose bytes match their type, up to 5 MB each; never SVG); Markdown also takes a directory: write them there and link them.", False, False, ('builtin', 'str'), None),
     ),
     'sessionport.render.markdown:EXPORTER': (
         ('max_output', ('--max-output',), 'Markdown/HTML: show at most N lines of each tool output, saying how many were cut (default: all).', False, False, ('click', 'IntRange', (('min', 1), ('max', None), ('min_open', False), ('max_open', False), ('clamp', False))), None),
         ('hide_thinking', ('--no-thinking',), 'Markdown/HTML: leave out thinking (reasoning) blocks.', True, False, None, None),
         ('hide_tools', ('--no-tools',), 'Markdown/HTML: leave out tool calls and their results.', True, False, None, None),
         ('hide_injected', ('--no-injected',), 'Markdown/HTML: leave out context injected by the harness (shown collapsed by default).', True, False, None, None),
-        ('images', ('--images',), "Markdown/HTML: images the stream carries (claude-code --keep-images): 'placeholder' (default) shows their placeholder text, 'embed' shows them inline (PNG, JPEG, GIF, WebP whose bytes match their type, up to 5 MB each; never SVG); Markdown also takes a directory: write them there and link them.", False, False, ('builtin', 'str'), None),
+        ('images', ('--images',), "Markdown/HTML: how to show the images in the stream (read with --keep-images): 'placeholder' (default) shows their placeholder text, 'embed' shows them inline (PNG, JPEG, GIF, WebP whose bytes match their type, up to 5 MB each; never SVG); Markdown also takes a directory: write them there and link them.", False, False, ('builtin', 'str'), None),
         ('front_matter', ('--front-matter',), 'Markdown: start with YAML front matter (title, date, source, id, tags) for note vaults.', True, False, None, None),
     ),
 }

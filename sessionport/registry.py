@@ -64,6 +64,16 @@ CORE_READ_OPTIONS = (
         help="Longest JSON line accepted (default 64M; also SESSIONPORT_MAX_LINE_SIZE); a longer line is an unreadable record.",
         type=_size,
     ),
+    Option(
+        name="keep_images",
+        flags=("--keep-images",),
+        help=(
+            "Carry the images a transcript holds in the stream (as `media`), for `--images` of the Markdown/HTML exporters: "
+            "Claude Code pasted and tool-result images, Codex `input_image`, Gemini CLI and Gemini `inlineData`, "
+            "Anthropic `image` blocks, OpenAI `image_url`/`input_image` data URLs, ChatGPT export images found in the export."
+        ),
+        is_flag=True,
+    ),
 )
 
 

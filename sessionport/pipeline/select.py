@@ -87,6 +87,8 @@ def _select(events, prefixes, titles, require_match: bool, described: str) -> It
             seen += 1
             keep = session_matches(event, prefixes, titles)
             matched += keep
+            if keep:
+                event = _announced_kept(event, prefixes, titles)
         if keep:
             yield event
     if require_match and not matched:
@@ -94,3 +96,22 @@ def _select(events, prefixes, titles, require_match: bool, described: str) -> It
             f"no session matches {described} (the input holds {seen} session(s)); "
             "`sessionport inspect INPUT` lists their ids and titles"
         )
+
+
+def _announced_kept(session: dict, prefixes: Sequence[str], titles: Sequence[re.Pattern]) -> dict:
+    """A kept session whose ``metadata.subagents`` names the subagent
+    sessions that follow it (Claude Code, ``agent-<id>``) names only those
+    the selection surely keeps too, so a viewer never links to one it drops:
+    by id prefix that is known now; a title is not known before the
+    subagent's session comes, so under a title selection none is named."""
+    metadata = session.get("metadata")
+    agents = metadata.get("subagents") if isinstance(metadata, dict) else None
+    if not isinstance(agents, list):
+        return session
+    kept = [] if titles else [a for a in agents if isinstance(a, str) and any(f"agent-{a}".startswith(p) for p in prefixes)]
+    if len(kept) == len(agents):
+        return session
+    metadata = {k: v for k, v in metadata.items() if k != "subagents"}
+    if kept:
+        metadata["subagents"] = kept
+    return {**session, "metadata": metadata}

@@ -16,17 +16,18 @@ from __future__ import annotations
 from typing import BinaryIO, Iterable
 
 from sessionport.context import WriteContext
+from sessionport.model import session_event
 from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, RenderOptions
 from sessionport.render.session import (
     SessionTracker,
+    announced_agents,
     extra_metadata,
     feed,
     header_facts,
     parent_call,
     session_title,
-    shown_parts,
     spawned_agent,
     turn_label_of,
 )
@@ -71,6 +72,7 @@ PAGE_HEAD = (
 
 MAX_TOC = 500  # prompts listed per session; past it the list says how many more
 TOC_LABEL = 90
+UNIT_JOIN = 1 << 14  # a unit smaller than this (rendered characters) is written as one piece
 MAX_SPAWNS = 1000  # Task/Agent prompts remembered to link a subagent run to its call
 
 
@@ -90,6 +92,7 @@ class HtmlWriter:
         page = ChunkedWriter(out, self.CHUNK)
         self.emit, self.flush = page.emit, page.flush
         self.pending = PendingCalls(self._write_unit, self.emit)
+        self.agents: set[str] = set()  # anchors of subagent sessions written or announced
         self._session_state()
 
     def _session_state(self) -> None:
@@ -111,11 +114,14 @@ class HtmlWriter:
         self._page(title)
         self.sessions.append((title, str(session.get("source") or "")))
         self.tracker, self.turn, self.number = SessionTracker(), None, 0
+        self.dom_prefix = f"s{number}-m"
         self._session_state()
         sid = f"s{number}"
         parts = [f'<section class="session" id="{sid}">', '<header class="session-head">', f'<h1><a href="#{sid}">{esc(title)}</a></h1>']
         own, parent_id = parent_call(session)
+        self.agents.update(announced_agents(session))
         if own:
+            self.agents.add(own)
             link = self.pending.link_of(parent_id)
             back = f' · <a href="#{link}">spawned by this call ↑</a>' if link else ""
             parts.append(f'<p class="spawn" id="{own}">Subagent session{back}</p>')
@@ -167,16 +173,36 @@ class HtmlWriter:
     # messages ---------------------------------------------------------------
 
     def message(self, message: dict) -> None:
-        parts = shown_parts(self, message)
-        if parts is None:
-            return
-        meta, kind, text = parts
+        # a message's meta, kind and text, tolerant of malformed fields, read
+        # here once (this runs for every message of the stream)
+        tracker = self.tracker
+        if tracker is None:
+            self.start(session_event("unknown"))
+            tracker = self.tracker
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta = None
+            kind = "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        if self.show_all:
+            tracker.see(message, True, meta)
+        else:
+            shown = self.options.shows(message)
+            tracker.see(message, shown, meta)
+            if not shown:
+                return
         self.number += 1
-        dom_id = f"s{len(self.sessions)}-m{self.number}"
+        dom_id = f"{self.dom_prefix}{self.number}"
         role = message.get("role")
         source_id = message.get("id")
         sidechain = False
-        command = parse_command(text) if role == "user" and kind == "text" and text[:1] == "<" else None
+        command = parse_command(text) if text[:1] == "<" and role == "user" and kind == "text" else None
         if self.open_command is not None and (command is None or command.kind != "output"):
             self._close_command()
         if meta:
@@ -195,21 +221,26 @@ class HtmlWriter:
         if turn != self.turn:
             self.turn = turn
             head = message_head(turn, message.get("timestamp"), dom_id, source_id)
-        else:
+        elif source_id is None:
             # every message can be linked to, not only the first of a turn
+            head = f'<a class="anchor side" href="#{dom_id}" title="link to this message">#</a>'
+        else:
             head = side_anchor(dom_id, source_id)
         extra_css = " sidechain" if sidechain else ""
-        if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
+        if kind == "tool_use":
             self._tool_call(message, text, dom_id, head, extra_css)
             return
         if kind == "tool_result":
             self._tool_result(message, text, dom_id, head, extra_css)
             return
+        if message.get("toolName") is not None:
+            self._tool_call(message, text, dom_id, head, extra_css)
+            return
         if command is not None:
             self._command(command, dom_id, head, extra_css)
             return
-        if kind == "thinking":
-            css, body = "thinking", collapsed("Thinking", markdown_block(text), gist(text))
+        if kind == "thinking":  # collapsed(), inlined
+            css, body = "thinking", f"<details><summary>Thinking{gist(text)}</summary>{markdown_block(text)}</details>"
         elif kind in ("summary", "compaction") or role == "system":
             label = kind.capitalize() if kind in ("summary", "compaction") else "System message"
             css, body = "note", collapsed(label, markdown_block(text))
@@ -222,7 +253,11 @@ class HtmlWriter:
             spawned = self._spawned_by(text) if sidechain and role == "user" else ""
             media = images_html(message) if self.embed and "media" in message else ""
             body = f'{spawned}<div class="bubble">{markdown_block(text)}{media}</div>'
-        self.pending.text(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="{_KIND_ATTRS.get(kind) or esc(kind)}">{head}{body}</article>\n')
+        article = f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="{_KIND_ATTRS.get(kind) or esc(kind)}">{head}{body}</article>\n'
+        if self.pending.queue:
+            self.pending.text(article)
+        else:
+            self.emit(article)
 
     def _toc(self, dom_id: str, text: str) -> None:
         if len(self.prompts) >= MAX_TOC:
@@ -262,8 +297,10 @@ class HtmlWriter:
             output += (images_html(message),)
         meta = message.get("meta")
         agent = spawned_agent(meta) if meta.__class__ is dict and "spawnedAgentId" in meta else None
-        if agent:
+        if agent in self.agents:
             output += (f'<p class="spawn"><a href="#{agent}">subagent session ↓</a></p>',)
+        elif agent:
+            output += (f'<p class="spawn">subagent {esc(meta["spawnedAgentId"])}: its session is not in this document</p>',)
 
         call_id = message.get("toolCallId")
         if self.pending.result(call_id, (dom_id, output, error, lines), sum(map(len, output))):
@@ -287,15 +324,20 @@ class HtmlWriter:
         extra = "".join(unit.extra)
         css = "tool call error" if error else "tool call"
         opened = " open" if is_open else ""
-        emit = self.emit
-        emit(f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_use">{head}<details class="unit"{opened}>{summary}<div class="tool-in">{body}</div>{extra}')
-        if result is not None:
+        opening = f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_use">{head}<details class="unit"{opened}>{summary}<div class="tool-in">{body}</div>{extra}'
+        if result is None:
+            self.emit(opening + '<p class="empty no-result">no result in the transcript</p></details></article>\n')
+        elif unit.size < UNIT_JOIN:
+            # one piece for the page: a join of a few short strings costs
+            # less than handing each to the writer
+            self.emit(f'{opening}{result_head(result[0], error)}{"".join(result[1])}</div></details></article>\n')
+        else:  # outputs run to megabytes: written as they are, not copied into one
+            emit = self.emit
+            emit(opening)
             emit(result_head(result[0], error))
             for piece in result[1]:
                 emit(piece)
             emit("</div></details></article>\n")
-        else:
-            emit('<p class="empty no-result">no result in the transcript</p></details></article>\n')
 
     def _spawned_by(self, text: str) -> str:
         """A subagent's first prompt: link it to the call that spawned it, and

@@ -195,10 +195,13 @@ def output_html(text: str, max_output: int | None) -> tuple[tuple[str, ...], int
     """A tool output block (collapsed when long), as pieces to write one after
     another (outputs run to megabytes: each join would copy them), and its
     line count."""
-    lines = count_lines(text)
     if not text:
         return ('<p class="empty">(no output)</p>',), 0
-    body, cut = trim_lines(text, max_output)
+    lines = text.count("\n") + 1  # count_lines, inlined
+    if max_output is None:
+        body, cut = text, 0
+    else:
+        body, cut = trim_lines(text, max_output)
     after = "</pre>"
     if cut:
         after += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'

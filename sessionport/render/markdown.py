@@ -22,6 +22,7 @@ from sessionport.registry import Exporter
 from sessionport.render.options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
 from sessionport.render.session import (
     SessionTracker,
+    announced_agents,
     extra_metadata,
     format_time,
     header_facts,
@@ -30,7 +31,6 @@ from sessionport.render.session import (
     spawned_agent,
     parse_time,
     session_title,
-    shown_parts,
     turn_label_of,
 )
 from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
@@ -41,6 +41,7 @@ from sessionport.render.text import plain_label
 from sessionport.render.pairing import PendingCalls
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
 from sessionport.io import spool_file
+from sessionport.model import session_event
 
 SPOOL_MEMORY = 8 << 20
 TOOL_LANG = {"shell": "sh", "diff": "diff", "json": "json", "text": "text"}
@@ -77,6 +78,7 @@ class MarkdownWriter:
         self.image_dir: str | None = None  # where --images DIR writes (the directory as given)
         self.image_link = ""  # that directory as the document links it
         self.images_written = 0
+        self.agents: set[str] = set()  # anchors of subagent sessions written or announced
 
     # sessions -------------------------------------------------------------
 
@@ -91,7 +93,9 @@ class MarkdownWriter:
         self.prompts, self.more_prompts = [], 0
         lines = [f'<a id="{anchor}"></a>', "", f"# {inline(title)}", ""]
         own, parent_id = parent_call(session)
+        self.agents.update(announced_agents(session))
         if own:
+            self.agents.add(own)
             lines[0] += f'<a id="{own}"></a>'
             lines += ["*Subagent session*" + (f" · spawned by call {code_span(str(parent_id))}" if parent_id is not None else ""), ""]
         lines += [f"- **{label}:** {code_span(value) if label in ('Session', 'Directory', 'Source', 'Model') else inline(value)}" for label, value in header_facts(session)]
@@ -136,12 +140,32 @@ class MarkdownWriter:
     # messages -------------------------------------------------------------
 
     def message(self, message: dict) -> None:
-        parts = shown_parts(self, message)
-        if parts is None:
-            return
-        meta, kind, text = parts
+        # a message's meta, kind and text, tolerant of malformed fields, read
+        # here once (this runs for every message of the stream)
+        tracker = self.tracker
+        if tracker is None:
+            self.start(session_event("unknown"))
+            tracker = self.tracker
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta = None
+            kind = "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        if self.show_all:
+            tracker.see(message, True, meta)
+        else:
+            shown = self.options.shows(message)
+            tracker.see(message, shown, meta)
+            if not shown:
+                return
         role = message.get("role")
-        command = parse_command(text) if role == "user" and kind == "text" and text[:1] == "<" else None
+        command = parse_command(text) if text[:1] == "<" and role == "user" and kind == "text" else None
         if self.open_command is not None and (command is None or command.kind != "output"):
             self._close_command()
         sidechain = False
@@ -168,8 +192,10 @@ class MarkdownWriter:
         elif kind == "tool_result":
             result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
             agent = spawned_agent(meta) if meta and "spawnedAgentId" in meta else None
-            if agent:
+            if agent in self.agents:
                 result += f"[Subagent session ↓](#{agent})\n\n"
+            elif agent:
+                result += f"*Subagent {code_span(str(meta['spawnedAgentId']))}: its session is not in this document*\n\n"
             if not self.pending.result(message.get("toolCallId"), result, len(result)):
                 self.pending.text(head + result)
         elif command is not None:

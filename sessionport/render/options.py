@@ -42,7 +42,7 @@ IMAGES = Option(
     name="images",
     flags=("--images",),
     help=(
-        "Markdown/HTML: images the stream carries (claude-code --keep-images): 'placeholder' (default) shows their placeholder text, "
+        "Markdown/HTML: how to show the images in the stream (read with --keep-images): 'placeholder' (default) shows their placeholder text, "
         "'embed' shows them inline (PNG, JPEG, GIF, WebP whose bytes match their type, up to 5 MB each; never SVG); "
         "Markdown also takes a directory: write them there and link them."
     ),

@@ -13,7 +13,7 @@ to the call.  Memory is therefore bounded whatever the stream holds.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import OrderedDict, deque
 from typing import Any, Callable
 
 MAX_HELD = 1000
@@ -26,10 +26,11 @@ class Unit:
     """A call waiting for (or joined with) its result; ``call`` and
     ``result`` are whatever the writer rendered for them."""
 
-    __slots__ = ("call_id", "call", "result", "extra", "size")
+    __slots__ = ("call_id", "key", "call", "result", "extra", "size")
 
-    def __init__(self, call_id: Any, call: Any, size: int = 0) -> None:
+    def __init__(self, call_id: Any, call: Any, size: int = 0, key: Any = None) -> None:
         self.call_id = call_id
+        self.key = key  # _key(call_id), kept: the queue tests it on every step
         self.size = size
         self.call = call
         self.result = None
@@ -42,12 +43,15 @@ class PendingCalls:
         self.write_text = write_text
         self.queue: deque = deque()
         self.waiting: dict = {}  # call id -> Unit
-        self.written: dict = {}  # call id -> what the writer needs to link to it (oldest first)
+        # call id -> what the writer needs to link to it, oldest first; an
+        # OrderedDict drops its oldest entry in constant time, where a dict
+        # steps over every entry deleted before it
+        self.written: OrderedDict = OrderedDict()
         self.chars = 0
 
     def call(self, call_id: Any, rendered: Any, size: int, link: Any = None) -> Unit:
-        unit = Unit(call_id, rendered, size)
-        key = _key(call_id)
+        key = call_id or None if call_id.__class__ is str else _key(call_id)
+        unit = Unit(call_id, rendered, size, key)
         queue = self.queue
         self.chars += size
         if key is not None and key not in self.waiting:
@@ -65,12 +69,12 @@ class PendingCalls:
             written = self.written
             written[key] = link
             if len(written) > MAX_WRITTEN:
-                del written[next(iter(written))]
+                written.popitem(last=False)
         return unit
 
     def result(self, call_id: Any, rendered: Any, size: int) -> bool:
         """Join a result to its waiting call; False when none waits."""
-        key = _key(call_id)
+        key = call_id or None if call_id.__class__ is str else _key(call_id)
         unit = self.waiting.pop(key, None) if key is not None else None
         if unit is None:
             return False
@@ -113,7 +117,8 @@ class PendingCalls:
 
     def _drain(self) -> None:
         queue = self.queue
-        while queue and (queue[0].__class__ is str or queue[0].result is not None or _key(queue[0].call_id) not in self.waiting):
+        waiting = self.waiting
+        while queue and (queue[0].__class__ is str or queue[0].result is not None or queue[0].key not in waiting):
             self._write(queue.popleft())
 
     def _write(self, item: Any) -> None:
@@ -122,7 +127,7 @@ class PendingCalls:
             self.write_text(item)
             return
         self.chars -= item.size
-        key = _key(item.call_id)
+        key = item.key
         if key is not None and self.waiting.get(key) is item:
             del self.waiting[key]
         self.write_unit(item)

@@ -9,11 +9,11 @@ summary line.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sessionport.model import session_event
 
 ROLE_LABELS = {"user": "User", "assistant": "Assistant", "system": "System", "tool": "Tool"}
 MAX_MODELS = 5
@@ -101,36 +101,6 @@ def session_title(session: dict, number: int) -> str:
     return f"Session {number}"
 
 
-def message_parts(message: dict) -> tuple[dict | None, str, str]:
-    """``(meta, kind, text)`` of a message, tolerant of malformed fields.
-
-    Read once per message by both readable exporters: this runs for every
-    message of the stream.
-    """
-    meta = message.get("meta")
-    if meta.__class__ is not dict:
-        meta = None
-    kind = meta.get("kind", "text") if meta else "text"
-    if kind.__class__ is not str:
-        kind = "text"
-    text = message.get("text")
-    return meta, kind, text if text.__class__ is str else ""
-
-
-def shown_parts(writer, message: dict) -> tuple[dict | None, str, str] | None:
-    """:func:`message_parts` of a message ``writer`` shows, once the message
-    is counted in its session's tracker (a message before any session starts
-    an unknown one); None for a message the render options hide."""
-    tracker = writer.tracker
-    if tracker is None:
-        writer.start(session_event("unknown"))
-        tracker = writer.tracker
-    meta, kind, text = message_parts(message)
-    shown = writer.show_all or writer.options.shows(message)
-    tracker.see(message, shown, meta)
-    return (meta, kind, text) if shown else None
-
-
 def feed(events, writer) -> None:
     """Hand each event to ``writer.start``, ``.message`` or ``.end_event``
     (the readable exporters' writers); bound methods looked up once, since
@@ -186,6 +156,21 @@ def agent_anchor(agent_id: Any) -> str | None:
 def spawned_agent(meta: dict | None) -> str | None:
     """The anchor of the subagent session a tool result says it spawned."""
     return agent_anchor(meta.get("spawnedAgentId")) if meta else None
+
+
+def announced_agents(session: dict) -> list[str]:
+    """The anchors of the subagent sessions a session's importer says
+    follow it in the stream (``metadata.subagents``, Claude Code); a link to
+    a subagent is made only to these (or to one already written): a
+    transcript left out or not found would make it point nowhere."""
+    metadata = session.get("metadata")
+    agents = metadata.get("subagents") if isinstance(metadata, dict) else None
+    if not isinstance(agents, list):
+        return []
+    return [anchor for anchor in map(agent_anchor, agents[:MAX_ANNOUNCED]) if anchor]
+
+
+MAX_ANNOUNCED = 10_000
 
 
 def parent_call(session: dict) -> tuple[str | None, Any]:
@@ -255,7 +240,7 @@ class SessionTracker:
     # token usage of the messages in the stream (``meta.usage``, counted once
     # per API message id): after a filter, what was kept
     kept_usage: dict = field(default_factory=dict)
-    usage_ids: dict = field(default_factory=dict)
+    usage_ids: OrderedDict = field(default_factory=OrderedDict)  # drops its oldest id in constant time
 
     def see(self, message: dict, shown: bool, meta: dict | None) -> None:
         """Count ``message``; ``meta`` is its ``meta`` if that is a dict,
@@ -291,7 +276,7 @@ class SessionTracker:
                 return
             self.usage_ids[api_id] = None
             if len(self.usage_ids) > 512:
-                del self.usage_ids[next(iter(self.usage_ids))]
+                self.usage_ids.popitem(last=False)
         kept = self.kept_usage
         for key in USAGE_KEYS:
             value = usage.get(key)

@@ -87,6 +87,22 @@ def test_plain_text_skips_the_parser_with_the_same_result():
         assert _plain_paragraphs(text) == parser().render(text)
 
 
+def test_a_text_that_is_one_strong_span_skips_the_parser_with_the_same_result():
+    import random
+
+    from sessionport.render.markup import _whole_strong, parser, render_markdown
+
+    alphabet = "ab Z9(.!?)*_\"'<&:/ \n#-`\t1ü"
+    rng = random.Random(11)
+    fast = 0
+    for _ in range(20000):
+        text = "**" + "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10))) + "**"
+        assert render_markdown(text) == parser().render(text), text
+        fast += _whole_strong(text) is not None
+    assert fast > 500  # the fast path was taken, and agreed with the parser each time
+    assert _whole_strong("**Planning the fix**") == "<p><strong>Planning the fix</strong></p>\n"
+
+
 def test_strong_headings_skip_the_parser_with_the_same_result():
     import random
 
@@ -307,7 +323,7 @@ def test_claude_code_keeps_image_bytes_only_when_asked():
 def test_subagents_are_linked_to_the_calls_that_spawned_them():
     prompt = "Set up the project"
     events = [
-        session_event("claude-code", sessionId="main"),
+        session_event("claude-code", sessionId="main", metadata={"subagents": ["a1"]}),
         call("task1", "Task", {"description": "Setup", "prompt": prompt}),
         message_event("user", prompt, meta={"kind": "text", "sidechain": True}),
         message_event("assistant", "sub done", meta={"kind": "text", "sidechain": True}),
@@ -325,6 +341,51 @@ def test_subagents_are_linked_to_the_calls_that_spawned_them():
     assert f'id="{anchor}">Subagent session · <a href="#{call_dom}">spawned by this call' in page
     text = md(events)
     assert f"[Subagent session ↓](#{anchor})" in text and f'<a id="{anchor}"></a>' in text
+
+
+def test_a_subagent_whose_session_is_not_in_the_stream_is_named_not_linked():
+    events = [
+        session_event("claude-code", sessionId="main", metadata={"subagents": ["a1"]}),
+        call("task1", "Task", {"description": "Setup", "prompt": "one"}),
+        result("task1", "agent finished", spawnedAgentId="a1"),
+        call("task2", "Task", {"description": "Other", "prompt": "two"}),
+        result("task2", "agent finished", spawnedAgentId="a2"),
+        end_event(),
+    ]
+    page = html(events)
+    anchors = re.findall(r'href="#(agent-[0-9a-f]{16})"', page)
+    assert len(anchors) == 1  # a1 is announced as following: linked
+    assert "subagent a2: its session is not in this document" in audit(page).all_text
+    text = md(events)
+    assert text.count("[Subagent session ↓](#agent-") == 1
+    assert "*Subagent `a2`: its session is not in this document*" in text
+
+
+FIXTURE_PROJECT = FIXTURES / "claude-code" / "project" / "5a1c2e3f-0000-4000-8000-000000000002.jsonl"
+
+
+@pytest.mark.parametrize("to", ["html", "markdown"])
+def test_subagent_links_of_a_real_project_point_only_at_sessions_in_the_output(to, tmp_path):
+    from conftest import corpus_path
+
+    sources = [FIXTURE_PROJECT]
+    real = corpus_path("claude-code", "11_cc-2.1.114_project", "ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl")
+    if real.exists():
+        sources.append(real)  # one subagent transcript kept beside it, five calls whose transcripts are absent
+    for source in sources:
+        for extra in ((), ("--no-subagents",)):
+            out = tmp_path / f"out.{to}"
+            done = run_cli("convert", str(source), "--to", to, *extra, "-q", "-o", str(out))
+            assert done.returncode == 0, done.stderr.decode()
+            text = out.read_text()
+            targets = set(re.findall(r'href="#(agent-[0-9a-f]{16})"|\]\(#(agent-[0-9a-f]{16})\)', text))
+            targets = {a or b for a, b in targets}
+            ids = set(re.findall(r'id="(agent-[0-9a-f]{16})"', text))
+            assert targets <= ids, (source.name, extra, targets - ids)
+            if extra:
+                assert not targets and "its session is not in this document" in text
+            else:
+                assert targets  # the subagent transcript beside the session is linked
 
 
 # -- token figures ------------------------------------------------------------------------
@@ -408,3 +469,16 @@ def test_the_kept_highlighting_stylesheet_is_what_pygments_makes():
     from sessionport.render.markup import generate_highlight_css
 
     assert CSS == generate_highlight_css(), "run: python -m sessionport.render.markup > sessionport/render/highlight_css.py"
+
+
+def test_a_selection_that_drops_the_subagent_session_leaves_no_link_to_it(tmp_path):
+    out = tmp_path / "page.html"
+    links = {}
+    for selection in (("--session", "5a1c2e3f"), ("--session", "5a1c2e3f", "--session", "agent-abc")):
+        done = run_cli("convert", str(FIXTURE_PROJECT), *selection, "--to", "html", "-q", "-o", str(out))
+        assert done.returncode == 0, done.stderr.decode()
+        text = out.read_text()
+        targets = set(re.findall(r'href="#(agent-[0-9a-f]{16})"', text))
+        assert targets <= set(re.findall(r'id="(agent-[0-9a-f]{16})"', text))
+        links[len(selection)] = targets
+    assert not links[2] and links[4]  # the parent alone: named as text; with its subagent: linked

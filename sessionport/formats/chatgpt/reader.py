@@ -16,6 +16,7 @@ linearized (the one bounded look-ahead of this format).
 
 from __future__ import annotations
 
+import os
 import re
 import zipfile
 import zlib
@@ -28,6 +29,7 @@ from sessionport.errors import DataError
 from sessionport.io import open_input, spool_to_file
 from sessionport.jsondoc import MAX_DEPTH, _slices, first_significant_byte, iter_chunks, walk_document
 from sessionport.registry import Importer
+from sessionport.formats.chatgpt.assets import ExportAssets, with_images
 from sessionport.formats.chatgpt.conversation import ConversationReader
 from sessionport.formats.chatgpt.sniff import ZIP_MAGIC, sniff
 
@@ -213,7 +215,10 @@ def iter_conversations(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None
                 )
 
 
-def _events(stream: BinaryIO, ctx: ReadContext, seen: set[str] | None, reopen: Reopen | None) -> Iterator[dict]:
+def _events(stream: BinaryIO, ctx: ReadContext, seen: set[str] | None, reopen: Reopen | None, assets: ExportAssets | None = None) -> Iterator[dict]:
+    if assets is not None:
+        yield from with_images(_events(stream, ctx, seen, reopen), assets)
+        return
     for where, index, conversation in iter_conversations(stream, ctx, reopen):
         if not isinstance(conversation, dict):
             ctx.bad_record(f"conversation {index + 1} is a {type(conversation).__name__}, not an object", path=where)
@@ -264,12 +269,13 @@ def _read_zip(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         raise DataError(ctx.name, f"is not a readable zip archive: {exc}", hint="the download may be incomplete; download the export again") from None
     outer_name = ctx.name
     seen: set[str] = set()
+    assets = ExportAssets.of_zip(archive) if ctx.options.get("keep_images") else None
     with archive:
         for info in _members(archive, ctx):
             ctx.name = f"{outer_name}:{info.filename}"
             try:
                 with archive.open(info) as member:
-                    yield from _events(member, ctx, seen, _reopen_member(archive, info))
+                    yield from _events(member, ctx, seen, _reopen_member(archive, info), assets)
             except (zipfile.BadZipFile, EOFError, zlib.error, RuntimeError, NotImplementedError, OSError) as exc:
                 raise DataError(
                     ctx.name,
@@ -285,7 +291,9 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     if head in ZIP_MAGIC:
         yield from _read_zip(stream, ctx)
     else:
-        yield from _events(stream, ctx, None, _reopen_path(ctx))
+        # the export's folder holds the images its conversations name
+        assets = ExportAssets.of_folder(os.path.dirname(os.path.abspath(ctx.path))) if ctx.path and ctx.options.get("keep_images") else None
+        yield from _events(stream, ctx, None, _reopen_path(ctx), assets)
 
 
 IMPORTER = Importer(

@@ -24,12 +24,6 @@ from sessionport.formats.claude_code.subagents import Subagents, agent_id_of, fi
 
 READ_BUFFER = 1 << 20
 
-KEEP_IMAGES = Option(
-    name="keep_images",
-    flags=("--keep-images",),
-    help="Claude Code: carry pasted and tool-result images in the stream (as `media`), for `--images embed` of the Markdown/HTML exporters.",
-    is_flag=True,
-)
 NO_SUBAGENTS = Option(
     name="no_subagents",
     flags=("--no-subagents",),
@@ -82,6 +76,16 @@ def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None
     leave_out = bool(ctx.options.get("no_subagents"))
     result = FileResult()
     found = Subagents()
+    discovered = False
+
+    def following(session_id: str | None) -> list[str]:
+        """Found when the session starts, so its event can name the
+        subagent sessions that follow it (none with --no-subagents)."""
+        nonlocal found, discovered
+        if ctx.path is None:
+            return []
+        found, discovered = find_subagents(ctx.path, session_id), True
+        return [] if leave_out else [agent_id_of(path) for path in found.files]
 
     def notes_after_reading(res: FileResult) -> list[str]:
         nonlocal found
@@ -91,8 +95,11 @@ def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None
             if is_warmup(ctx.path):
                 return ["this is a 'Warmup' agent file (noise Claude Code writes at start-up)"]
             return []
-        found = find_subagents(ctx.path, res.session_id)
+        if not discovered:
+            found = find_subagents(ctx.path, res.session_id)
         return _subagent_notes(found, leave_out)
+
+    result.subagents_following = following
 
     if wanted(ctx) == "latest":
         # The chain is chosen from the read events, so a census that counts
@@ -142,7 +149,7 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     census="sessionport.formats.claude_code.census:census",
-    options=(NO_SUBAGENTS, KEEP_IMAGES, BRANCH),
+    options=(NO_SUBAGENTS, BRANCH),
     versions=(
         "1.0.24", "1.0.29", "1.0.43", "1.0.51", "1.0.53", "1.0.55", "1.0.56", "1.0.95", "1.0.98", "1.0.108", "1.0.128",
         "2.0.0", "2.0.5", "2.0.14", "2.0.24", "2.0.26", "2.0.27", "2.0.28", "2.0.29", "2.0.31", "2.0.35", "2.0.37",

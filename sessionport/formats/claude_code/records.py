@@ -76,6 +76,10 @@ class FileResult:
     emitted_session: bool = False
     # agentId -> id of the tool call that started it (Task/Agent results).
     agent_calls: dict[str, str] = field(default_factory=dict)
+    # Called with the session id when the session event is made; returns the
+    # agent ids of the subagent sessions that will follow it in the stream
+    # (``metadata.subagents``, so a viewer links only to sessions it will hold).
+    subagents_following: Any = None
 
 
 class _Transcript(MessageBuilder):
@@ -161,6 +165,10 @@ class _Transcript(MessageBuilder):
                 metadata["parentToolCallId"] = link.tool_call_id
             session_id = f"agent-{agent_id}"
         self.result.session_id = env.get("sessionId")
+        if self.result.subagents_following is not None and not agent_id and not self.result.is_agent_file:
+            following = self.result.subagents_following(self.result.session_id)
+            if following:
+                metadata["subagents"] = following
         title = None
         for entry in reversed(self.titles):
             title = entry.get("summary")

@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from sessionport import media
+
 from sessionport.model import message_event
 from sessionport.model import human_size
 
@@ -213,6 +215,46 @@ def output_result(output: Any, meta: dict | None = None) -> tuple[str, bool | No
     return str(output), None, meta
 
 
+def content_media(content: Any) -> list:
+    """The data-URL images of a message's content parts (``input_image``)."""
+    if not isinstance(content, list):
+        return []
+    found = []
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "input_image":
+            entry = media.from_data_url(part.get("image_url"))
+            if entry is not None:
+                found.append(entry)
+    return found
+
+
+def output_media(output: Any) -> list:
+    """The images of a call's output: items ``input_image`` (a data URL) or
+    ``image`` (base64 ``data`` and ``mimeType``), as a list or inside an MCP
+    result, or such a list written as a JSON string."""
+    if isinstance(output, str) and output.startswith("[") and "image" in output:
+        try:
+            output = orjson.loads(output)
+        except orjson.JSONDecodeError:
+            return []
+    if isinstance(output, dict):
+        inner = output.get("Ok", output.get("Err", output))
+        output = inner.get("content") if isinstance(inner, dict) else None
+    if not isinstance(output, list):
+        return []
+    found = []
+    for item in output:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        entry = None
+        if kind in ("input_image", "image"):
+            entry = media.from_data_url(item.get("image_url")) if item.get("image_url") is not None else media.from_base64(item.get("mimeType", "image/png"), item.get("data"))
+        if entry is not None:
+            found.append(entry)
+    return found
+
+
 def _content_items_text(items: list) -> str:
     parts = []
     for item in items:
@@ -254,6 +296,12 @@ class ItemConverter:
         # Told of record and content-part types not known here.
         self.on_unknown: Any = None
         self.on_unknown_part: Any = None
+        self.handlers = _HANDLERS
+
+    def keep_images(self) -> None:
+        """--keep-images: the images of messages and outputs carried as
+        ``media`` (other handlers, so a read without it pays nothing)."""
+        self.handlers = _IMAGE_HANDLERS
 
     def knows_call(self, call_id: Any) -> bool:
         """Whether a call with this id was read (waiting or answered)."""
@@ -287,7 +335,7 @@ class ItemConverter:
 
     def convert(self, item: dict, timestamp: str | None = None) -> list[dict]:
         kind = item.get("type")
-        handler = _HANDLERS.get(kind) if kind.__class__ is str else None
+        handler = self.handlers.get(kind) if kind.__class__ is str else None
         if handler is None:
             self.skipped[f"response_item/{kind}"] += 1
             if self.on_unknown is not None:
@@ -296,6 +344,12 @@ class ItemConverter:
         return handler(self, item, timestamp)
 
     # -- messages -------------------------------------------------------
+    def _message_with_images(self, item: dict, timestamp: str | None) -> list[dict]:
+        events = self._message(item, timestamp)
+        if events:
+            media.attach(events[0], content_media(item.get("content")))
+        return events
+
     def _message(self, item: dict, timestamp: str | None) -> list[dict]:
         role = item.get("role")
         text = content_text(item.get("content"), self.on_unknown_part)
@@ -413,6 +467,14 @@ class ItemConverter:
             events.append(message_event("tool", placeholder, timestamp=timestamp, toolName="image_generation", meta={"kind": "tool_result", "codexType": "image_generation_call"}))
         return events
 
+    def _output_with_images(self, item: dict, timestamp: str | None) -> list[dict]:
+        events = self._output(item, timestamp)
+        found = output_media(item.get("output"))
+        for event in events if found else ():
+            if event.get("meta", {}).get("kind") == "tool_result":
+                media.attach(event, found)
+        return events
+
     def _output(self, item: dict, timestamp: str | None) -> list[dict]:
         call_id, name = self.close_call(item.get("call_id"))
         text, is_error, meta = output_result(item.get("output"), {"kind": "tool_result", "codexType": item.get("type")})
@@ -471,4 +533,9 @@ _HANDLERS = {
     "compaction": ItemConverter._compaction,
     "compaction_summary": ItemConverter._compaction,
     "ghost_snapshot": ItemConverter._ghost_snapshot,
+}
+_IMAGE_HANDLERS = {
+    **_HANDLERS,
+    "message": ItemConverter._message_with_images,
+    **{kind: ItemConverter._output_with_images for kind, handler in _HANDLERS.items() if handler is ItemConverter._output},
 }

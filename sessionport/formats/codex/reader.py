@@ -49,6 +49,8 @@ def _is_document(stream: BinaryIO) -> bool:
 
 def read_document(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     items = ItemConverter()
+    if ctx.options.get("keep_images"):
+        items.keep_images()
     items.on_unknown = ctx.unknown
     items.on_unknown_part = lambda name: ctx.unknown(name, what="content part")
     started = False

@@ -97,6 +97,8 @@ class RolloutReader:
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
         self.items = ItemConverter()
+        if ctx.options.get("keep_images"):
+            self.items.keep_images()
         self.usage = TokenTotals()
         self.inherited_usage = TokenTotals()
         self.skipped: Counter = Counter()

@@ -14,6 +14,7 @@ import os
 import re
 from typing import Any, BinaryIO, Iterator
 
+from sessionport import media
 from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
@@ -78,6 +79,18 @@ def _blocks_text(content: Any) -> str:
         else:
             pieces.append(text_of(block))
     return "\n".join(pieces)
+
+
+def _images(blocks: list) -> list:
+    """The base64 images among content blocks (``--keep-images``)."""
+    found = []
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == "image" and isinstance(block.get("source"), dict):
+            source = block["source"]
+            entry = media.from_base64(source.get("media_type"), source.get("data")) if source.get("type") == "base64" else None
+            if entry is not None:
+                found.append(entry)
+    return found
 
 
 class AnthropicReader(ProviderReader):
@@ -193,7 +206,10 @@ class AnthropicReader(ProviderReader):
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
-            yield message_event(role, text, meta=_meta("text", extra=extra, attachment=btype))
+            event = message_event(role, text, meta=_meta("text", extra=extra, attachment=btype))
+            if btype == "image" and self.ctx.options.get("keep_images"):
+                media.attach(event, _images([block]))
+            yield event
         elif btype == "thinking":
             meta = _meta("thinking", extra=compact_extras(block, ("type", "thinking", "signature")))
             if isinstance(block.get("signature"), str):
@@ -209,7 +225,10 @@ class AnthropicReader(ProviderReader):
                 return
             extra = compact_extras(block, ("type", "tool_use_id", "content", "is_error"))
             is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
-            yield message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
+            event = message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
+            if self.ctx.options.get("keep_images") and isinstance(block.get("content"), list):
+                media.attach(event, _images(block["content"]))
+            yield event
         elif isinstance(btype, str) and _SERVER_RESULTS.match(btype):
             content = block.get("content")
             readable = isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in ("text", "image", "document") for b in content)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO, Iterator
 
+from sessionport import media
 from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
@@ -111,11 +112,11 @@ class ChatReader(ProviderReader):
         content = item.get("content")
         if role in ("system", "developer"):
             meta = {"kind": "text"} if role == "system" else {"kind": "text", "sourceRole": "developer"}
-            for text, _ in self._parts(content):
-                yield message_event("system", text, meta=dict(meta))
+            for text, _, found in self._parts(content):
+                yield media.attach(message_event("system", text, meta=dict(meta)), found)
         elif role == "user":
-            for text, meta in self._parts(content):
-                yield message_event("user", text, meta=meta)
+            for text, meta, found in self._parts(content):
+                yield media.attach(message_event("user", text, meta=meta), found)
         elif role == "assistant":
             yield from self._assistant(item)
         elif role == "tool":
@@ -132,22 +133,30 @@ class ChatReader(ProviderReader):
                 hint="use --skip-bad to skip such messages, or --from to read another format",
             )
 
-    def _parts(self, content: Any) -> Iterator[tuple[str, dict]]:
+    def _parts(self, content: Any) -> Iterator[tuple[str, dict, list]]:
+        """(text, meta, media) of each part; media only with --keep-images."""
         if content is None:
             return
         if isinstance(content, list):
+            keep = self.ctx.options.get("keep_images")
             for part in content:
-                yield _part_text(part)
+                text, meta = _part_text(part)
+                found = []
+                if keep and meta.get("attachment") == "image":
+                    image = part.get("image_url")
+                    entry = media.from_data_url(image.get("url") if isinstance(image, dict) else image)
+                    found = [entry] if entry is not None else []
+                yield text, meta, found
         else:
-            yield text_of(content), {"kind": "text"}
+            yield text_of(content), {"kind": "text"}, []
 
     def _assistant(self, item: dict) -> Iterator[dict]:
         reasoning = item.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
             yield message_event("assistant", reasoning, meta={"kind": "thinking"})
-        for text, meta in self._parts(item.get("content")):
+        for text, meta, found in self._parts(item.get("content")):
             if text or meta.get("attachment"):
-                yield message_event("assistant", text, meta=meta)
+                yield media.attach(message_event("assistant", text, meta=meta), found)
         if isinstance(item.get("refusal"), str) and item["refusal"]:
             yield message_event("assistant", item["refusal"], meta={"kind": "text", "refusal": True})
         if isinstance(item.get("audio"), dict):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, BinaryIO, Iterator
 
+from sessionport import media
 from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
@@ -130,7 +131,10 @@ class ResponsesReader(ProviderReader):
                     meta["extra"] = extra
             if role == "assistant" and self.model:
                 meta["model"] = self.model
-            yield message_event(role, text, meta=meta)
+            event = message_event(role, text, meta=meta)
+            if meta.get("attachment") == "image" and self.ctx.options.get("keep_images"):
+                media.attach(event, [m for m in (media.from_data_url(part.get("image_url")),) if m])
+            yield event
 
     def _call(self, item: dict) -> dict:
         more: dict = {}
@@ -162,7 +166,11 @@ class ResponsesReader(ProviderReader):
             meta["itemType"] = item.get("type")
         if isinstance(item.get("id"), str):
             meta["itemId"] = item["id"]
-        yield message_event("tool", text, toolCallId=nonempty_str(item.get("call_id")) or nonempty_str(item.get("id")), meta=meta)
+        event = message_event("tool", text, toolCallId=nonempty_str(item.get("call_id")) or nonempty_str(item.get("id")), meta=meta)
+        output = item.get("output")
+        if isinstance(output, list) and self.ctx.options.get("keep_images"):
+            media.attach(event, [m for m in (media.from_data_url(p.get("image_url")) for p in output if isinstance(p, dict) and p.get("type") == "input_image") if m])
+        yield event
 
     def _reasoning(self, item: dict) -> dict:
         summary = _joined(item.get("summary"))
