@@ -50,13 +50,30 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     redact_value = redactor.redact_value
     keep_of = _KEEP.get
 
+    # A stream repeats a few event shapes: the keys to visit (those not
+    # kept) are worked out once per type and shape, in the event's order.
+    visits: dict[str | None, dict[tuple, tuple[str, ...]]] = {}
+
+    def plan(kind: str | None, keys: tuple) -> tuple[str, ...]:
+        keep = keep_of(kind, _END_KEEP) if kind is not None else _END_KEEP
+        visit = tuple(key for key in keys if key not in keep)
+        table = visits.setdefault(kind, {}) if len(visits) < 64 else visits.get(kind, {})
+        if len(table) < 1024:
+            table[keys] = visit
+        return visit
+
     def redact(event: dict) -> dict:
         kind = event.get("type")
-        keep = keep_of(kind, _END_KEEP) if type(kind) is str else _END_KEEP
+        if type(kind) is not str:
+            kind = None
+        keys = tuple(event)
+        table = visits.get(kind)
+        visit = table.get(keys) if table is not None else None
+        if visit is None:
+            visit = plan(kind, keys)
         out: dict | None = None
-        for key, value in event.items():
-            if key in keep:
-                continue
+        for key in visit:
+            value = event[key]
             kind = type(value)
             if kind is str:
                 new = redact_text(value)
