@@ -237,7 +237,11 @@ class Redactor:
                     counts[kind] += 1
             return result
         head = text[0]
-        plain = head not in "{[" and not head.isspace() and not self.custom
+        if head.isspace():
+            # indented code and output: JSON only when its first visible
+            # character opens an object or an array (no copy of the text)
+            head = text[:32].lstrip()[:1] or text.lstrip()[:1]
+        plain = head not in ("{", "[") and not self.custom
         match = screen.MATCH
         if plain and match is not None and text.isascii():
             # the common case: one RE2 pass answers every question, also
@@ -459,9 +463,10 @@ class Redactor:
         out: dict | None = None
         cache = self._cache
         generation = self._generation
+        stale = False
         for key, plan in fields:
             item = value[key]
-            if self._generation != generation:
+            if stale:
                 # A value of this dict taught a username, which may sit in
                 # a later key: plan the rest afresh, as the general path does.
                 plan = self._key_plan(key, keep_ids)
@@ -469,6 +474,9 @@ class Redactor:
                     continue
             if plan == _PLAIN:
                 kind = type(item)
+                # numbers first: counters and flags fill usage and metadata
+                if kind in _SCALARS or item is None:
+                    continue
                 if kind is str:
                     size = len(item)
                     if size < _MIN_TEXT:
@@ -477,8 +485,6 @@ class Redactor:
                     if known is not None and not known[1]:
                         continue
                     new = self.redact_text(item)
-                elif item is None or kind in _SCALARS:
-                    continue
                 elif kind is dict:
                     new = self.redact_dict(item, keep_ids)
                 else:
@@ -489,6 +495,8 @@ class Redactor:
                     out[key] = new
             else:
                 out = self._redact_named(value, out, key, item, keep_ids)
+            # only a call can teach a username
+            stale = self._generation != generation
         return value if out is None else out
 
     def _redact_named(self, value: dict, out: dict | None, key: str, item: Any, keep_ids: bool) -> dict | None:

@@ -198,12 +198,21 @@ def _alternation(literals) -> str:
     return "(?:" + "|".join(re.escape(t) for t in sorted(literals)) + ")"
 
 
+# Dash triggers of the header rule (``x-...-token:``) and of the long-flag
+# rule (``--...-token VALUE``) only; see "dash-header" and "dash-flag".
+_NAMED_DASH = frozenset(("auth", "secret", "secret ", "token", "token "))
+
 _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("private", _alternation(_PRIVATE_MARKERS), False),
     ("runs", "[A-Za-z0-9_.+/=:~-]{%d}" % _RUN_MIN, False),
     ("words", "(?i)" + _alternation(_WORD_TRIGGERS), False),
     ("eq", "(?i)" + _alternation(t[:-1] for t in _EQ_TRIGGERS) + "=", False),
-    ("dash", "(?i)-" + _alternation({t[t.index("-") + 1 :] for t in _DASH_TRIGGERS}), False),
+    ("dash", "(?i)-" + _alternation({t[t.index("-") + 1 :] for t in _DASH_TRIGGERS} - _NAMED_DASH), False),
+    # "-token", "-secret", "-auth" are common words in prose and diffs (a
+    # removed line starting "token"); the rules they trigger need more: a
+    # header's colon, or a long flag's "--" and its "=" or space.
+    ("dash-header", r"(?i)(?:api-?key|token|secret|auth)[a-z0-9-]*\\?[\"']?" + _SPACE + "*:", False),
+    ("dash-flag", "(?i)--(?:[a-z0-9]+-)*(?:token|secret)[= ]", False),
     # Counted repetitions are unrolled into RE2's program ({1,400} of a
     # Unicode class made the set take 3 ms to compile); "one or more" is a
     # superset of either, wherever it stands in the pattern.

@@ -1,0 +1,127 @@
+"""The redact stage reads events a batch at a time: the output is the same
+event for event, failures come after every event read before them, and a
+batch never runs past a session boundary or a bound on the text it holds."""
+
+from __future__ import annotations
+
+import pytest
+
+from sessionport.errors import SessionportError
+from sessionport.redaction import Redactor, screen
+from sessionport.stages import redact as stage_module
+from sessionport.stages.redact import build, event_redactor, in_batches
+
+GH = "ghp_" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv1Wx2"  # fake, assembled at run time
+
+
+def messages(count, start=0):
+    return [
+        {"type": "message", "role": "tool", "text": f"step {n}: export GITHUB_TOKEN={GH}{n % 3} and mail dev{n}@example.org", "meta": {"kind": "tool_result", "n": n}}
+        for n in range(start, start + count)
+    ]
+
+
+def stream_of(count):
+    return [{"type": "session", "schema": "sessionport/v1", "source": "codex", "sessionId": "s-1"}, *messages(count), {"type": "end"}]
+
+
+def one_by_one(events):
+    return list(map(event_redactor(Redactor()), events))
+
+
+@pytest.mark.parametrize("count", [0, 1, 63, 64, 65, 200])
+def test_batches_give_the_events_of_one_at_a_time(count):
+    events = stream_of(count)
+    assert list(build()(iter(events))) == one_by_one(events)
+
+
+class Broken(SessionportError):
+    pass
+
+
+def failing_after(events):
+    yield from events
+    raise Broken("line 71: bad record")
+
+
+def test_events_read_before_a_failure_are_passed_on_first():
+    events = stream_of(70)
+    seen = []
+    with pytest.raises(Broken):
+        for event in build()(failing_after(events)):
+            seen.append(event)
+    assert seen == one_by_one(events)
+
+
+def test_a_failure_of_redaction_comes_after_the_events_before_it():
+    calls = []
+
+    def redact(event):
+        if len(calls) == 5:
+            raise Broken("cannot redact")
+        calls.append(event)
+        return event
+
+    seen = []
+    with pytest.raises(Broken):
+        for event in in_batches(iter(messages(20)), redact):
+            seen.append(event)
+    assert seen == messages(5)
+
+
+def pulled(events, log):
+    for event in events:
+        log.append(event)
+        yield event
+
+
+def test_a_batch_ends_after_a_session_header():
+    # a writer that holds one session stops at the second header: the
+    # reader must not have been asked for the events after it
+    events = stream_of(3) + stream_of(100)
+    log = []
+    for event in build()(pulled(events, log)):
+        if event["type"] == "session" and event is not log[0]:
+            break
+    assert log[-1]["type"] == "session" and len(log) == 6
+
+
+def test_a_batch_ends_at_its_text_bound(monkeypatch):
+    monkeypatch.setattr(stage_module, "_BATCH_CHARS", 1000)
+    big = [{"type": "message", "role": "assistant", "text": "x" * 600} for _ in range(10)]
+    log = []
+    first = next(iter(build()(pulled(big, log))))
+    assert first == big[0] and len(log) == 2
+
+
+def test_a_batch_counts_tool_input_text(monkeypatch):
+    monkeypatch.setattr(stage_module, "_BATCH_CHARS", 1000)
+    big = [{"type": "message", "role": "assistant", "text": "", "toolName": "Write", "toolInput": {"file_path": "a.txt", "content": "y" * 600}} for _ in range(10)]
+    log = []
+    next(iter(build()(pulled(big, log))))
+    assert len(log) == 2
+
+
+@pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "curl -H 'X-Auth-Token: 4f9a8b7c6d5e4f3a2b1c'",
+        'curl --header "PRIVATE-TOKEN: glpat-Zq8vLm2Rx7Tn4Wp9Ks3D"',
+        "gh auth login --with-token Zq8vLm2Rx7Tn4Wp9",
+        "deploy --client-secret Zq8vLm2Rx7Tn4Wp9 --region eu",
+        "x-service-auth\\\":  \\\"Zq8vLm2Rx7Tn4Wp9\\\"",
+    ],
+)
+def test_the_screen_keeps_what_the_dash_rules_find(text):
+    redactor = Redactor()
+    assert redactor.find(text), text
+    assert screen.quick_might_hold(text, pii_on=True) is True
+    assert redactor.redact_text(text) != text
+
+
+@pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")
+def test_dash_words_of_prose_and_diffs_are_screened_out():
+    for text in ("@@\n-token of pass module\n-class Cart:\n+token a return", "the refresh-token flow and the client-secret rotation", "read the x-auth docs"):
+        assert screen.quick_might_hold(text, pii_on=True) is False, text
+        assert Redactor().redact_text(text) == text
