@@ -121,7 +121,8 @@ JS = """
   var msgs = Array.prototype.slice.call(document.querySelectorAll("article.msg"));
   var sessions = Array.prototype.slice.call(document.querySelectorAll("section.session"));
   var opened = [];
-  function count(n) { return n + (n === 1 ? " message" : " messages"); }
+  // an entry is what the page shows as one: a call with its result, a command with its output
+  function count(n) { return n + (n === 1 ? " entry" : " entries"); }
   hits.textContent = count(msgs.length);
   if (sessions.length > 1) {
     var brand = document.querySelector(".brand");

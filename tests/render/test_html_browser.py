@@ -93,7 +93,7 @@ def test_browser_dom_holds_every_message_and_injects_nothing(tmp_path):
     # the prompt, thinking, the test run (its output names the discount), the
     # edit and the answer of the cart session
     assert [a["id"] for a in shown] == ["s2-m2", "s2-m3", "s2-m4", "s2-m6", "s2-m8"]
-    assert f"5 of {len(articles)} messages" in parsed.all_text
+    assert f"5 of {len(articles)} entries" in parsed.all_text
     sections = {a["id"]: a["class"] for t, a in parsed.tags if t == "section"}
     assert sections == {"s1": "session hide", "s2": "session", "s3": "session hide"}
     assert_nothing_injected(parsed, browser=True)
