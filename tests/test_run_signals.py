@@ -27,7 +27,17 @@ def _start(args, tmp_path, stdin=subprocess.PIPE):
     env = dict(os.environ, TMPDIR=str(tmp_path / "tmp"))
     env.pop("SESSIONPORT_DEBUG", None)
     (tmp_path / "tmp").mkdir(exist_ok=True)
-    return subprocess.Popen([sys.executable, "-m", "sessionport", *map(str, args)], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    # A run started under nohup keeps SIGHUP ignored, as it should: the child
+    # gets the default dispositions whatever the test runner inherited.
+    return subprocess.Popen(
+        [sys.executable, "-m", "sessionport", *map(str, args)],
+        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env, preexec_fn=_default_signals,
+    )
+
+
+def _default_signals() -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def _wait_for(condition, what, timeout=30.0):
