@@ -183,12 +183,31 @@ def _linkify(state) -> None:
         block.children = out
 
 
+_TEX_DELIMITERS = frozenset("()[]")
+
+
+def _tex_delimiter(state, silent: bool) -> bool:
+    """``\\(``, ``\\)``, ``\\[`` and ``\\]`` kept as written: ChatGPT and other
+    assistants write math between them, and CommonMark's escape would show
+    ``\\[ E[|x-y|] \\]`` as ``[ E[|x-y|] ]``, losing what marks it as math."""
+    pos = state.pos
+    src = state.src
+    if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in _TEX_DELIMITERS:
+        return False
+    if not silent:
+        token = state.push("text", "", 0)
+        token.content = src[pos : pos + 2]
+    state.pos = pos + 2
+    return True
+
+
 @functools.lru_cache(maxsize=1)
 def parser():
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "breaks": True, "highlight": highlight})
     md.enable(["table", "strikethrough"])
+    md.inline.ruler.before("escape", "tex_delimiters", _tex_delimiter)
     md.validateLink = allowed_link
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("image", _image)

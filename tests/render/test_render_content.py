@@ -66,6 +66,20 @@ def test_assistant_markdown_is_rendered_and_code_highlighted_once():
     assert style.count(".md pre .k{") + style.count(".md pre .k {") == 2  # light and dark, once each
 
 
+def test_math_delimiters_keep_their_backslashes():
+    # ChatGPT writes math between \( \) and \[ \]; CommonMark's escape would
+    # drop the backslashes and leave brackets that no longer say "math".
+    text = "The mean is \\( E[|x-y|] \\) and\n\\[\nE = \\int_0^1 x\\,dx\n\\]\nwith `\\(code\\)`, \\*literal\\* and \\\\( one backslash"
+    page = html([session_event("t"), message_event("user", "q"), message_event("assistant", text)])
+    parsed = audit(page)
+    assert_nothing_injected(parsed)
+    assert "\\( E[|x-y|] \\)" in parsed.all_text
+    assert "\\[" in parsed.all_text and "\\]" in parsed.all_text
+    assert "<code>\\(code\\)</code>" in page  # code spans as written
+    assert "*literal*" in parsed.all_text and "<em>" not in page  # other escapes unchanged
+    assert "\\\\(" not in parsed.all_text and " \\( one backslash" in parsed.all_text
+
+
 def test_links_are_only_http_https_and_mailto_and_never_load():
     attacks = "[a](javascript:alert(1)) [b](JAVASCRIPT:alert(2)) [c](&#106;avascript:alert(3)) [d]: data:text/html,x\n\n[d] <data:text/html,x> ![i](http://img.example/x.png) [m](mailto:a@b.example) [h](https://ok.example/p) bare https://bare.example/q."
     page = html([session_event("t"), message_event("assistant", attacks)])
