@@ -184,20 +184,30 @@ def _linkify(state) -> None:
 
 
 _TEX_DELIMITERS = frozenset("()[]")
+_TEX_CLOSERS = {"(": "\\)", "[": "\\]"}
 
 
 def _tex_delimiter(state, silent: bool) -> bool:
-    """``\\(``, ``\\)``, ``\\[`` and ``\\]`` kept as written: ChatGPT and other
-    assistants write math between them, and CommonMark's escape would show
-    ``\\[ E[|x-y|] \\]`` as ``[ E[|x-y|] ]``, losing what marks it as math."""
+    """Math between ``\\( \\)`` or ``\\[ \\]`` (how ChatGPT and other assistants
+    write it) kept as written.  CommonMark would drop the backslashes of the
+    delimiters and of ``\\,`` and read ``_`` and ``*`` inside as emphasis; the
+    math is shown as its LaTeX source, line breaks kept.  A lone delimiter
+    keeps its backslash too."""
     pos = state.pos
     src = state.src
     if src[pos] != "\\" or pos + 1 >= state.posMax or src[pos + 1] not in _TEX_DELIMITERS:
         return False
+    closer = _TEX_CLOSERS.get(src[pos + 1])
+    end = src.find(closer, pos + 2, state.posMax) if closer else -1
+    stop = end + 2 if end >= 0 else pos + 2
     if not silent:
-        token = state.push("text", "", 0)
-        token.content = src[pos : pos + 2]
-    state.pos = pos + 2
+        for n, line in enumerate(src[pos:stop].split("\n")):
+            if n:
+                state.push("softbreak", "br", 0)
+            if line:
+                token = state.push("text", "", 0)
+                token.content = line
+    state.pos = stop
     return True
 
 

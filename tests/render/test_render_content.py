@@ -75,6 +75,10 @@ def test_math_delimiters_keep_their_backslashes():
     assert_nothing_injected(parsed)
     assert "\\( E[|x-y|] \\)" in parsed.all_text
     assert "\\[" in parsed.all_text and "\\]" in parsed.all_text
+    assert "x\\,dx" in parsed.all_text  # inside math every backslash stays
+    inline = html([session_event("t"), message_event("user", "q"), message_event("assistant", "so \\(a_1 * b_2 * c_3\\) and \\( <b>x</b> \\)")])
+    assert "\\(a_1 * b_2 * c_3\\)" in audit(inline).all_text and "<em>" not in inline
+    assert_nothing_injected(audit(inline))
     assert "<code>\\(code\\)</code>" in page  # code spans as written
     assert "*literal*" in parsed.all_text and "<em>" not in page  # other escapes unchanged
     assert "\\\\(" not in parsed.all_text and " \\( one backslash" in parsed.all_text
