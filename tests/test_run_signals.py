@@ -27,17 +27,23 @@ def _start(args, tmp_path, stdin=subprocess.PIPE):
     env = dict(os.environ, TMPDIR=str(tmp_path / "tmp"))
     env.pop("SESSIONPORT_DEBUG", None)
     (tmp_path / "tmp").mkdir(exist_ok=True)
-    # A run started under nohup keeps SIGHUP ignored, as it should: the child
-    # gets the default dispositions whatever the test runner inherited.
+    # A run started under nohup keeps SIGHUP ignored, as it should: the
+    # program starts with the default dispositions whatever the test runner
+    # inherited (set by the child itself: preexec_fn is unsafe beside the
+    # threads other tests keep running).
     return subprocess.Popen(
-        [sys.executable, "-m", "sessionport", *map(str, args)],
-        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env, preexec_fn=_default_signals,
+        [sys.executable, "-c", _DEFAULT_SIGNALS, *map(str, args)],
+        stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env,
     )
 
 
-def _default_signals() -> None:
-    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(sig, signal.SIG_DFL)
+_DEFAULT_SIGNALS = (
+    "import runpy, signal, sys\n"
+    "for name in ('SIGTERM', 'SIGHUP'):\n"
+    "    signal.signal(getattr(signal, name), signal.SIG_DFL)\n"
+    "sys.argv[0] = 'sessionport'\n"
+    "runpy.run_module('sessionport', run_name='__main__', alter_sys=True)\n"
+)
 
 
 def _wait_for(condition, what, timeout=30.0):
