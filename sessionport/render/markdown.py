@@ -26,6 +26,7 @@ from sessionport.render.session import (
     extra_metadata,
     format_time,
     header_facts,
+    message_parts,
     feed,
     parent_call,
     spawned_agent,
@@ -140,30 +141,15 @@ class MarkdownWriter:
     # messages -------------------------------------------------------------
 
     def message(self, message: dict) -> None:
-        # a message's meta, kind and text, tolerant of malformed fields, read
-        # here once (this runs for every message of the stream)
         tracker = self.tracker
         if tracker is None:
             self.start(session_event("unknown"))
             tracker = self.tracker
-        meta = message.get("meta")
-        if meta.__class__ is not dict:
-            meta = None
-            kind = "text"
-        else:
-            kind = meta.get("kind", "text")
-            if kind.__class__ is not str:
-                kind = "text"
-        text = message.get("text")
-        if text.__class__ is not str:
-            text = ""
-        if self.show_all:
-            tracker.see(message, True, meta)
-        else:
-            shown = self.options.shows(message)
-            tracker.see(message, shown, meta)
-            if not shown:
-                return
+        meta, kind, text = message_parts(message)
+        shown = self.show_all or self.options.shows(message)
+        tracker.see(message, shown, meta)
+        if not shown:
+            return
         role = message.get("role")
         command = parse_command(text) if text[:1] == "<" and role == "user" and kind == "text" else None
         if self.open_command is not None and (command is None or command.kind != "output"):

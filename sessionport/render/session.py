@@ -120,6 +120,22 @@ _TURN_LABELS: dict = {}  # (role, kind, sidechain) -> label, for the common role
 _ASSISTANT_KINDS = frozenset({"tool_use", "tool_result", "thinking"})
 
 
+def message_parts(message: dict) -> tuple[dict | None, str, str]:
+    """A message's ``meta`` (None unless a dict), kind (``"text"`` unless
+    ``meta.kind`` is a string) and text (``""`` unless a string): what both
+    readable exporters read of every message, tolerant of malformed fields."""
+    meta = message.get("meta")
+    if meta.__class__ is not dict:
+        return None, "text", _text_of(message)
+    kind = meta.get("kind", "text")
+    return meta, kind if kind.__class__ is str else "text", _text_of(message)
+
+
+def _text_of(message: dict) -> str:
+    text = message.get("text")
+    return text if text.__class__ is str else ""
+
+
 def turn_label_of(role: Any, kind: str, sidechain: bool) -> str:
     """The heading of the turn a message belongs to, from the parts the
     exporters have already read from it (``role``, its ``message_kind`` and
