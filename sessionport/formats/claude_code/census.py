@@ -45,6 +45,7 @@ import msgspec
 
 from sessionport.context import ReadContext
 from sessionport.summary import SessionSummary, Summarizer
+from sessionport.typed_decode import DECODE_ERRORS, decodable
 from sessionport.formats.claude_code.messages import USER_BLOCK_TYPES
 from sessionport.formats.claude_code.reader import read
 from sessionport.formats.claude_code.records import _Transcript
@@ -91,16 +92,6 @@ class Line(msgspec.Struct):
 _decode = msgspec.json.Decoder(Line).decode
 _decode_parts = msgspec.json.Decoder(list[Part]).decode
 _LINE_FIELDS = tuple(f for f in Line.__struct_fields__ if f != "message")
-# msgspec stops at a nesting depth below orjson's limit with RecursionError.
-_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
-
-
-def _is_utf8(line: bytes) -> bool:
-    try:
-        line.decode()
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _tool_result(block: Block) -> dict:
@@ -227,9 +218,7 @@ class TranscriptCensus(_Transcript):
         return True
 
     def partial_record(self, line: bytes) -> dict | None:
-        # msgspec does not check the UTF-8 of the strings it skips; orjson
-        # rejects it, and the reader then replaces bad bytes with a warning.
-        if not (line.isascii() or _is_utf8(line)):
+        if not decodable(line):
             return None
         try:
             record = _decode(line)
@@ -252,7 +241,7 @@ class TranscriptCensus(_Transcript):
             elif content.__class__ is list:
                 content = [_assistant_block(block) for block in content]
             self.decoded += 1
-        except _DECODE_ERRORS:
+        except DECODE_ERRORS:
             return None  # the reader's parse reports it, or reads what msgspec would not
         out = {key: value for key in _LINE_FIELDS if (value := getattr(record, key)) is not None}
         message = record.message

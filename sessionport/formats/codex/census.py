@@ -45,6 +45,7 @@ import msgspec
 from sessionport.context import ReadContext
 from sessionport.jsondoc import first_significant_byte
 from sessionport.summary import SessionSummary, Summarizer, summarize
+from sessionport.typed_decode import DECODE_ERRORS, decodable
 from sessionport.formats.codex.items import _HANDLERS, content_text
 from sessionport.formats.codex.reader import _is_document, read_document
 from sessionport.formats.codex.rollout import RolloutReader
@@ -74,16 +75,6 @@ _asdict = msgspec.structs.asdict
 # reader's full parse (and its unknown-type policy).
 PARTIAL_TYPES = {name.encode(): name for name in _HANDLERS}
 _FIELDS = Item.__struct_fields__
-# msgspec stops at a nesting depth below orjson's limit with RecursionError.
-_DECODE_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
-
-
-def _is_utf8(line: bytes) -> bool:
-    try:
-        line.decode()
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 _OUTPUTS = frozenset(("function_call_output", "custom_tool_call_output"))
@@ -113,13 +104,11 @@ class RolloutCensus(RolloutReader):
         name = PARTIAL_TYPES.get(payload_type)
         if name is None:
             return None
-        # msgspec does not check the UTF-8 of the strings it skips; orjson
-        # rejects it, and the reader then replaces bad bytes with a warning.
-        if not (line.isascii() or _is_utf8(line)):
+        if not decodable(line):
             return None
         try:
             record = _decode(line)
-        except _DECODE_ERRORS:
+        except DECODE_ERRORS:
             return None  # the reader's parse reports it, or reads what msgspec would not
         item = record.payload
         # A repeated key: what orjson keeps is what counts.
