@@ -4,6 +4,8 @@
 (``../shared/corpus``), skipping the test with a clear reason when that
 folder is absent (a fresh clone has none).  ``run_cli`` runs the real
 ``sessionport`` program in a subprocess, for pipes, exit codes and stderr.
+``wait_for``, ``child_pids`` and ``alive`` watch a running program and its
+workers (signal tests).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -80,3 +83,31 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "redteam" in item.keywords:
             item.add_marker(skip)
+
+
+def wait_for(condition, what: str, timeout: float = 30.0) -> None:
+    """Poll ``condition`` until it holds; fail naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes ``pid`` started (Linux /proc), none when unknown."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(p) for p in handle.read().split()]
+    except OSError:
+        return []
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is running (a zombie is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False

@@ -11,13 +11,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import orjson
 import pytest
 from click.testing import CliRunner
 
-from conftest import FIXTURES, ROOT, run_cli
+from conftest import FIXTURES, ROOT, alive, child_pids, run_cli, wait_for
 from sessionport.cli import cli
 
 PORTABLE = FIXTURES / "portable-jsonl" / "session.jsonl"
@@ -46,31 +45,6 @@ _DEFAULT_SIGNALS = (
 )
 
 
-def _wait_for(condition, what, timeout=30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(p) for p in handle.read().split()]
-    except OSError:
-        return []
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_during_o_leaves_no_part_file(tmp_path, signum):
@@ -81,7 +55,7 @@ def test_a_signal_during_o_leaves_no_part_file(tmp_path, signum):
     lines = PORTABLE.read_bytes().splitlines(keepends=True)
     proc.stdin.write(b"".join(lines[:3]))
     proc.stdin.flush()
-    _wait_for(lambda: any(n.endswith(".part") for n in os.listdir(tmp_path)), "the .part file")
+    wait_for(lambda: any(n.endswith(".part") for n in os.listdir(tmp_path)), "the .part file")
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 128 + signum, err
@@ -105,14 +79,14 @@ def test_sigterm_ends_batch_workers_and_removes_their_scratch_files(tmp_path):
         fd = os.open(fifo, os.O_WRONLY)  # blocks until a worker opens it
         os.write(fd, b"".join(lines[:3]))
         writers.append(fd)
-    _wait_for(lambda: len(_children(proc.pid)) >= 2 and os.listdir(tmp_path / "tmp"), "two workers and their scratch folder")
-    workers = _children(proc.pid)
+    wait_for(lambda: len(child_pids(proc.pid)) >= 2 and os.listdir(tmp_path / "tmp"), "two workers and their scratch folder")
+    workers = child_pids(proc.pid)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     for fd in writers:
         os.close(fd)
     assert proc.returncode == 128 + signal.SIGTERM, err
-    _wait_for(lambda: not any(_alive(w) for w in workers), "the workers to end", timeout=10)
+    wait_for(lambda: not any(alive(w) for w in workers), "the workers to end", timeout=10)
     assert os.listdir(tmp_path / "tmp") == [], "no scratch copies of the transcripts stay"
 
 

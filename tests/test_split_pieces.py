@@ -18,7 +18,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, ROOT, corpus_files, requires_corpus, run_cli
+from conftest import FIXTURES, ROOT, alive, child_pids, corpus_files, requires_corpus, run_cli, wait_for
 from sessionport.formats.codex.usage import TokenTotals
 from sessionport.formats.codex import split
 from sessionport.pipeline import chunks
@@ -187,33 +187,6 @@ def test_a_bad_line_fails_at_its_line_as_in_one_process(tmp_path):
     assert one.returncode == 0 and b"line %d" % (len(lines) - 1) in one.stderr
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as handle:
-            return [int(p) for p in handle.read().split()]
-    except OSError:
-        return []
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().split(") ", 1)[1][0] != "Z"
-    except OSError:
-        return False
-
-
-def _wait_for(condition, what, timeout=30.0):
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads the process tree from /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, generated, tmp_path):
@@ -227,8 +200,8 @@ def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, generate
         [sys.executable, "-m", "sessionport", "convert", str(generated), "--to", "portable-jsonl", "--jobs", "2", "-o", str(target)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env, start_new_session=True,
     )
-    _wait_for(lambda: len(_children(proc.pid)) >= 2 and any(n.endswith(".part") for n in os.listdir(tmp_path)), "the workers and the .part file")
-    workers = _children(proc.pid)
+    wait_for(lambda: len(child_pids(proc.pid)) >= 2 and any(n.endswith(".part") for n in os.listdir(tmp_path)), "the workers and the .part file")
+    workers = child_pids(proc.pid)
     if signum == signal.SIGINT:
         os.killpg(proc.pid, signum)  # Ctrl-C reaches the whole group
     else:
@@ -236,7 +209,7 @@ def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, generate
     _, err = proc.communicate(timeout=30)
     assert proc.returncode in (128 + signum, 130 if signum == signal.SIGINT else -1), err
     assert b"Traceback" not in err
-    _wait_for(lambda: not any(_alive(w) for w in workers), "the workers to end", timeout=10)
+    wait_for(lambda: not any(alive(w) for w in workers), "the workers to end", timeout=10)
     assert sorted(os.listdir(tmp_path)) == ["out.jsonl", "tmp"], "no .part file"
     assert target.read_text() == "previous"
     assert os.listdir(scratch) == [], "the pieces' outputs are removed"
