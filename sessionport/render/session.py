@@ -124,16 +124,14 @@ def message_parts(message: dict) -> tuple[dict | None, str, str]:
     """A message's ``meta`` (None unless a dict), kind (``"text"`` unless
     ``meta.kind`` is a string) and text (``""`` unless a string): what both
     readable exporters read of every message, tolerant of malformed fields."""
+    text = message.get("text")
+    if text.__class__ is not str:
+        text = ""
     meta = message.get("meta")
     if meta.__class__ is not dict:
-        return None, "text", _text_of(message)
+        return None, "text", text
     kind = meta.get("kind", "text")
-    return meta, kind if kind.__class__ is str else "text", _text_of(message)
-
-
-def _text_of(message: dict) -> str:
-    text = message.get("text")
-    return text if text.__class__ is str else ""
+    return meta, kind if kind.__class__ is str else "text", text
 
 
 def turn_label_of(role: Any, kind: str, sidechain: bool) -> str:
