@@ -38,17 +38,19 @@ when unknown), ``summary`` (reasoning: whether it holds text), ``name``,
 
 from __future__ import annotations
 
-from typing import Any, BinaryIO
+import re
+from typing import Any, BinaryIO, Iterator, Union
 
 import msgspec
 
 from sessionport.context import ReadContext
 from sessionport.jsondoc import first_significant_byte
+from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, LineCleaner, iter_line_blocks, refuse_long_line
 from sessionport.summary import SessionSummary, Summarizer, summarize
 from sessionport.typed_decode import DECODE_ERRORS, decodable
 from sessionport.formats.codex.items import _HANDLERS, content_text
 from sessionport.formats.codex.reader import _is_document, read_document
-from sessionport.formats.codex.rollout import RolloutReader
+from sessionport.formats.codex.rollout import _HEAD, MIRROR_EVENTS, RolloutReader
 
 
 class Item(msgspec.Struct):
@@ -70,6 +72,90 @@ class Envelope(msgspec.Struct):
 
 
 _decode = msgspec.json.Decoder(Envelope).decode
+
+_Str = Union[str, None]
+
+
+# The records the byte path decodes whole: every key Codex writes, typed,
+# and no other (a value of another type or another key: the line goes to
+# the reader).  Only strings below the envelope: such a line nests two
+# levels, whatever repeats a key.
+class CallItem(msgspec.Struct, forbid_unknown_fields=True):
+    type: str
+    name: _Str = None
+    arguments: _Str = None
+    call_id: _Str = None
+    id: _Str = None
+    status: _Str = None
+    input: _Str = None
+
+
+class CallRecord(msgspec.Struct, forbid_unknown_fields=True):
+    payload: CallItem
+    timestamp: _Str = None
+    type: _Str = None
+    ordinal: Union[int, None] = None
+
+
+class OutputItem(msgspec.Struct, forbid_unknown_fields=True):
+    type: str
+    call_id: _Str = None
+    # Not decoded: the raw value, which must be the string that runs from
+    # where the layout puts it to the line's end (so no other value of the
+    # key came before it).
+    output: msgspec.Raw = msgspec.Raw()
+
+
+class OutputRecord(msgspec.Struct, forbid_unknown_fields=True):
+    payload: OutputItem
+    timestamp: _Str = None
+    type: _Str = None
+    ordinal: Union[int, None] = None
+
+
+# A reasoning line is decoded without its encrypted content (the last key,
+# most of its bytes), which is read as bytes: only base64 text before the
+# line's closing quote and braces.
+class ReasoningItem(msgspec.Struct, forbid_unknown_fields=True):
+    type: str
+    summary: Any = None
+    content: Any = None
+    id: _Str = None
+
+
+class ReasoningRecord(msgspec.Struct, forbid_unknown_fields=True):
+    payload: ReasoningItem
+    timestamp: _Str = None
+    type: _Str = None
+    ordinal: Union[int, None] = None
+
+
+_decode_call = msgspec.json.Decoder(CallRecord).decode
+_decode_output = msgspec.json.Decoder(OutputRecord).decode
+_decode_reasoning = msgspec.json.Decoder(ReasoningRecord).decode
+_ENCRYPTED = b',"encrypted_content":"'
+# What an output's payload holds before its output, in Codex's layout.
+_OUTPUT_HEAD = re.compile(rb',"call_id":"[^"\\]*","output":(?=")')
+_MIRROR, _TOKENS, _CALL, _OUTPUT, _REASONING = range(5)
+# Lines the byte path takes, by their (envelope type, payload type); an
+# exec_command_end may be the only trace of a call: the reader decides it.
+_PATHS = {
+    **{(b"event_msg", name): _MIRROR for name in MIRROR_EVENTS if name != b"exec_command_end"},
+    (b"event_msg", b"token_count"): _TOKENS,
+    (b"response_item", b"function_call"): _CALL,
+    (b"response_item", b"custom_tool_call"): _CALL,
+    (b"response_item", b"function_call_output"): _OUTPUT,
+    (b"response_item", b"custom_tool_call_output"): _OUTPUT,
+    (b"response_item", b"reasoning"): _REASONING,
+}
+# The reader's _HEAD with both types in one group: the bytes between the
+# envelope type's opening quote and the payload type's closing one, looked
+# up as they are.  A line it matches, _HEAD matches with the same types.
+_TYPES = re.compile(rb'\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"([a-z_]+","payload":\{"type":"[a-z_]+)"')
+_BY_TYPES = {outer + b'","payload":{"type":"' + inner: (path, (outer, inner)) for (outer, inner), path in _PATHS.items()}
+# A line nested deeper than the bound has more brackets than that open and
+# as many closing: a shorter line is never refused for its depth.
+_SHALLOW = 2 * MAX_DEPTH + 2
 _asdict = msgspec.structs.asdict
 # The item types the converter has a handler for; any other goes to the
 # reader's full parse (and its unknown-type policy).
@@ -141,24 +227,181 @@ class RolloutCensus(RolloutReader):
             else:
                 message = None
             if message is not None:
-                self.last_compaction = False
-                self.counted += 1
-                stamp = record.timestamp
-                if stamp.__class__ is str:
-                    if self.high is None:
-                        self.low = self.high = stamp
-                    elif stamp > self.high:
-                        self.high = stamp
-                    elif stamp < self.low:
-                        self.low = stamp
-                seen = self.tally.get(message)
-                if seen is None:
-                    self._introduce(message, stamp)
-                else:
-                    self.tally[message] = seen + 1
+                self._tally(message, record.timestamp)
                 return False
         payload = {field: value for field in _FIELDS if (value := getattr(item, field)) is not None}
         return {"timestamp": record.timestamp, "type": "response_item", "payload": payload}
+
+    def _tally(self, message: tuple, stamp: Any) -> None:
+        """Count one message the reader would have written here."""
+        self.last_compaction = False
+        self.counted += 1
+        if stamp.__class__ is str:
+            if self.high is None:
+                self.low = self.high = stamp
+            elif stamp > self.high:
+                self.high = stamp
+            elif stamp < self.low:
+                self.low = stamp
+        seen = self.tally.get(message)
+        if seen is None:
+            self._introduce(message, stamp)
+        else:
+            self.tally[message] = seen + 1
+
+    # -- the byte path ----------------------------------------------------
+    def _idle(self) -> bool:
+        """Nothing waits in the reader: a line taken here is one the reader
+        would have handled on its own, with nothing to release around it."""
+        return self.session_sent and not (
+            self.queue or self.recent_prompts or self.inherit_from is not None or self.exec_held or self.exec_written
+        )
+
+    def lines(self, stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes, bool]]:
+        """The lines for the reader, as :func:`sessionport.jsonl.iter_lines`
+        numbers, cleans and bounds them, read a block at a time; while the
+        reader is idle, the lines the byte path can decide are counted here
+        and never handed over (see the module's doc)."""
+        cleaner = LineCleaner(ctx)
+        limit = cleaner.limit
+        clean = cleaner.clean
+        head = _TYPES.match
+        by_types = _BY_TYPES.get
+        skipped_fast = self.skipped_fast
+        line_no = 0
+        idle = False
+        for block, pos, end in iter_line_blocks(stream, ctx):
+            if end < 0:  # a line longer than the limit, still without its end
+                line_no += 1
+                refuse_long_line(block, limit, line_no, ctx)
+                continue
+            find = block.find
+            ascii = block.isascii()
+            while pos < end:
+                stop = find(b"\n", pos, end)
+                line_no += 1
+                complete = stop != -1
+                if not complete:
+                    stop = end
+                after = stop + 1
+                if idle and complete and stop - pos <= limit:
+                    match = head(block, pos, stop)
+                    if match is not None:
+                        if block[stop - 1] == 13:  # CRLF
+                            stop -= 1
+                        taken = by_types(match.group(1)) if block[stop - 1] == 125 else None  # ends with its "}": nothing to strip
+                        if taken is not None:
+                            path = taken[0]
+                            if path is _MIRROR:
+                                # Skipped unparsed, as the reader skips it
+                                # (which also holds it to the depth bound).
+                                if stop - pos < _SHALLOW or len(block[pos:stop].translate(None, NOT_OPENERS)) <= MAX_DEPTH:
+                                    skipped_fast[taken[1]] += 1
+                                    pos = after
+                                    continue
+                            elif path is _TOKENS:
+                                line = block[pos:stop]
+                                if len(line.translate(None, NOT_OPENERS)) <= MAX_DEPTH and self._token_count_bytes(line):
+                                    pos = after
+                                    continue
+                            elif path is _OUTPUT:
+                                if self._output_bytes(taken[1][1], block, pos, stop, match.end(), ascii):
+                                    pos = after
+                                    continue
+                            elif path is _REASONING:
+                                if self._reasoning_bytes(block, pos, stop, match.end(), ascii):
+                                    pos = after
+                                    continue
+                            elif self._call_bytes(taken[1][1], block, pos, stop, ascii):
+                                pos = after
+                                continue
+                        stop = after - 1
+                if stop - pos > limit:
+                    cleaner.too_long(block[pos:stop], line_no)
+                    pos = after
+                    continue
+                line = clean(block[pos:stop], line_no)
+                pos = after
+                if line is not None:
+                    yield line_no, line, complete
+                    del line
+                    idle = self._idle()
+                if not complete:
+                    return
+
+    def _call_bytes(self, kind: bytes, block: bytes, pos: int, stop: int, ascii: bool) -> bool:
+        """Count the call of ``block[pos:stop]``; False when the line is not
+        in the layout decided here, for the reader."""
+        line = block[pos:stop]
+        if not ascii and not decodable(line):
+            return False
+        try:
+            record = _decode_call(line)
+        except DECODE_ERRORS:
+            return False
+        item = record.payload
+        # A repeated key: what orjson keeps is what counts.
+        if record.type != "response_item" or item.type != PARTIAL_TYPES[kind]:
+            return False
+        self.decoded += 1
+        items = self.items
+        tool = item.name or "unknown"
+        items.open_call(item.call_id, tool)
+        items.counts["toolCalls"] += 1
+        self._tally(("tool", "tool_use", tool, items.model or None), record.timestamp)
+        return True
+
+    def _output_bytes(self, kind: bytes, block: bytes, pos: int, stop: int, body: int, ascii: bool) -> bool:
+        """Count the output of ``block[pos:stop]`` (``body`` where its
+        payload's type ends), as :meth:`_call_bytes` a call."""
+        found = _OUTPUT_HEAD.match(block, body, stop)
+        if found is None:
+            return False
+        line = block[pos:stop]
+        if not ascii and not decodable(line):
+            return False
+        try:
+            record = _decode_output(line)
+        except DECODE_ERRORS:
+            return False
+        item = record.payload
+        if record.type != "response_item" or item.type != PARTIAL_TYPES[kind] or len(item.output) != stop - 2 - found.end():
+            return False
+        self.decoded += 1
+        items = self.items
+        items.close_call(item.call_id)
+        items.counts["toolResults"] += 1
+        self._tally(_RESULT, record.timestamp)
+        return True
+
+    def _reasoning_bytes(self, block: bytes, pos: int, stop: int, body: int, ascii: bool) -> bool:
+        value = block.find(_ENCRYPTED, body, stop) + len(_ENCRYPTED)
+        close = stop - 3
+        if value < len(_ENCRYPTED) or close < value or not block.startswith(b'"}}', close, stop):
+            return False
+        # Base64 to the line's end: no quote, no escape (so no other key).
+        if block.find(b'"', value, close) != -1 or block.find(b"\\", value, close) != -1:
+            return False
+        if not ascii and not block[value:close].isascii():
+            return False
+        prefix = block[pos : value - len(_ENCRYPTED)] + b"}}"
+        if (not ascii and not decodable(prefix)) or len(prefix.translate(None, NOT_OPENERS)) > MAX_DEPTH:
+            return False
+        try:
+            record = _decode_reasoning(prefix)
+        except DECODE_ERRORS:
+            return False
+        item = record.payload
+        if record.type != "response_item" or item.type != "reasoning":
+            return False
+        self.decoded += 1
+        if not content_text(item.summary) and not content_text(item.content):
+            self.counted += 1
+            return True  # no text: no message
+        items = self.items
+        items.counts["thinking"] += 1
+        self._tally(("assistant", "thinking", None, items.model or None), record.timestamp)
+        return True
 
     def _introduce(self, message: tuple, stamp: Any) -> None:
         session = self.out.current
