@@ -113,14 +113,12 @@ class OutputRecord(msgspec.Struct, forbid_unknown_fields=True):
     ordinal: Union[int, None] = None
 
 
-# A reasoning line is decoded without its encrypted content (the last key,
-# most of its bytes), which is read as bytes: only base64 text before the
-# line's closing quote and braces.
 class ReasoningItem(msgspec.Struct, forbid_unknown_fields=True):
     type: str
     summary: Any = None
     content: Any = None
     id: _Str = None
+    encrypted_content: _Str = None
 
 
 class ReasoningRecord(msgspec.Struct, forbid_unknown_fields=True):
@@ -133,7 +131,6 @@ class ReasoningRecord(msgspec.Struct, forbid_unknown_fields=True):
 _decode_call = msgspec.json.Decoder(CallRecord).decode
 _decode_output = msgspec.json.Decoder(OutputRecord).decode
 _decode_reasoning = msgspec.json.Decoder(ReasoningRecord).decode
-_ENCRYPTED = b',"encrypted_content":"'
 # What an output's payload holds before its output, in Codex's layout.
 _OUTPUT_HEAD = re.compile(rb',"call_id":"[^"\\]*","output":(?=")')
 _MIRROR, _TOKENS, _CALL, _OUTPUT, _REASONING = range(5)
@@ -176,6 +173,7 @@ class RolloutCensus(RolloutReader):
         super().__init__(ctx)
         self.decoded = 0  # lines taken by the typed decode (tests read it)
         self.counted = 0  # of these, the ones counted here, never handed back
+        self.from_bytes = 0  # of these, the ones the byte path took (see lines())
         self.out = Summarizer()
         # Messages counted here: (role, kind, tool, model) -> how many beyond
         # the first, which went through SessionSummary.count when it was
@@ -309,7 +307,7 @@ class RolloutCensus(RolloutReader):
                                     pos = after
                                     continue
                             elif path is _REASONING:
-                                if self._reasoning_bytes(block, pos, stop, match.end(), ascii):
+                                if self._reasoning_bytes(block, pos, stop, ascii):
                                     pos = after
                                     continue
                             elif self._call_bytes(taken[1][1], block, pos, stop, ascii):
@@ -344,6 +342,7 @@ class RolloutCensus(RolloutReader):
         if record.type != "response_item" or item.type != PARTIAL_TYPES[kind]:
             return False
         self.decoded += 1
+        self.from_bytes += 1
         items = self.items
         tool = item.name or "unknown"
         items.open_call(item.call_id, tool)
@@ -368,34 +367,34 @@ class RolloutCensus(RolloutReader):
         if record.type != "response_item" or item.type != PARTIAL_TYPES[kind] or len(item.output) != stop - 2 - found.end():
             return False
         self.decoded += 1
+        self.from_bytes += 1
         items = self.items
         items.close_call(item.call_id)
         items.counts["toolResults"] += 1
         self._tally(_RESULT, record.timestamp)
         return True
 
-    def _reasoning_bytes(self, block: bytes, pos: int, stop: int, body: int, ascii: bool) -> bool:
-        value = block.find(_ENCRYPTED, body, stop) + len(_ENCRYPTED)
-        close = stop - 3
-        if value < len(_ENCRYPTED) or close < value or not block.startswith(b'"}}', close, stop):
-            return False
-        # Base64 to the line's end: no quote, no escape (so no other key).
-        if block.find(b'"', value, close) != -1 or block.find(b"\\", value, close) != -1:
-            return False
-        if not ascii and not block[value:close].isascii():
-            return False
-        prefix = block[pos : value - len(_ENCRYPTED)] + b"}}"
-        if (not ascii and not decodable(prefix)) or len(prefix.translate(None, NOT_OPENERS)) > MAX_DEPTH:
+    def _reasoning_bytes(self, block: bytes, pos: int, stop: int, ascii: bool) -> bool:
+        """Count the reasoning item of ``block[pos:stop]``, as
+        :meth:`_call_bytes` a call."""
+        line = block[pos:stop]
+        if not ascii and not decodable(line):
             return False
         try:
-            record = _decode_reasoning(prefix)
+            record = _decode_reasoning(line)
         except DECODE_ERRORS:
             return False
         item = record.payload
         if record.type != "response_item" or item.type != "reasoning":
             return False
+        summary, content = item.summary, item.content
+        # Summary and content are the only values that may nest: held to
+        # the depth bound as the reader's line is.
+        if _nests_deeper(summary) or _nests_deeper(content):
+            return False
         self.decoded += 1
-        if not content_text(item.summary) and not content_text(item.content):
+        self.from_bytes += 1
+        if not content_text(summary) and not content_text(content):
             self.counted += 1
             return True  # no text: no message
         items = self.items
@@ -439,6 +438,36 @@ class RolloutCensus(RolloutReader):
             take(event)
         self._close_tally()
         return self.out.sessions
+
+
+def _nests_deeper(value: Any) -> bool:
+    """Whether a payload's value takes its line deeper than MAX_DEPTH (the
+    envelope and the payload are two levels).  The usual shapes, a list of
+    flat parts or no value, are told at once."""
+    if value.__class__ is list:
+        for part in value:
+            if part.__class__ is dict:
+                for inner in part.values():
+                    if inner.__class__ is list or inner.__class__ is dict:
+                        return _deeper_than(value, MAX_DEPTH - 2)
+            elif part.__class__ is list:
+                return _deeper_than(value, MAX_DEPTH - 2)
+        return False
+    return value.__class__ is dict and _deeper_than(value, MAX_DEPTH - 2)
+
+
+def _deeper_than(value: Any, levels: int) -> bool:
+    """Whether lists and objects nest more than ``levels`` deep in
+    ``value`` (itself one level), walked without recursion."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > levels:
+            return True
+        for child in node.values() if node.__class__ is dict else node:
+            if child.__class__ is dict or child.__class__ is list:
+                stack.append((child, depth + 1))
+    return False
 
 
 def census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
