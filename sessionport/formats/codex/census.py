@@ -22,6 +22,31 @@ calls waiting for an output through ``ItemConverter.open_call`` and
 item type, or a common one while something waits, takes the reader's
 handling.
 
+Most lines never reach the reader at all: the census reads the file in
+blocks (``jsonl.iter_line_blocks``, lines split with ``bytes.find``, the
+line-length bound and line numbers kept) and, while nothing waits, takes
+these from their bytes, the envelope and payload types matched at the
+line's start as the reader matches them (``_HEAD``):
+
+- mirror events: counted as skipped, unparsed, as the reader skips them;
+- token counts: their totals read from the bytes by the reader's own
+  ``_token_count_bytes``;
+- calls, outputs and reasoning items: decoded whole into typed records
+  that declare every key Codex writes (``forbid_unknown_fields``), so a
+  value of another type or another key sends the line to the reader, and
+  the decode checks the JSON as the reader's parse would (what msgspec
+  does not check, UTF-8 of a block that is not ASCII, is tested apart).
+
+Each such line is held to the depth bound as ``iter_lines`` holds the
+reader's lines: an unparsed line is counted for its brackets; a call's or
+an output's keys hold only strings (an output's raw value must be the
+string that runs to the line's end, so no earlier value of the key hides
+a nesting), and the nesting of a reasoning item's summary and content is
+measured.  So ``inspect`` refuses exactly the lines ``convert`` refuses.
+A line in any other shape (another key order, spaces, CRLF aside, a line
+torn or cut) goes to the cleaner and the reader, as ``iter_lines`` would
+hand it over.
+
 Every other line (another record type, a new item type, a line msgspec
 rejects or that is not valid UTF-8, anything before the session starts)
 is parsed by the reader in full, so a change to the reader's handling
