@@ -274,9 +274,13 @@ def iter_line_blocks(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[bytes
                 carry.append(data)
                 carried += len(data)
                 if carried > limit:
-                    head = carry[0] if len(carry[0]) >= first_piece else b"".join(carry)
+                    head = bytearray()
+                    for piece in carry:  # the line's first piece, as iter_lines reads it
+                        head += piece[: first_piece - len(head)]
+                        if len(head) >= first_piece:
+                            break
                     carry, carried = [], 0
-                    yield head[:first_piece], 0, -1
+                    yield bytes(head), 0, -1
                     del head
                     while not cut:  # --skip-bad: read through to the next line
                         data = read(BLOCK)

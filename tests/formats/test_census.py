@@ -511,14 +511,22 @@ def test_the_byte_path_variants_change_what_is_counted(tmp_path):
             assert got != base, name
 
 
+def _b_nul_runs(lines):
+    # A run of NUL bytes mid-file (a line longer than a block), and a NUL
+    # tail without a newline.
+    return _idle_insert(lines, [b"\x00" * (3 << 19) + b"\n"]) + [b"\x00" * (3 << 19)]
+
+
 @pytest.mark.parametrize("limit", ["1k", "300k", "1M"])
-def test_census_equals_full_read_with_a_line_size_limit(tmp_path, limit):
+@pytest.mark.parametrize("change", [_b_long_lines, _b_nul_runs], ids=["long-lines", "nul-runs"])
+def test_census_equals_full_read_with_a_line_size_limit(tmp_path, limit, change):
     # Lines over the limit in a block and carried over blocks, refused the
     # same way (an error, or skipped and counted with --skip-bad).
-    path = variant(tmp_path, "long-lines", _b_long_lines(envelope_lines()))
+    path = variant(tmp_path, "long", change(envelope_lines()))
     for kwargs in ({}, {"skip_bad": True}):
         got = assert_same(path, {**kwargs, "options": {"max_line_size": limit}})
         assert "error" in got if not kwargs else got["bad"][0] > 0
+    assert_same(path, {})
 
 
 def test_the_byte_path_takes_the_lines_it_knows(tmp_path, monkeypatch):
