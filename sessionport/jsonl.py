@@ -114,6 +114,19 @@ def max_line_size(ctx: ReadContext) -> int:
         raise UsageError(f"--max-line-size / {MAX_LINE_ENV}: {exc}") from None
 
 
+def refuse_long_line(first: bytes, limit: int, line_no: int, ctx: ReadContext) -> None:
+    """Report a line longer than ``limit`` as a bad record (raises unless
+    --skip-bad); ``first`` is its first piece, at most ``_PIECE`` bytes."""
+    all_nul = not first.strip(_NUL_WHITESPACE)
+    cause = "; it starts with NUL bytes only, as a compression bomb or a device like /dev/zero gives" if all_nul else ""
+    ctx.bad_record(
+        f"this line is longer than the limit of {human_bytes(limit)}{cause}",
+        line=line_no,
+        hint=f"no real transcript line is this long; raise the limit with --max-line-size (or {MAX_LINE_ENV}) "
+        "if the file is genuine, or skip the line with --skip-bad",
+    )
+
+
 def _long_line(first: bytes, readline, limit: int, line_no: int, ctx: ReadContext) -> bytes | None:
     """The rest of a line longer than one read piece, joined, or None when
     it is longer than ``limit`` (then consumed piece by piece, never held,
@@ -124,16 +137,9 @@ def _long_line(first: bytes, readline, limit: int, line_no: int, ctx: ReadContex
     while True:
         if size - (piece[-1:] == b"\n") > limit:  # the line end does not count
             del parts
-            all_nul = not first.strip(_NUL_WHITESPACE)
-            cause = "; it starts with NUL bytes only, as a compression bomb or a device like /dev/zero gives" if all_nul else ""
             # Raises unless --skip-bad: then the rest of the line is read
             # through, piece by piece, to the next record.
-            ctx.bad_record(
-                f"this line is longer than the limit of {human_bytes(limit)}{cause}",
-                line=line_no,
-                hint=f"no real transcript line is this long; raise the limit with --max-line-size (or {MAX_LINE_ENV}) "
-                "if the file is genuine, or skip the line with --skip-bad",
-            )
+            refuse_long_line(first, limit, line_no, ctx)
             while piece[-1:] != b"\n":
                 piece = readline(_PIECE)
                 if not piece:
@@ -198,11 +204,7 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
             # One pass in C counts the opening brackets; only a line with
             # more than the bound (rare) is parsed here to know its depth.
             if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
-                ctx.bad_record(
-                    f"JSON nested deeper than {MAX_DEPTH} levels on this line",
-                    line=line_no,
-                    hint="no transcript nests this deep; the file is damaged or not a transcript (--skip-bad skips the line)",
-                )
+                refuse_deep_line(line_no, ctx)
                 continue
             if len(line) < piece:
                 yield line_no, line, complete
@@ -219,6 +221,132 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
 
 _NUL_WHITESPACE = b"\x00" + _WHITESPACE
 _NOT_OPENERS = bytes(b for b in range(256) if b not in b"[{")
+# ``len(line.translate(None, NOT_OPENERS))``: how many brackets open on a
+# line, strings included (more than MAX_DEPTH, and only then, is the line
+# walked by too_deep).
+NOT_OPENERS = _NOT_OPENERS
+
+# What :func:`iter_line_blocks` reads at a time: below the allocator's mmap
+# threshold (see _keep_big_lines_off_the_heap), so blocks reuse heap memory
+# instead of faulting in fresh pages each time.
+BLOCK = 1 << 19
+
+
+def iter_line_blocks(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[bytes, int, int]]:
+    """The input as ``(block, start, end)``: ``block[start:end]`` holds
+    whole lines, each ending in a newline; the input's last line, when it
+    has no newline, comes last (``end`` the length of its block).  A line
+    still without its end when more than the limit of it is held comes as
+    ``(its first piece, 0, -1)``: the reader refuses it with
+    :func:`refuse_long_line` (as :func:`iter_lines` would), and the rest of
+    it is read through, never held, when the reader goes on.
+
+    For a reader that splits lines itself with ``bytes.find``, a block at a
+    time, instead of a ``readline`` per line; the reader counts the lines,
+    refuses those of a block longer than the limit, and cleans the others
+    with a :class:`LineCleaner` (or reads their bytes as they are).
+    """
+    if not _allocator_tuned:
+        _keep_big_lines_off_the_heap()
+    limit = max_line_size(ctx)
+    first_piece = min(_PIECE, limit + 1)
+    read = stream.read
+    carry: list[bytes] = []  # the start of a line without its end yet
+    carried = 0
+    while True:
+        data = read(BLOCK)
+        if not data:
+            if carried:
+                yield b"".join(carry), 0, carried
+            return
+        start = 0
+        if carry:
+            cut = data.find(b"\n") + 1
+            if cut:
+                # The carried line, joined with its end alone.
+                carry.append(data[:cut])
+                line = b"".join(carry)
+                carry, carried = [], 0
+                yield line, 0, len(line)
+                del line
+                start = cut
+            else:
+                carry.append(data)
+                carried += len(data)
+                if carried > limit:
+                    head = bytearray()
+                    for piece in carry:  # the line's first piece, as iter_lines reads it
+                        head += piece[: first_piece - len(head)]
+                        if len(head) >= first_piece:
+                            break
+                    carry, carried = [], 0
+                    yield bytes(head), 0, -1
+                    del head
+                    while not cut:  # --skip-bad: read through to the next line
+                        data = read(BLOCK)
+                        if not data:
+                            return
+                        cut = data.find(b"\n") + 1
+                    start = cut
+                else:
+                    continue
+        end = data.rfind(b"\n", start) + 1
+        if end:
+            yield data, start, end
+        else:
+            end = start
+        if end < len(data):
+            carry, carried = [data[end:]], len(data) - end
+        del data
+
+
+class LineCleaner:
+    """What :func:`iter_lines` does to each line it reads, for a reader of
+    :func:`iter_line_blocks`: the BOM of the first line, whitespace, NUL
+    padding (one warning), the length and depth bounds.  The same warnings
+    and bad records, at the same lines."""
+
+    __slots__ = ("ctx", "limit", "first", "nul_warned")
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.limit = max_line_size(ctx)
+        self.first = True
+        self.nul_warned = False
+
+    def too_long(self, raw: bytes, line_no: int) -> None:
+        """Refuse a line of a block longer than the limit (raises unless
+        --skip-bad); ``raw`` the line, without its newline."""
+        refuse_long_line(raw[: min(_PIECE, self.limit + 1)], self.limit, line_no, self.ctx)
+
+    def clean(self, raw: bytes, line_no: int) -> bytes | None:
+        """The line to parse, or None for a blank or refused one; ``raw``
+        the line without its newline, no longer than the limit."""
+        if self.first:
+            self.first = False
+            if raw.startswith(BOM):
+                raw = raw[3:]
+        line = raw.strip(_WHITESPACE)
+        if line[:1] == b"\x00" or line[-1:] == b"\x00":
+            if not self.nul_warned:
+                self.nul_warned = True
+                line = _drop_nul(line, line_no, self.ctx)
+            else:
+                line = line.strip(_NUL_WHITESPACE)
+        if not line:
+            return None
+        if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
+            refuse_deep_line(line_no, self.ctx)
+            return None
+        return line
+
+
+def refuse_deep_line(line_no: int, ctx: ReadContext) -> None:
+    ctx.bad_record(
+        f"JSON nested deeper than {MAX_DEPTH} levels on this line",
+        line=line_no,
+        hint="no transcript nests this deep; the file is damaged or not a transcript (--skip-bad skips the line)",
+    )
 
 
 def too_deep(line: bytes, limit: int | None = None) -> bool:

@@ -330,6 +330,218 @@ def test_known_difference_deep_call_arguments(tmp_path):
     assert_same(variant(tmp_path, "deep-arguments", lines[: i + 1] + [deep] + lines[i + 1 :]), {})
 
 
+# -- the byte path: lines counted from their bytes while the reader is idle
+# (calls, outputs, reasoning, token counts, mirror events), each variant a
+# set of such lines in layouts and with values the byte path must not take
+# for what they are not.
+
+_AT = b'{"timestamp":"2025-11-20T10:00:06.%03dZ","type":"%s","payload":'
+
+
+def _at(n: int, kind: bytes = b"response_item") -> bytes:
+    return _AT % (n, kind)
+
+
+def _idle_insert(lines, new):
+    # Right after the first output: nothing waits in the reader there.
+    i = _index(lines, b'"type":"function_call_output"')
+    return lines[: i + 1] + new + lines[i + 1 :]
+
+
+def _b_field_orders(lines):
+    return _idle_insert(lines, [
+        _at(101) + b'{"type":"function_call_output","output":"ok","call_id":"call_tests"}}\n',
+        _at(102) + b'{"call_id":"call_x","type":"function_call","name":"grep","arguments":"{}"}}\n',
+        _at(103) + b'{"type":"function_call","call_id":"call_y","arguments":"{}","name":"find"}}\n',
+        _at(104) + b'{"type":"reasoning","encrypted_content":"gAAA","summary":[{"type":"summary_text","text":"t"}],"content":null}}\n',
+        b'{"type":"response_item","timestamp":"2025-11-20T10:00:06.105Z","payload":{"type":"function_call","name":"ls","arguments":"{}","call_id":"call_z"}}\n',
+        b'{"timestamp":"2025-11-20T10:00:06.106Z","payload":{"type":"function_call","name":"ls","arguments":"{}","call_id":"call_w"},"type":"response_item"}\n',
+        b'{"timestamp":"2025-11-20T10:00:06.107Z","ordinal":7,"type":"response_item","payload":{"type":"function_call","name":"cat","arguments":"{}","call_id":"call_o"}}\n',
+        _at(108) + b'{"type":"function_call_output","call_id":"call_y","output":"a","status":"done"}}\n',
+        _at(109) + b'{"type":"function_call","name":"ls","arguments":{"path":"."},"call_id":"call_v"}}\n',
+        _at(110) + b'{"type":"function_call","name":"ls","arguments":"{}","call_id":"call_u","name":"rm"}}\n',
+        _at(111, b"event_msg") + b'{"text":"x","type":"agent_reasoning"}}\n',
+        _at(112, b"event_msg") + b'{"info":{"total_token_usage":{"total_tokens":6000}},"type":"token_count"}}\n',
+    ])
+
+
+def _b_escaped_quotes(lines):
+    return _idle_insert(lines, [
+        _at(201) + b'{"type":"function_call_output","call_id":"call_q","output":"say \\"hi\\"}}"}}\n',
+        _at(202) + b'{"type":"function_call_output","call_id":"call_b","output":"C:\\\\"}}\n',
+        _at(203) + b'{"type":"function_call","name":"sh","arguments":"{\\"cmd\\":\\"echo \\\\\\"x\\\\\\"\\"}","call_id":"call_e"}}\n',
+        _at(204) + b'{"type":"reasoning","summary":[{"type":"summary_text","text":"a \\"quoted\\" plan"}],"content":null,"encrypted_content":"gAAA=="}}\n',
+        _at(205) + b'{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gA\\"AA"}}\n',
+        _at(206) + b'{"type":"function_call_output","call_id":"call_s","output":"x\\",\\"output\\":\\"y"}}\n',
+        _at(207) + b'{"type":"function_call","name":"sh\\"ell","arguments":"{}","call_id":"call_\\"q"}}\n',
+        _at(208) + b'{"type":"function_call_output","call_id":"call_u","output":"\\u00e9t\\u00e9 \\ud83d\\ude00"}}\n',
+    ])
+
+
+def _b_types_inside_strings(lines):
+    fake = b'{\\"timestamp\\":\\"x\\",\\"type\\":\\"event_msg\\",\\"payload\\":{\\"type\\":\\"token_count\\",\\"info\\":{\\"total_token_usage\\":{\\"total_tokens\\":999999}}}}'
+    return _idle_insert(lines, [
+        _at(301) + b'{"type":"function_call_output","call_id":"call_t","output":"' + fake + b'"}}\n',
+        _at(302) + b'{"type":"function_call","name":"echo","arguments":"' + fake + b'","call_id":"call_t2"}}\n',
+        _at(303, b"event_msg") + b'{"type":"agent_message","message":"' + fake + b'"}}\n',
+        _at(304) + b'{"type":"reasoning","summary":[{"type":"summary_text","text":"' + fake + b'"}],"content":null,"encrypted_content":"gAAA"}}\n',
+        _at(305, b"event_msg") + b'{"type":"token_count","info":{"total_token_usage":{"total_tokens":6100},"note":"\\"total_tokens\\":1"},"rate_limits":null}}\n',
+    ])
+
+
+def _b_repeated_keys(lines):
+    # What orjson keeps of a repeated key (the last) is what counts.
+    return _idle_insert(lines, [
+        _at(801) + b'{"type":"function_call","name":"ls","arguments":"{}","call_id":"call_r1","type":"function_call_output"}}\n',
+        _at(802) + b'{"type":"function_call_output","call_id":"call_cfg","output":"x","type":"reasoning","summary":[{"type":"summary_text","text":"t"}]}}\n',
+        _at(803) + b'{"type":"function_call","name":"ls","arguments":"{}","call_id":"call_r2"},"type":"event_msg"}\n',
+        _at(804) + b'{"type":"reasoning","summary":[{"type":"summary_text","text":"t"}],"content":null,"encrypted_content":"gAAA","summary":[]}}\n',
+        _at(805) + b'{"type":"function_call_output","call_id":"call_r3","output":"x","call_id":"call_cfg"}}\n',
+        _at(806) + b'{"type":"function_call_output","call_id":"call_r4","output":"x"},"timestamp":"2030-01-01T00:00:00.000Z"}\n',
+        _at(807) + b'{"type":"reasoning","summary":[{"type":"summary_text","text":"t"}],"content":null,"encrypted_content":"gAAA","type":"function_call"}}\n',
+    ])
+
+
+def _b_unknown_types(lines):
+    return _idle_insert(lines, [
+        _at(401) + b'{"type":"function_call_output_v2","call_id":"call_cfg","output":"x"}}\n',
+        _at(402, b"event_msg") + b'{"type":"agent_reasoning_v9","text":"x"}}\n',
+        _at(403, b"event_msg_v2") + b'{"type":"agent_reasoning","text":"x"}}\n',
+        _at(404) + b'{"type":"reasoning","summary":[{"type":"summary_future","text":"t"}],"content":[{"type":"reasoning_text","text":"r"}],"encrypted_content":"gAAA"}}\n',
+        _at(405) + b'{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gAAA","metadata":{"turn_id":"t1"}}}\n',
+        _at(406) + b'{"type":"function_call_output","call_id":"call_n","output":{"Ok":"x"}}}\n',
+        _at(407) + b'{"type":"function_call_output","call_id":"call_n","output":null}}\n',
+        _at(408) + b'{"type":"custom_tool_call","status":"completed","call_id":"call_c","name":"apply_patch","input":"*** Begin Patch"}}\n',
+        _at(409) + b'{"type":"custom_tool_call_output","call_id":"call_c","output":"done"}}\n',
+    ])
+
+
+def _b_torn_output_at_eof(lines):
+    i = _index(lines, b'"call_id":"call_tests","output"')
+    return lines[:i] + [lines[i][: len(lines[i]) - 40]]
+
+
+def _b_torn_reasoning_at_eof(lines):
+    i = _index(lines, b'"type":"reasoning"')
+    return lines[:i] + [lines[i].rstrip(b"\n")[:-2]]
+
+
+def _b_complete_last_line_without_newline(lines):
+    return lines[:-1] + [lines[-1].rstrip(b"\n")]
+
+
+def _b_mixed_line_ends(lines):
+    return [line.replace(b"\n", b"\r\n") if i % 2 else line.replace(b"}\n", b"} \t\n") if i % 3 == 0 else line for i, line in enumerate(lines)]
+
+
+def _b_control_bytes(lines):
+    return _idle_insert(lines, [
+        _at(501) + b'{"type":"function_call_output","call_id":"call_tab","output":"a\tb"}}\n',
+        _at(502) + b'{"type":"reasoning","summary":[],"content":null,"encrypted_content":"gA\x01AA"}}\n',
+        _at(503, b"event_msg") + b'{"type":"agent_reasoning","text":"nul \x00 inside"}}\n',
+        _at(504) + b'{"type":"function_call","name":"ls","arguments":"{}","call_id":"call_\xff"}}\n',
+        _at(505) + b'{"type":"reasoning","summary":[{"type":"summary_text","text":"\xe9t\xe9"}],"content":null,"encrypted_content":"gAAA"}}\n',
+    ])
+
+
+def _b_deep(where: bytes):
+    deep = b"[" * 200 + b"]" * 200
+
+    def change(lines):
+        line = {
+            b"mirror": _at(601, b"event_msg") + b'{"type":"agent_reasoning","text":"x","extra":' + deep + b"}}\n",
+            b"token": _at(602, b"event_msg") + b'{"type":"token_count","info":{"total_token_usage":{"total_tokens":6000},"x":' + deep + b"}}}\n",
+            b"output": _at(603) + b'{"type":"function_call_output","call_id":"call_d","output":' + deep + b',"output":"ok"}}\n',
+            b"later-output": _at(607) + b'{"type":"function_call_output","call_id":"call_d","output":"ok","output":' + deep + b"}}\n",
+            b"summary": _at(604) + b'{"type":"reasoning","summary":[{"type":"summary_text","text":"t","x":' + deep + b'}],"content":null,"encrypted_content":"gAAA"}}\n',
+            b"content": _at(605) + b'{"type":"reasoning","summary":[],"content":' + b"{\"a\":" * 130 + b"1" + b"}" * 130 + b',"encrypted_content":"gAAA"}}\n',
+            b"shallow": _at(606) + b'{"type":"reasoning","summary":[{"type":"summary_text","text":"t","x":' + b"[" * 120 + b"]" * 120 + b'}],"content":null,"encrypted_content":"gAAA"}}\n',
+        }[where]
+        return _idle_insert(lines, [line])
+
+    return change
+
+
+def _b_long_lines(lines):
+    # Lines longer than a block, so that one is carried from block to block.
+    big = b"x" * (1 << 20) + b"\\n" * 1000
+    return _idle_insert(lines, [
+        _at(701) + b'{"type":"function_call_output","call_id":"call_tests","output":"' + big + b'"}}\n',
+        _at(702) + b'{"type":"reasoning","summary":[],"content":null,"encrypted_content":"' + b"gAAA" * 400000 + b'"}}\n',
+        _at(703, b"event_msg") + b'{"type":"agent_message","message":"' + big + b'"}}\n',
+    ])
+
+
+BYTE_PATH_VARIANTS = {
+    "field-orders": _b_field_orders,
+    "escaped-quotes": _b_escaped_quotes,
+    "types-inside-strings": _b_types_inside_strings,
+    "unknown-types": _b_unknown_types,
+    "torn-output-at-eof": _b_torn_output_at_eof,
+    "torn-reasoning-at-eof": _b_torn_reasoning_at_eof,
+    "last-line-without-newline": _b_complete_last_line_without_newline,
+    "mixed-line-ends": _b_mixed_line_ends,
+    "control-bytes": _b_control_bytes,
+    "deep-mirror": _b_deep(b"mirror"),
+    "deep-token-count": _b_deep(b"token"),
+    "deep-repeated-output": _b_deep(b"output"),
+    "deep-later-output": _b_deep(b"later-output"),
+    "repeated-keys": _b_repeated_keys,
+    "deep-summary": _b_deep(b"summary"),
+    "deep-content": _b_deep(b"content"),
+    "nested-below-the-bound": _b_deep(b"shallow"),
+    "long-lines": _b_long_lines,
+}
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=list(OPTION_SETS))
+@pytest.mark.parametrize("name", BYTE_PATH_VARIANTS)
+def test_census_equals_full_read_on_byte_path_variants(tmp_path, name, options):
+    path = variant(tmp_path, name, BYTE_PATH_VARIANTS[name](envelope_lines()))
+    assert_same(path, OPTION_SETS[options])
+
+
+def test_the_byte_path_variants_change_what_is_counted(tmp_path):
+    base = outcome(full, ENVELOPE, {"skip_bad": True})
+    for name, change in BYTE_PATH_VARIANTS.items():
+        got = outcome(full, variant(tmp_path, name, change(envelope_lines())), {"skip_bad": True})
+        if name == "mixed-line-ends":
+            assert got == base, name  # the same records in another layout
+        else:  # (a last line without its newline is parsed, not skipped unparsed)
+            assert got != base, name
+
+
+def _b_nul_runs(lines):
+    # A run of NUL bytes mid-file (a line longer than a block), and a NUL
+    # tail without a newline.
+    return _idle_insert(lines, [b"\x00" * (3 << 19) + b"\n"]) + [b"\x00" * (3 << 19)]
+
+
+@pytest.mark.parametrize("limit", ["1k", "300k", "1M"])
+@pytest.mark.parametrize("change", [_b_long_lines, _b_nul_runs], ids=["long-lines", "nul-runs"])
+def test_census_equals_full_read_with_a_line_size_limit(tmp_path, limit, change):
+    # Lines over the limit in a block and carried over blocks, refused the
+    # same way (an error, or skipped and counted with --skip-bad).
+    path = variant(tmp_path, "long", change(envelope_lines()))
+    for kwargs in ({}, {"skip_bad": True}):
+        got = assert_same(path, {**kwargs, "options": {"max_line_size": limit}})
+        assert "error" in got if not kwargs else got["bad"][0] > 0
+    assert_same(path, {})
+
+
+def test_the_byte_path_takes_the_lines_it_knows(tmp_path, monkeypatch):
+    runs = counting_census(monkeypatch)
+    path = variant(tmp_path, "escaped-quotes", _b_escaped_quotes(envelope_lines()))
+    assert_same(path, {})
+    # The outputs, calls and reasoning items in Codex's layout, escaped
+    # quotes and all (not the ones after a prompt, which the reader takes).
+    assert runs[0].from_bytes >= 8
+    # CRLF line ends too.
+    assert_same(variant(tmp_path, "crlf", _crlf(envelope_lines())), {})
+    assert_same(ENVELOPE, {})
+    assert runs[1].from_bytes == runs[2].from_bytes > 0
+
+
 VARIANTS = {
     "invalid-utf8": _invalid_utf8,
     "repeated-type-key": _repeated_type_key,
