@@ -31,6 +31,8 @@ from sessionport.formats.codex.items import PENDING_LIMIT, ItemConverter, image_
 from sessionport.model import human_size
 from sessionport.formats.codex.meta import find_cwd, is_header, meta_metadata, seconds
 from sessionport.formats.codex.usage import TokenTotals
+from sessionport.formats.codex.items import _HANDLERS
+from sessionport.formats.codex.typed import CONVERTERS, TYPED_KINDS, CustomToolCallOutput, FunctionCallOutput, Message, decode_item
 
 LOOKAHEAD = 6
 PRELUDE_LIMIT = 16
@@ -146,6 +148,9 @@ class RolloutReader:
         recent = self.recent_prompts
         loads = orjson.loads
         partial_item = self.partial_item
+        # The typed decode of the commonest items (see typed.py); a subclass
+        # with its own partial parse, and --keep-images, read every item in full.
+        typed = partial_item is None and self.items.handlers is _HANDLERS
         for line_no, line, complete in self.lines(stream, ctx):
             self.line_no = line_no
             match = head_match(line) if complete else None
@@ -183,10 +188,35 @@ class RolloutReader:
                             yield from self._drain()
                         continue
             record = None
-            if partial_item is not None and match is not None and key[0] == b"response_item" and self.session_sent:
-                record = partial_item(line, key[1])
-                if record is False:
-                    continue
+            if match is not None and key[0] == b"response_item" and self.session_sent:
+                if typed and key[1] in TYPED_KINDS:
+                    envelope = decode_item(line)
+                    if envelope is not None:
+                        del line
+                        events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
+                        if events:
+                            if not queue and not recent and self.inherit_from is None:
+                                yield from events
+                                continue
+                            if self.inherit_from is not None:
+                                for event in events:
+                                    event.setdefault("meta", {})["inherited"] = True
+                            queue.extend(events)
+                        while queue:
+                            head = queue[0]
+                            if head.__class__ is list:
+                                break
+                            queue.popleft()
+                            if self.skip_inherited and "inherited" in head.get("meta", ()):
+                                continue
+                            yield head
+                        if queue or recent:
+                            yield from self._drain()
+                        continue
+                elif partial_item is not None:
+                    record = partial_item(line, key[1])
+                    if record is False:
+                        continue
             if record is None:
                 # orjson first: parse_line (its error reporting) only for a line that fails
                 try:
@@ -446,6 +476,30 @@ class RolloutReader:
             if item.get("phase") == "input" and not looks_injected(events[0]["text"]):
                 return self._input_item(events[0])
             self._user_item(line_no, events[0])
+            return None
+        if events:
+            self.last_compaction = False
+        return events
+
+    def _typed_item(self, line_no: int, item: Any, ts: str) -> list[dict] | None:
+        """:meth:`_item_events` of a typed item (see typed.py): the same
+        steps, for the item types read that way."""
+        cls = item.__class__
+        try:
+            if cls is FunctionCallOutput or cls is CustomToolCallOutput:
+                if (self.exec_held or self.exec_written) and self._output_item(item.call_id):
+                    self.skipped[f"response_item/{cls.__struct_config__.tag} (after exec_command_end)"] += 1
+                    return None
+            elif self.exec_held:
+                self._flush_exec()
+            events = CONVERTERS[cls](self.items, item, ts)
+            if cls is Message and events and events[0]["role"] == "user":
+                if item.phase == "input" and not looks_injected(events[0]["text"]):
+                    return self._input_item(events[0])
+                self._user_item(line_no, events[0])
+                return None
+        except (TypeError, AttributeError, ValueError, KeyError) as exc:
+            self._malformed(line_no, "response_item", {"type": cls.__struct_config__.tag}, exc)
             return None
         if events:
             self.last_compaction = False

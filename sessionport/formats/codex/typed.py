@@ -1,0 +1,276 @@
+"""The commonest ``response_item`` lines, decoded once into typed records.
+
+Most of a rollout's bytes are the payloads of six item types (reasoning with
+its ``encrypted_content``, function calls and their outputs, custom tool
+calls and their outputs, messages).  :func:`decode_item` reads such a line
+with msgspec into a record that declares every field those items carry,
+each with the only types the reader takes without a second look (strings,
+``null``, lists of text parts), and :func:`item_events` turns it into the
+same events :class:`~sessionport.formats.codex.items.ItemConverter` makes
+of the parsed dict.
+
+A line is taken here only when reading it this way cannot differ from
+orjson's parse: unknown fields are refused (so nothing is skipped unread,
+not even a number orjson would refuse), and so is a field of another type,
+a content part that is not text, a repeated item type that disagrees, an
+envelope ``type`` other than ``response_item``, and anything msgspec
+rejects (invalid UTF-8, lone surrogate escapes, bad JSON).  Any such line
+returns None and takes the reader's full parse, which reports it as it
+always has.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import msgspec
+
+from sessionport.formats.codex.items import _TEXT_PARTS, parse_arguments, tool_text, output_result
+from sessionport.typed_decode import DECODE_ERRORS, decodable
+
+import orjson
+
+
+_NO_RAW = msgspec.Raw(b"")
+
+
+class Part(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    type: str
+    text: Union[str, None] = None
+
+
+Content = Union[list[Part], str, None]
+
+
+class Message(msgspec.Struct, tag="message", tag_field="type", forbid_unknown_fields=True, gc=False):
+    role: Union[str, None] = None
+    content: Content = None
+    phase: Union[str, None] = None
+    id: Union[str, None] = None
+    end_turn: Union[bool, None] = None
+    status: Union[str, None] = None
+
+
+class Reasoning(msgspec.Struct, tag="reasoning", tag_field="type", forbid_unknown_fields=True, gc=False):
+    summary: Content = None
+    content: Content = None
+    # Only whether it is there counts: kept as the raw JSON, never decoded
+    # (empty when the field is missing).
+    encrypted_content: msgspec.Raw = _NO_RAW
+    id: Union[str, None] = None
+
+
+class FunctionCall(msgspec.Struct, tag="function_call", tag_field="type", forbid_unknown_fields=True, gc=False):
+    name: Union[str, None] = None
+    arguments: Union[str, None] = None
+    call_id: Union[str, None] = None
+    namespace: Union[str, None] = None
+    status: Union[str, None] = None
+    id: Union[str, None] = None
+
+
+class CustomToolCall(msgspec.Struct, tag="custom_tool_call", tag_field="type", forbid_unknown_fields=True, gc=False):
+    name: Union[str, None] = None
+    input: Union[str, None] = None
+    call_id: Union[str, None] = None
+    status: Union[str, None] = None
+    id: Union[str, None] = None
+
+
+class FunctionCallOutput(msgspec.Struct, tag="function_call_output", tag_field="type", forbid_unknown_fields=True, gc=False):
+    call_id: Union[str, None] = None
+    output: Union[str, None] = None
+    name: Union[str, None] = None
+    status: Union[str, None] = None
+    id: Union[str, None] = None
+
+
+class CustomToolCallOutput(FunctionCallOutput, tag="custom_tool_call_output"):
+    pass
+
+
+Item = Union[Message, Reasoning, FunctionCall, CustomToolCall, FunctionCallOutput, CustomToolCallOutput]
+
+
+class Envelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    timestamp: str
+    type: str
+    payload: Item
+    ordinal: Union[int, None] = None
+
+
+# The payload types (as the line's head names them) read here.
+TYPED_KINDS = frozenset((b"message", b"reasoning", b"function_call", b"custom_tool_call", b"function_call_output", b"custom_tool_call_output"))
+_decode = msgspec.json.Decoder(Envelope).decode
+
+
+def decode_item(line: bytes) -> Envelope | None:
+    """The typed envelope of a ``response_item`` line, or None when the
+    line must take the full parse (see the module's doc)."""
+    try:
+        record = _decode(line)
+    except DECODE_ERRORS:
+        return None
+    if record.type != "response_item":
+        return None
+    item = record.payload
+    cls = item.__class__
+    if cls is Reasoning:
+        if not (_text_only(item.summary) and _text_only(item.content)):
+            return None
+        raw = item.encrypted_content
+        # Anything but a string or null (a number orjson may refuse, an
+        # object) is read by the full parse.
+        if raw and memoryview(raw)[:1] != b'"' and bytes(raw) != b"null":
+            return None
+        # msgspec does not check the UTF-8 of what it keeps raw; orjson does.
+        if raw and not line.isascii() and not decodable(bytes(raw)):
+            return None
+    elif cls is Message:
+        if not _text_only(item.content):
+            return None
+    return record
+
+
+def _text_only(content: Content) -> bool:
+    if content.__class__ is list:
+        for part in content:
+            if part.type not in _TEXT_PARTS:
+                return False
+    return True
+
+
+def _content_text(content: Content) -> str:
+    """``items.content_text`` of a content of text parts only."""
+    if content.__class__ is str:
+        return content
+    if not content:
+        return ""
+    if len(content) == 1:
+        text = content[0].text
+        return text if text is not None else ""
+    return "\n".join([part.text for part in content if part.text is not None])
+
+
+# -- the events, as ItemConverter makes them of the dict ----------------------
+def _base(role: str, text: str, timestamp: str, item_id: str | None) -> dict:
+    event = {"type": "message", "role": role, "text": text, "timestamp": timestamp}
+    if item_id:
+        event["id"] = item_id
+    return event
+
+
+def message(conv, item: Message, timestamp: str) -> list[dict]:
+    role = item.role
+    text = _content_text(item.content)
+    meta: dict[str, Any] = {}
+    if role == "assistant":
+        out_role = "assistant"
+        if conv.model:
+            meta["model"] = conv.model
+        if item.phase is not None:
+            meta["phase"] = item.phase
+    elif role == "developer" or role == "system":
+        out_role = "system"
+        meta["injected"] = True
+        meta["codexRole"] = role
+    else:
+        out_role = "user"
+    conv.counts["messages"] += 1
+    event = _base(out_role, text, timestamp, item.id)
+    if meta:
+        event["meta"] = meta
+    return [event]
+
+
+def reasoning(conv, item: Reasoning, timestamp: str) -> list[dict]:
+    raw = item.encrypted_content
+    size = len(raw)
+    # A string but "" (decode_item let through only strings and null).
+    if size > 4 or (size > 2 and memoryview(raw) != b"null"):
+        conv.counts["encryptedReasoning"] += 1
+    summary = _content_text(item.summary)
+    meta: dict[str, Any] = {"kind": "thinking"}
+    if not summary:
+        summary = _content_text(item.content)
+        if summary:
+            meta["reasoningContent"] = True
+    if not summary:
+        return []
+    if conv.model:
+        meta["model"] = conv.model
+    conv.counts["thinking"] += 1
+    event = _base("assistant", summary, timestamp, item.id)
+    event["meta"] = meta
+    return [event]
+
+
+def _call(conv, codex_type: str, name: str, call_id: str | None, tool_input: dict, timestamp: str, item: Any, extra: dict | None) -> list[dict]:
+    meta: dict[str, Any] = {"kind": "tool_use", "codexType": codex_type}
+    if extra:
+        meta.update(extra)
+    if conv.model:
+        meta["model"] = conv.model
+    status = item.status
+    if status is not None and status != "completed":
+        meta["status"] = status
+    call_id = conv.open_call(call_id, name)
+    conv.counts["toolCalls"] += 1
+    event = _base("tool", tool_text(name, tool_input), timestamp, item.id)
+    event["toolName"] = name
+    if call_id is not None:
+        event["toolCallId"] = call_id
+    event["toolInput"] = tool_input
+    event["meta"] = meta
+    return [event]
+
+
+def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
+    tool_input, shape = parse_arguments(item.arguments)
+    extra = {"codexArguments": shape} if shape else None
+    if item.namespace is not None:
+        extra = {**(extra or {}), "namespace": item.namespace}
+    return _call(conv, "function_call", item.name or "unknown", item.call_id, tool_input, timestamp, item, extra)
+
+
+def custom_tool_call(conv, item: CustomToolCall, timestamp: str) -> list[dict]:
+    raw = item.input
+    tool_input = {"input": raw if raw is not None else "null"}
+    return _call(conv, "custom_tool_call", item.name or "unknown", item.call_id, tool_input, timestamp, item, None)
+
+
+def _output(conv, codex_type: str, item: FunctionCallOutput, timestamp: str) -> list[dict]:
+    call_id, name = conv.close_call(item.call_id)
+    text, is_error, meta = output_result(item.output, {"kind": "tool_result", "codexType": codex_type})
+    if name is None and call_id is not None:
+        meta["unpaired"] = True
+    conv.counts["toolResults"] += 1
+    event = _base("tool", text, timestamp, item.id)
+    if name is None:
+        name = item.name
+    if name is not None:
+        event["toolName"] = name
+    if call_id is not None:
+        event["toolCallId"] = call_id
+    if is_error is not None:
+        event["isError"] = is_error
+    event["meta"] = meta
+    return [event]
+
+
+def function_call_output(conv, item: FunctionCallOutput, timestamp: str) -> list[dict]:
+    return _output(conv, "function_call_output", item, timestamp)
+
+
+def custom_tool_call_output(conv, item: CustomToolCallOutput, timestamp: str) -> list[dict]:
+    return _output(conv, "custom_tool_call_output", item, timestamp)
+
+
+CONVERTERS = {
+    Message: message,
+    Reasoning: reasoning,
+    FunctionCall: function_call,
+    CustomToolCall: custom_tool_call,
+    FunctionCallOutput: function_call_output,
+    CustomToolCallOutput: custom_tool_call_output,
+}
