@@ -19,13 +19,14 @@ Bounded look-ahead, and only where the format demands it:
 from __future__ import annotations
 
 import re
+from functools import partial
 from collections import Counter, OrderedDict, deque
 from typing import Any, BinaryIO, Iterator
 
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import iter_lines, parse_line
+from sessionport.jsonl import iter_lines, parse_line, too_deep_record
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.codex.items import PENDING_LIMIT, ItemConverter, image_placeholder, looks_injected, output_result, tool_text
 from sessionport.model import human_size
@@ -94,7 +95,9 @@ class RolloutReader:
     partial_item: Any = None
     # The lines read; a subclass reading one piece of a file (see
     # sessionport.formats.codex.split) numbers them from where it starts.
-    lines = staticmethod(iter_lines)
+    # The depth of a line is checked in ``run``, which may skip it for a
+    # typed item; a source that checks it too only repeats the check.
+    lines = staticmethod(partial(iter_lines, check_depth=False))
 
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
@@ -152,13 +155,43 @@ class RolloutReader:
         # with its own partial parse, and --keep-images, read every item in full.
         typed = partial_item is None and self.items.handlers is _HANDLERS
         for line_no, line, complete in self.lines(stream, ctx):
-            self.line_no = line_no
             match = head_match(line) if complete else None
+            envelope = None
+            if match is not None:
+                key = match.group(2, 3)
+                outer = key[0]
+                if typed and outer == b"response_item" and key[1] in TYPED_KINDS and self.session_sent:
+                    envelope = decode_item(line)
+            # The depth bound (see jsonl.iter_lines), for every line but a
+            # typed item, whose shape nests a few levels at most.
+            if envelope is None and too_deep_record(line, line_no, ctx):
+                continue
+            self.line_no = line_no
             if match is not None:
                 if self.inherit_from is not None:
                     self._copy_clock(match.group(1))
-                key = match.group(2, 3)
-                outer = key[0]
+                if envelope is not None:
+                    del line
+                    events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
+                    if events:
+                        if not queue and not recent and self.inherit_from is None:
+                            yield from events
+                            continue
+                        if self.inherit_from is not None:
+                            for event in events:
+                                event.setdefault("meta", {})["inherited"] = True
+                        queue.extend(events)
+                    while queue:
+                        head = queue[0]
+                        if head.__class__ is list:
+                            break
+                        queue.popleft()
+                        if self.skip_inherited and "inherited" in head.get("meta", ()):
+                            continue
+                        yield head
+                    if queue or recent:
+                        yield from self._drain()
+                    continue
                 if outer != b"response_item":  # most lines: parsed below
                     if outer == b"event_msg":
                         inner = key[1]
@@ -188,35 +221,10 @@ class RolloutReader:
                             yield from self._drain()
                         continue
             record = None
-            if match is not None and key[0] == b"response_item" and self.session_sent:
-                if typed and key[1] in TYPED_KINDS:
-                    envelope = decode_item(line)
-                    if envelope is not None:
-                        del line
-                        events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
-                        if events:
-                            if not queue and not recent and self.inherit_from is None:
-                                yield from events
-                                continue
-                            if self.inherit_from is not None:
-                                for event in events:
-                                    event.setdefault("meta", {})["inherited"] = True
-                            queue.extend(events)
-                        while queue:
-                            head = queue[0]
-                            if head.__class__ is list:
-                                break
-                            queue.popleft()
-                            if self.skip_inherited and "inherited" in head.get("meta", ()):
-                                continue
-                            yield head
-                        if queue or recent:
-                            yield from self._drain()
-                        continue
-                elif partial_item is not None:
-                    record = partial_item(line, key[1])
-                    if record is False:
-                        continue
+            if partial_item is not None and match is not None and key[0] == b"response_item" and self.session_sent:
+                record = partial_item(line, key[1])
+                if record is False:
+                    continue
             if record is None:
                 # orjson first: parse_line (its error reporting) only for a line that fails
                 try:

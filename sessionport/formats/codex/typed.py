@@ -21,25 +21,45 @@ always has.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Literal, Union
 
 import msgspec
 
-from sessionport.formats.codex.items import _TEXT_PARTS, parse_arguments, tool_text, output_result
+from sessionport.formats.codex.items import parse_arguments, tool_text, output_result
 from sessionport.typed_decode import DECODE_ERRORS, decodable
 
-import orjson
 
 
 _NO_RAW = msgspec.Raw(b"")
 
 
-class Part(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    type: str
+class _Part(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, gc=False):
     text: Union[str, None] = None
 
 
-Content = Union[list[Part], str, None]
+# The text parts (items._TEXT_PARTS); a part of any other type, or a part
+# that is not an object, makes the line take the full parse.
+class InputText(_Part, tag="input_text"):
+    pass
+
+
+class OutputText(_Part, tag="output_text"):
+    pass
+
+
+class Text(_Part, tag="text"):
+    pass
+
+
+class SummaryText(_Part, tag="summary_text"):
+    pass
+
+
+class ReasoningText(_Part, tag="reasoning_text"):
+    pass
+
+
+Content = Union[list[Union[InputText, OutputText, Text, SummaryText, ReasoningText]], str, None]
 
 
 class Message(msgspec.Struct, tag="message", tag_field="type", forbid_unknown_fields=True, gc=False):
@@ -94,7 +114,8 @@ Item = Union[Message, Reasoning, FunctionCall, CustomToolCall, FunctionCallOutpu
 
 class Envelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     timestamp: str
-    type: str
+    # A repeated key: the last is what orjson keeps, and what counts here.
+    type: Literal["response_item"]
     payload: Item
     ordinal: Union[int, None] = None
 
@@ -106,38 +127,29 @@ _decode = msgspec.json.Decoder(Envelope).decode
 
 def decode_item(line: bytes) -> Envelope | None:
     """The typed envelope of a ``response_item`` line, or None when the
-    line must take the full parse (see the module's doc)."""
+    line must take the full parse (see the module's doc).  A reasoning
+    item's ``encrypted_content`` is replaced by whether it counts (a
+    string, not empty)."""
     try:
         record = _decode(line)
     except DECODE_ERRORS:
         return None
-    if record.type != "response_item":
-        return None
     item = record.payload
-    cls = item.__class__
-    if cls is Reasoning:
-        if not (_text_only(item.summary) and _text_only(item.content)):
-            return None
+    if item.__class__ is Reasoning:
         raw = item.encrypted_content
-        # Anything but a string or null (a number orjson may refuse, an
-        # object) is read by the full parse.
-        if raw and memoryview(raw)[:1] != b'"' and bytes(raw) != b"null":
-            return None
-        # msgspec does not check the UTF-8 of what it keeps raw; orjson does.
-        if raw and not line.isascii() and not decodable(bytes(raw)):
-            return None
-    elif cls is Message:
-        if not _text_only(item.content):
-            return None
+        if raw:
+            if memoryview(raw)[:1] == b'"':
+                # msgspec does not check the UTF-8 of what it keeps raw; orjson does.
+                if not line.isascii() and not decodable(bytes(raw)):
+                    return None
+                item.encrypted_content = len(raw) > 2
+            elif bytes(raw) == b"null":
+                item.encrypted_content = False
+            else:
+                return None  # a number orjson may refuse, an object: the full parse
+        else:
+            item.encrypted_content = False
     return record
-
-
-def _text_only(content: Content) -> bool:
-    if content.__class__ is list:
-        for part in content:
-            if part.type not in _TEXT_PARTS:
-                return False
-    return True
 
 
 def _content_text(content: Content) -> str:
@@ -184,10 +196,7 @@ def message(conv, item: Message, timestamp: str) -> list[dict]:
 
 
 def reasoning(conv, item: Reasoning, timestamp: str) -> list[dict]:
-    raw = item.encrypted_content
-    size = len(raw)
-    # A string but "" (decode_item let through only strings and null).
-    if size > 4 or (size > 2 and memoryview(raw) != b"null"):
+    if item.encrypted_content:  # see decode_item
         conv.counts["encryptedReasoning"] += 1
     summary = _content_text(item.summary)
     meta: dict[str, Any] = {"kind": "thinking"}
