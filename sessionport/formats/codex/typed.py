@@ -24,8 +24,9 @@ from __future__ import annotations
 from typing import Any, Literal, Union
 
 import msgspec
+import orjson
 
-from sessionport.formats.codex.items import parse_arguments, tool_text, output_result
+from sessionport.formats.codex.items import ANSWERED_LIMIT, PENDING_LIMIT, output_result, tool_text
 from sessionport.typed_decode import DECODE_ERRORS, decodable
 
 
@@ -165,69 +166,85 @@ def _content_text(content: Content) -> str:
 
 
 # -- the events, as ItemConverter makes them of the dict ----------------------
-def _base(role: str, text: str, timestamp: str, item_id: str | None) -> dict:
-    event = {"type": "message", "role": role, "text": text, "timestamp": timestamp}
-    if item_id:
-        event["id"] = item_id
-    return event
-
-
+# Written out rather than shared through helpers: one of these runs for
+# most lines of a rollout.  ``tests/formats/test_codex_typed.py`` checks
+# that each gives what the dict handlers give.
 def message(conv, item: Message, timestamp: str) -> list[dict]:
     role = item.role
-    text = _content_text(item.content)
-    meta: dict[str, Any] = {}
+    content = item.content
+    if content.__class__ is list and len(content) == 1:
+        text = content[0].text
+        if text is None:
+            text = ""
+    else:
+        text = _content_text(content)
+    event = {"type": "message", "role": "user", "text": text, "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
     if role == "assistant":
-        out_role = "assistant"
+        event["role"] = "assistant"
+        meta: dict[str, Any] = {}
         if conv.model:
             meta["model"] = conv.model
         if item.phase is not None:
             meta["phase"] = item.phase
+        if meta:
+            event["meta"] = meta
     elif role == "developer" or role == "system":
-        out_role = "system"
-        meta["injected"] = True
-        meta["codexRole"] = role
-    else:
-        out_role = "user"
+        event["role"] = "system"
+        event["meta"] = {"injected": True, "codexRole": role}
     conv.counts["messages"] += 1
-    event = _base(out_role, text, timestamp, item.id)
-    if meta:
-        event["meta"] = meta
     return [event]
 
 
 def reasoning(conv, item: Reasoning, timestamp: str) -> list[dict]:
+    counts = conv.counts
     if item.encrypted_content:  # see decode_item
-        conv.counts["encryptedReasoning"] += 1
-    summary = _content_text(item.summary)
-    meta: dict[str, Any] = {"kind": "thinking"}
-    if not summary:
+        counts["encryptedReasoning"] += 1
+    summary = item.summary
+    if summary.__class__ is list and len(summary) == 1:
+        summary = summary[0].text
+    else:
+        summary = _content_text(summary)
+    if summary:
+        meta: dict[str, Any] = {"kind": "thinking"}
+    else:
         summary = _content_text(item.content)
-        if summary:
-            meta["reasoningContent"] = True
-    if not summary:
-        return []
+        if not summary:
+            return []
+        meta = {"kind": "thinking", "reasoningContent": True}
     if conv.model:
         meta["model"] = conv.model
-    conv.counts["thinking"] += 1
-    event = _base("assistant", summary, timestamp, item.id)
+    counts["thinking"] += 1
+    event = {"type": "message", "role": "assistant", "text": summary, "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
     event["meta"] = meta
     return [event]
 
 
-def _call(conv, codex_type: str, name: str, call_id: str | None, tool_input: dict, timestamp: str, item: Any, extra: dict | None) -> list[dict]:
-    meta: dict[str, Any] = {"kind": "tool_use", "codexType": codex_type}
-    if extra:
-        meta.update(extra)
+def _call(conv, name: str, tool_input: dict, timestamp: str, item: Any, meta: dict) -> list[dict]:
+    """ItemConverter._call, from its ``meta`` (kind, codexType and extras) on."""
     if conv.model:
         meta["model"] = conv.model
     status = item.status
     if status is not None and status != "completed":
         meta["status"] = status
-    call_id = conv.open_call(call_id, name)
+    call_id = item.call_id
+    if call_id:  # ItemConverter.open_call
+        pending = conv.pending
+        pending[call_id] = name
+        if len(pending) > PENDING_LIMIT:
+            del pending[next(iter(pending))]
+            conv.forgotten += 1
     conv.counts["toolCalls"] += 1
-    event = _base("tool", tool_text(name, tool_input), timestamp, item.id)
+    # After the call is open and counted: tool_text may raise (an input
+    # nested too deep to write), and the reader counts the item malformed.
+    event = {"type": "message", "role": "tool", "text": tool_text(name, tool_input), "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
     event["toolName"] = name
-    if call_id is not None:
+    if call_id:
         event["toolCallId"] = call_id
     event["toolInput"] = tool_input
     event["meta"] = meta
@@ -235,26 +252,51 @@ def _call(conv, codex_type: str, name: str, call_id: str | None, tool_input: dic
 
 
 def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
-    tool_input, shape = parse_arguments(item.arguments)
-    extra = {"codexArguments": shape} if shape else None
+    arguments = item.arguments
+    meta: dict[str, Any] = {"kind": "tool_use", "codexType": "function_call"}
+    tool_input = None
+    if arguments is not None:
+        try:
+            tool_input = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            tool_input = {"raw": arguments}
+            meta["codexArguments"] = "raw"
+    if tool_input.__class__ is not dict:
+        tool_input = {"value": tool_input}
+        meta["codexArguments"] = "value"
     if item.namespace is not None:
-        extra = {**(extra or {}), "namespace": item.namespace}
-    return _call(conv, "function_call", item.name or "unknown", item.call_id, tool_input, timestamp, item, extra)
+        meta["namespace"] = item.namespace
+    return _call(conv, item.name or "unknown", tool_input, timestamp, item, meta)
 
 
 def custom_tool_call(conv, item: CustomToolCall, timestamp: str) -> list[dict]:
     raw = item.input
     tool_input = {"input": raw if raw is not None else "null"}
-    return _call(conv, "custom_tool_call", item.name or "unknown", item.call_id, tool_input, timestamp, item, None)
+    return _call(conv, item.name or "unknown", tool_input, timestamp, item, {"kind": "tool_use", "codexType": "custom_tool_call"})
 
 
 def _output(conv, codex_type: str, item: FunctionCallOutput, timestamp: str) -> list[dict]:
-    call_id, name = conv.close_call(item.call_id)
-    text, is_error, meta = output_result(item.output, {"kind": "tool_result", "codexType": codex_type})
+    call_id = item.call_id
+    if call_id:  # ItemConverter.close_call
+        name = conv.pending.pop(call_id, None)
+        answered = conv.answered
+        answered[call_id] = None
+        if len(answered) > ANSWERED_LIMIT:
+            answered.popitem(last=False)
+    else:
+        call_id = name = None
+    output = item.output
+    meta = {"kind": "tool_result", "codexType": codex_type}
+    if output is None:
+        text, is_error = "", None
+    else:
+        text, is_error, meta = output_result(output, meta)
     if name is None and call_id is not None:
         meta["unpaired"] = True
     conv.counts["toolResults"] += 1
-    event = _base("tool", text, timestamp, item.id)
+    event = {"type": "message", "role": "tool", "text": text, "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
     if name is None:
         name = item.name
     if name is not None:
