@@ -98,6 +98,9 @@ class RolloutReader:
     # The depth of a line is checked in ``run``, which may skip it for a
     # typed item; a source that checks it too only repeats the check.
     lines = staticmethod(partial(iter_lines, check_depth=False))
+    # The commonest response items decoded into typed records (typed.py);
+    # off, every line takes the full parse (the tests compare the two).
+    typed_items = True
 
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
@@ -153,7 +156,7 @@ class RolloutReader:
         partial_item = self.partial_item
         # The typed decode of the commonest items (see typed.py); a subclass
         # with its own partial parse, and --keep-images, read every item in full.
-        typed = partial_item is None and self.items.handlers is _HANDLERS
+        typed = self.typed_items and partial_item is None and self.items.handlers is _HANDLERS
         for line_no, line, complete in self.lines(stream, ctx):
             match = head_match(line) if complete else None
             envelope = None
