@@ -77,6 +77,7 @@ TURN_BOUNDARY_EVENTS = frozenset((b"task_started", b"task_complete", b"turn_star
 PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted"))
 # Envelope types that are runtime state, not conversation: counted.
 STATE_TYPES = frozenset((b"world_state", b"inter_agent_communication_metadata", b"inter_agent_communication", b"token_usage_record"))
+_ITEM_HEAD = b'","type":"response_item","payload":{"type":"'
 _CALL_ID = re.compile(rb'"call_id":"([^"\\]{1,200})"')
 # Shell results held (call id -> event) until the call's output item shows
 # they are mirrors; at most this many.
@@ -158,43 +159,56 @@ class RolloutReader:
         # with its own partial parse, and --keep-images, read every item in full.
         typed = self.typed_items and partial_item is None and self.items.handlers is _HANDLERS
         for line_no, line, complete in self.lines(stream, ctx):
-            match = head_match(line) if complete else None
-            envelope = None
-            if match is not None:
-                key = match.group(2, 3)
-                outer = key[0]
-                if typed and outer == b"response_item" and key[1] in TYPED_KINDS and self.session_sent:
-                    envelope = decode_item(line)
-            # The depth bound (see jsonl.iter_lines), for every line but a
-            # typed item, whose shape nests a few levels at most.
-            if envelope is None and too_deep_record(line, line_no, ctx):
-                continue
+            envelope = match = None
+            # The usual head of an item line, told without the regex: what
+            # _HEAD matches there (a timestamp of 24 characters, no quote in
+            # it, then response_item and the payload's type, which the
+            # typed decode checks).
+            usual = (
+                typed and complete and line.startswith(_ITEM_HEAD, 38) and line.startswith(b'{"timestamp":"')
+                and line.find(b'"', 14, 38) == -1 and self.session_sent
+            )
+            if usual:
+                envelope = decode_item(line)
+            if envelope is None:
+                match = head_match(line) if complete else None
+                if match is not None:
+                    key = match.group(2, 3)
+                    outer = key[0]
+                    if not usual and typed and outer == b"response_item" and key[1] in TYPED_KINDS and self.session_sent:
+                        envelope = decode_item(line)
+                # The depth bound (see jsonl.iter_lines), for every line but
+                # a typed item, whose shape nests a few levels at most.
+                if envelope is None and too_deep_record(line, line_no, ctx):
+                    continue
             self.line_no = line_no
+            if envelope is not None:
+                if self.inherit_from is not None:
+                    self._copy_clock(line[14:38] if match is None else match.group(1))
+                del line
+                events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
+                if events:
+                    if not queue and not recent and self.inherit_from is None:
+                        yield from events
+                        continue
+                    if self.inherit_from is not None:
+                        for event in events:
+                            event.setdefault("meta", {})["inherited"] = True
+                    queue.extend(events)
+                while queue:
+                    head = queue[0]
+                    if head.__class__ is list:
+                        break
+                    queue.popleft()
+                    if self.skip_inherited and "inherited" in head.get("meta", ()):
+                        continue
+                    yield head
+                if queue or recent:
+                    yield from self._drain()
+                continue
             if match is not None:
                 if self.inherit_from is not None:
                     self._copy_clock(match.group(1))
-                if envelope is not None:
-                    del line
-                    events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
-                    if events:
-                        if not queue and not recent and self.inherit_from is None:
-                            yield from events
-                            continue
-                        if self.inherit_from is not None:
-                            for event in events:
-                                event.setdefault("meta", {})["inherited"] = True
-                        queue.extend(events)
-                    while queue:
-                        head = queue[0]
-                        if head.__class__ is list:
-                            break
-                        queue.popleft()
-                        if self.skip_inherited and "inherited" in head.get("meta", ()):
-                            continue
-                        yield head
-                    if queue or recent:
-                        yield from self._drain()
-                    continue
                 if outer != b"response_item":  # most lines: parsed below
                     if outer == b"event_msg":
                         inner = key[1]
