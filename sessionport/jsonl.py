@@ -216,14 +216,15 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext, *, check_depth: bool = True) 
 
 
 _NUL_WHITESPACE = b"\x00" + _WHITESPACE
+_NOT_OPENERS = bytes(b for b in range(256) if b not in b"[{")
 
 
 def too_deep_record(line: bytes, line_no: int, ctx: ReadContext) -> bool:
     """Whether ``line`` nests deeper than :data:`MAX_DEPTH`, reported as a
     bad record (raises unless ``--skip-bad``: then True, skip the line)."""
-    # Two passes in C count the opening brackets; only a line with more
+    # One pass in C counts the opening brackets; only a line with more
     # than the bound (rare) is parsed to know its depth.
-    if len(line) > MAX_DEPTH and line.count(b"{") + line.count(b"[") > MAX_DEPTH and too_deep(line):
+    if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
         ctx.bad_record(
             f"JSON nested deeper than {MAX_DEPTH} levels on this line",
             line=line_no,
