@@ -191,8 +191,8 @@ def edge_rollouts(folder: Path) -> list[Path]:
 
 def outcome(path: Path, kwargs: dict, typed_items: bool) -> str:
     """Everything a read of ``path`` gives, as JSON text (key order counts)."""
-    original = RolloutReader.typed_items
-    RolloutReader.typed_items = typed_items
+    original = RolloutReader.typed_after
+    RolloutReader.typed_after = 0 if typed_items else None
     ctx = ReadContext(on_warning=lambda message: None)
     reported: list[str] = []
     ctx.on_warning = reported.append
@@ -201,7 +201,7 @@ def outcome(path: Path, kwargs: dict, typed_items: bool) -> str:
     except Exception as exc:  # the same error, or the test fails
         return json.dumps({"error": type(exc).__name__, "message": str(exc)})
     finally:
-        RolloutReader.typed_items = original
+        RolloutReader.typed_after = original
     return json.dumps({"events": events, "warnings": ctx.warnings, "reported": reported, "bad": (ctx.bad_count, ctx.bad_places)}, indent=1)
 
 
@@ -243,6 +243,34 @@ def test_typed_equals_full_parse_on_generated(tmp_path):
         assert_same(path, options)
 
 
+def test_the_reader_knows_the_types_the_typed_decode_reads():
+    assert rollout.TYPED_KINDS == typed.TYPED_KINDS == {cls.__struct_config__.tag.encode() for cls in typed.CONVERTERS}
+
+
+def test_a_small_rollout_is_read_without_msgspec_and_a_long_one_with_it(tmp_path, monkeypatch):
+    """The typed decode starts after ``typed_after`` items parsed in full;
+    both parts read the same (the tests above), and a rollout shorter than
+    that never imports the typed module."""
+    code = (
+        "import sys; from sessionport import api; "
+        f"list(api.read({str(CODEX_FIXTURES[0])!r}, format='codex')); "
+        "print('sessionport.formats.codex.typed' in sys.modules)"
+    )
+    import subprocess
+
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert found.stdout.strip() == "False", found.stderr
+    calls = []
+    original = typed.decode_item
+    monkeypatch.setattr(typed, "decode_item", lambda line: calls.append(original(line)) or calls[-1])
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(HEAD + item(DONE) * (RolloutReader.typed_after + 10))
+    events = list(api.read(str(path), format="codex"))
+    assert len(events) == RolloutReader.typed_after + 12  # session, messages, end
+    # The first item starts the session; the next typed_after are parsed in full.
+    assert len(calls) == 9 and all(record is not None for record in calls)
+
+
 def test_the_typed_decode_takes_the_common_items_and_refuses_the_rest(tmp_path, monkeypatch):
     """The comparisons above prove nothing if every line fell back: the
     common shapes are decoded, each edge outside them is refused."""
@@ -266,8 +294,9 @@ def test_the_typed_decode_takes_the_common_items_and_refuses_the_rest(tmp_path, 
     # And a read of a rollout of common items takes them all this way, but
     # the first line parsed in full, which writes the session event.
     calls = []
-    original = rollout.decode_item
-    monkeypatch.setattr(rollout, "decode_item", lambda line: calls.append(original(line)) or calls[-1])
+    original = typed.decode_item
+    monkeypatch.setattr(typed, "decode_item", lambda line: calls.append(original(line)) or calls[-1])
+    monkeypatch.setattr(RolloutReader, "typed_after", 0)
     path = tmp_path / "common.jsonl"
     path.write_bytes(HEAD + item(CALL) + item(EDGES["output JSON in a string"]) + item(EDGES["reasoning"]) + item(DONE))
     list(api.read(str(path), format="codex"))

@@ -33,7 +33,24 @@ from sessionport.model import human_size
 from sessionport.formats.codex.meta import find_cwd, is_header, meta_metadata, seconds
 from sessionport.formats.codex.usage import TokenTotals
 from sessionport.formats.codex.items import _HANDLERS
-from sessionport.formats.codex.typed import CONVERTERS, TYPED_KINDS, CustomToolCallOutput, FunctionCallOutput, Message, decode_item
+
+# sessionport.formats.codex.typed, imported on first use (with msgspec, which
+# costs a small rollout more to import than the typed decode saves it).
+CONVERTERS: Any = None
+CustomToolCallOutput: Any = None
+FunctionCallOutput: Any = None
+Message: Any = None
+# The payload types typed.py reads (its TYPED_KINDS; a test checks they agree).
+TYPED_KINDS = frozenset((b"message", b"reasoning", b"function_call", b"custom_tool_call", b"function_call_output", b"custom_tool_call_output"))
+
+
+def _typed_decoder() -> Any:
+    """``typed.decode_item``, with the names ``_typed_item`` uses bound here."""
+    global CONVERTERS, CustomToolCallOutput, FunctionCallOutput, Message
+    from sessionport.formats.codex import typed
+
+    CONVERTERS, CustomToolCallOutput, FunctionCallOutput, Message = typed.CONVERTERS, typed.CustomToolCallOutput, typed.FunctionCallOutput, typed.Message
+    return typed.decode_item
 
 LOOKAHEAD = 6
 PRELUDE_LIMIT = 16
@@ -99,9 +116,11 @@ class RolloutReader:
     # The depth of a line is checked in ``run``, which may skip it for a
     # typed item; a source that checks it too only repeats the check.
     lines = staticmethod(partial(iter_lines, check_depth=False))
-    # The commonest response items decoded into typed records (typed.py);
-    # off, every line takes the full parse (the tests compare the two).
-    typed_items = True
+    # The commonest response items decoded into typed records (typed.py),
+    # once this many of them were parsed in full: a small rollout never
+    # imports msgspec.  None: every line takes the full parse (the tests
+    # compare the two).
+    typed_after: int | None = 256
 
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
@@ -157,7 +176,10 @@ class RolloutReader:
         partial_item = self.partial_item
         # The typed decode of the commonest items (see typed.py); a subclass
         # with its own partial parse, and --keep-images, read every item in full.
-        typed = self.typed_items and partial_item is None and self.items.handlers is _HANDLERS
+        typed = False
+        warm = self.typed_after if partial_item is None and self.items.handlers is _HANDLERS else None
+        if warm is not None and warm <= 0:
+            typed, decode_item = True, _typed_decoder()
         for line_no, line, complete in self.lines(stream, ctx):
             envelope = match = None
             # The usual head of an item line, told without the regex: what
@@ -175,8 +197,14 @@ class RolloutReader:
                 if match is not None:
                     key = match.group(2, 3)
                     outer = key[0]
-                    if not usual and typed and outer == b"response_item" and key[1] in TYPED_KINDS and self.session_sent:
-                        envelope = decode_item(line)
+                    if outer == b"response_item" and key[1] in TYPED_KINDS and self.session_sent:
+                        if typed:
+                            if not usual:
+                                envelope = decode_item(line)
+                        elif warm is not None:
+                            warm -= 1
+                            if warm <= 0:  # from the next line on
+                                typed, decode_item = True, _typed_decoder()
                 # The depth bound (see jsonl.iter_lines), for every line but
                 # a typed item, whose shape nests a few levels at most.
                 if envelope is None and too_deep_record(line, line_no, ctx):
