@@ -44,6 +44,10 @@ Message: Any = None
 TYPED_KINDS = frozenset((b"message", b"reasoning", b"function_call", b"custom_tool_call", b"function_call_output", b"custom_tool_call_output"))
 
 
+# About where the typed decode saves more than importing msgspec costs.
+TYPED_SIZE = 2 << 20
+
+
 def _typed_decoder() -> Any:
     """``typed.decode_item``, with the names ``_typed_item`` uses bound here."""
     global CONVERTERS, CustomToolCallOutput, FunctionCallOutput, Message
@@ -120,7 +124,7 @@ class RolloutReader:
     # once this many of them were parsed in full: a small rollout never
     # imports msgspec.  None: every line takes the full parse (the tests
     # compare the two).
-    typed_after: int | None = 256
+    typed_after: int | None = 256  # or from the first line, in a file of TYPED_SIZE or more
 
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
@@ -178,7 +182,7 @@ class RolloutReader:
         # with its own partial parse, and --keep-images, read every item in full.
         typed = False
         warm = self.typed_after if partial_item is None and self.items.handlers is _HANDLERS else None
-        if warm is not None and warm <= 0:
+        if warm is not None and (warm <= 0 or (ctx.size or 0) >= TYPED_SIZE):
             typed, decode_item = True, _typed_decoder()
         for line_no, line, complete in self.lines(stream, ctx):
             envelope = match = None
