@@ -155,7 +155,7 @@ def _long_line(first: bytes, readline, limit: int, line_no: int, ctx: ReadContex
     return b"".join(parts)
 
 
-def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes, bool]]:
+def iter_lines(stream: BinaryIO, ctx: ReadContext, *, check_depth: bool = True) -> Iterator[tuple[int, bytes, bool]]:
     """Yield ``(line_number, stripped_bytes, complete)`` for each non-blank line.
 
     ``complete`` is False for a last line without a newline (possibly torn).
@@ -165,6 +165,11 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
     read in pieces and never held whole, so memory stays bounded whatever
     the input.  A big line is handed over without a second reference kept
     here, so a consumer that drops it frees it.
+
+    A line nested deeper than :data:`MAX_DEPTH` is a bad record.  With
+    ``check_depth=False`` the consumer checks that itself
+    (:func:`too_deep_record`), before it acts on the line; it may skip the
+    check for a line it read in a shape that cannot nest that deep.
     """
     if not _allocator_tuned:
         _keep_big_lines_off_the_heap()
@@ -201,10 +206,7 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
             else:
                 line = line.strip(_NUL_WHITESPACE)
         if line:
-            # One pass in C counts the opening brackets; only a line with
-            # more than the bound (rare) is parsed here to know its depth.
-            if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
-                refuse_deep_line(line_no, ctx)
+            if check_depth and too_deep_record(line, line_no, ctx):
                 continue
             if len(line) < piece:
                 yield line_no, line, complete
@@ -347,6 +349,17 @@ def refuse_deep_line(line_no: int, ctx: ReadContext) -> None:
         line=line_no,
         hint="no transcript nests this deep; the file is damaged or not a transcript (--skip-bad skips the line)",
     )
+
+
+def too_deep_record(line: bytes, line_no: int, ctx: ReadContext) -> bool:
+    """Whether ``line`` nests deeper than :data:`MAX_DEPTH`, reported as a
+    bad record (raises unless ``--skip-bad``: then True, skip the line)."""
+    # One pass in C counts the opening brackets; only a line with more
+    # than the bound (rare) is parsed to know its depth.
+    if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
+        refuse_deep_line(line_no, ctx)
+        return True
+    return False
 
 
 def too_deep(line: bytes, limit: int | None = None) -> bool:

@@ -19,18 +19,42 @@ Bounded look-ahead, and only where the format demands it:
 from __future__ import annotations
 
 import re
+from functools import partial
 from collections import Counter, OrderedDict, deque
 from typing import Any, BinaryIO, Iterator
 
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import iter_lines, parse_line
+from sessionport.jsonl import iter_lines, parse_line, too_deep_record
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.codex.items import PENDING_LIMIT, ItemConverter, image_placeholder, looks_injected, output_result, tool_text
 from sessionport.model import human_size
 from sessionport.formats.codex.meta import find_cwd, is_header, meta_metadata, seconds
 from sessionport.formats.codex.usage import TokenTotals
+from sessionport.formats.codex.items import _HANDLERS
+
+# sessionport.formats.codex.typed, imported on first use (with msgspec, which
+# costs a small rollout more to import than the typed decode saves it).
+CONVERTERS: Any = None
+CustomToolCallOutput: Any = None
+FunctionCallOutput: Any = None
+Message: Any = None
+# The payload types typed.py reads (its TYPED_KINDS; a test checks they agree).
+TYPED_KINDS = frozenset((b"message", b"reasoning", b"function_call", b"custom_tool_call", b"function_call_output", b"custom_tool_call_output"))
+
+
+# About where the typed decode saves more than importing msgspec costs.
+TYPED_SIZE = 2 << 20
+
+
+def _typed_decoder() -> Any:
+    """``typed.decode_item``, with the names ``_typed_item`` uses bound here."""
+    global CONVERTERS, CustomToolCallOutput, FunctionCallOutput, Message
+    from sessionport.formats.codex import typed
+
+    CONVERTERS, CustomToolCallOutput, FunctionCallOutput, Message = typed.CONVERTERS, typed.CustomToolCallOutput, typed.FunctionCallOutput, typed.Message
+    return typed.decode_item
 
 LOOKAHEAD = 6
 PRELUDE_LIMIT = 16
@@ -74,6 +98,7 @@ TURN_BOUNDARY_EVENTS = frozenset((b"task_started", b"task_complete", b"turn_star
 PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted"))
 # Envelope types that are runtime state, not conversation: counted.
 STATE_TYPES = frozenset((b"world_state", b"inter_agent_communication_metadata", b"inter_agent_communication", b"token_usage_record"))
+_ITEM_HEAD = b'","type":"response_item","payload":{"type":"'
 _CALL_ID = re.compile(rb'"call_id":"([^"\\]{1,200})"')
 # Shell results held (call id -> event) until the call's output item shows
 # they are mirrors; at most this many.
@@ -92,7 +117,14 @@ class RolloutReader:
     partial_item: Any = None
     # The lines read; a subclass reading one piece of a file (see
     # sessionport.formats.codex.split) numbers them from where it starts.
-    lines = staticmethod(iter_lines)
+    # The depth of a line is checked in ``run``, which may skip it for a
+    # typed item; a source that checks it too only repeats the check.
+    lines = staticmethod(partial(iter_lines, check_depth=False))
+    # The commonest response items decoded into typed records (typed.py),
+    # once this many of them were parsed in full: a small rollout never
+    # imports msgspec.  None: every line takes the full parse (the tests
+    # compare the two).
+    typed_after: int | None = 256  # or from the first line, in a file of TYPED_SIZE or more
 
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
@@ -146,14 +178,69 @@ class RolloutReader:
         recent = self.recent_prompts
         loads = orjson.loads
         partial_item = self.partial_item
+        # The typed decode of the commonest items (see typed.py); a subclass
+        # with its own partial parse, and --keep-images, read every item in full.
+        typed = False
+        warm = self.typed_after if partial_item is None and self.items.handlers is _HANDLERS else None
+        if warm is not None and (warm <= 0 or (ctx.size or 0) >= TYPED_SIZE):
+            typed, decode_item = True, _typed_decoder()
         for line_no, line, complete in self.lines(stream, ctx):
+            envelope = match = None
+            # The usual head of an item line, told without the regex: what
+            # _HEAD matches there (a timestamp of 24 characters, no quote in
+            # it, then response_item and the payload's type, which the
+            # typed decode checks).
+            usual = (
+                typed and complete and line.startswith(_ITEM_HEAD, 38) and line.startswith(b'{"timestamp":"')
+                and line.find(b'"', 14, 38) == -1 and self.session_sent
+            )
+            if usual:
+                envelope = decode_item(line)
+            if envelope is None:
+                match = head_match(line) if complete else None
+                if match is not None:
+                    key = match.group(2, 3)
+                    outer = key[0]
+                    if outer == b"response_item" and key[1] in TYPED_KINDS and self.session_sent:
+                        if typed:
+                            if not usual:
+                                envelope = decode_item(line)
+                        elif warm is not None:
+                            warm -= 1
+                            if warm <= 0:  # from the next line on
+                                typed, decode_item = True, _typed_decoder()
+                # The depth bound (see jsonl.iter_lines), for every line but
+                # a typed item, whose shape nests a few levels at most.
+                if envelope is None and too_deep_record(line, line_no, ctx):
+                    continue
             self.line_no = line_no
-            match = head_match(line) if complete else None
+            if envelope is not None:
+                if self.inherit_from is not None:
+                    self._copy_clock(line[14:38] if match is None else match.group(1))
+                del line
+                events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
+                if events:
+                    if not queue and not recent and self.inherit_from is None:
+                        yield from events
+                        continue
+                    if self.inherit_from is not None:
+                        for event in events:
+                            event.setdefault("meta", {})["inherited"] = True
+                    queue.extend(events)
+                while queue:
+                    head = queue[0]
+                    if head.__class__ is list:
+                        break
+                    queue.popleft()
+                    if self.skip_inherited and "inherited" in head.get("meta", ()):
+                        continue
+                    yield head
+                if queue or recent:
+                    yield from self._drain()
+                continue
             if match is not None:
                 if self.inherit_from is not None:
                     self._copy_clock(match.group(1))
-                key = match.group(2, 3)
-                outer = key[0]
                 if outer != b"response_item":  # most lines: parsed below
                     if outer == b"event_msg":
                         inner = key[1]
@@ -446,6 +533,30 @@ class RolloutReader:
             if item.get("phase") == "input" and not looks_injected(events[0]["text"]):
                 return self._input_item(events[0])
             self._user_item(line_no, events[0])
+            return None
+        if events:
+            self.last_compaction = False
+        return events
+
+    def _typed_item(self, line_no: int, item: Any, ts: str) -> list[dict] | None:
+        """:meth:`_item_events` of a typed item (see typed.py): the same
+        steps, for the item types read that way."""
+        cls = item.__class__
+        try:
+            if cls is FunctionCallOutput or cls is CustomToolCallOutput:
+                if (self.exec_held or self.exec_written) and self._output_item(item.call_id):
+                    self.skipped[f"response_item/{cls.__struct_config__.tag} (after exec_command_end)"] += 1
+                    return None
+            elif self.exec_held:
+                self._flush_exec()
+            events = CONVERTERS[cls](self.items, item, ts)
+            if cls is Message and events and events[0]["role"] == "user":
+                if item.phase == "input" and not looks_injected(events[0]["text"]):
+                    return self._input_item(events[0])
+                self._user_item(line_no, events[0])
+                return None
+        except (TypeError, AttributeError, ValueError, KeyError) as exc:
+            self._malformed(line_no, "response_item", {"type": cls.__struct_config__.tag}, exc)
             return None
         if events:
             self.last_compaction = False

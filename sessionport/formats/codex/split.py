@@ -334,7 +334,7 @@ class PieceReader(RolloutReader):
 
     def lines(self, stream, ctx):
         offset, live_from = self._sp_offset, self._sp_live_from
-        numbered = iter_lines(stream, ctx)
+        numbered = iter_lines(stream, ctx, check_depth=False)
         for line_no, line, complete in numbered:
             line_no += offset
             if line_no >= live_from:
@@ -459,7 +459,7 @@ class _HeadReader(RolloutReader):
     """Reads up to the first line after the session has started."""
 
     def lines(self, stream, ctx):
-        for numbered in iter_lines(stream, ctx):
+        for numbered in iter_lines(stream, ctx, check_depth=False):
             if self.session_sent:
                 return
             yield numbered

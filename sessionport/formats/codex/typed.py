@@ -1,0 +1,327 @@
+"""The commonest ``response_item`` lines, decoded once into typed records.
+
+Most of a rollout's bytes are the payloads of six item types (reasoning with
+its ``encrypted_content``, function calls and their outputs, custom tool
+calls and their outputs, messages).  :func:`decode_item` reads such a line
+with msgspec into a record that declares every field those items carry,
+each with the only types the reader takes without a second look (strings,
+``null``, lists of text parts), and :func:`item_events` turns it into the
+same events :class:`~sessionport.formats.codex.items.ItemConverter` makes
+of the parsed dict.
+
+A line is taken here only when reading it this way cannot differ from
+orjson's parse: unknown fields are refused (so nothing is skipped unread,
+not even a number orjson would refuse), and so is a field of another type,
+a content part that is not text, a repeated item type that disagrees, an
+envelope ``type`` other than ``response_item``, and anything msgspec
+rejects (invalid UTF-8, lone surrogate escapes, bad JSON).  Any such line
+returns None and takes the reader's full parse, which reports it as it
+always has.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+import msgspec
+import orjson
+
+from sessionport.formats.codex.items import ANSWERED_LIMIT, PENDING_LIMIT, output_result, tool_text
+from sessionport.typed_decode import DECODE_ERRORS, decodable
+
+
+
+_NO_RAW = msgspec.Raw(b"")
+
+
+class _Part(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, gc=False):
+    text: Union[str, None] = None
+
+
+# The text parts (items._TEXT_PARTS); a part of any other type, or a part
+# that is not an object, makes the line take the full parse.
+class InputText(_Part, tag="input_text"):
+    pass
+
+
+class OutputText(_Part, tag="output_text"):
+    pass
+
+
+class Text(_Part, tag="text"):
+    pass
+
+
+class SummaryText(_Part, tag="summary_text"):
+    pass
+
+
+class ReasoningText(_Part, tag="reasoning_text"):
+    pass
+
+
+Content = Union[list[Union[InputText, OutputText, Text, SummaryText, ReasoningText]], str, None]
+
+
+class Message(msgspec.Struct, tag="message", tag_field="type", forbid_unknown_fields=True, gc=False):
+    role: Union[str, None] = None
+    content: Content = None
+    phase: Union[str, None] = None
+    id: Union[str, None] = None
+    end_turn: Union[bool, None] = None
+    status: Union[str, None] = None
+
+
+class Reasoning(msgspec.Struct, tag="reasoning", tag_field="type", forbid_unknown_fields=True, gc=False):
+    summary: Content = None
+    content: Content = None
+    # Only whether it is there counts: kept as the raw JSON, never decoded
+    # (empty when the field is missing).
+    encrypted_content: msgspec.Raw = _NO_RAW
+    id: Union[str, None] = None
+
+
+class FunctionCall(msgspec.Struct, tag="function_call", tag_field="type", forbid_unknown_fields=True, gc=False):
+    name: Union[str, None] = None
+    arguments: Union[str, None] = None
+    call_id: Union[str, None] = None
+    namespace: Union[str, None] = None
+    status: Union[str, None] = None
+    id: Union[str, None] = None
+
+
+class CustomToolCall(msgspec.Struct, tag="custom_tool_call", tag_field="type", forbid_unknown_fields=True, gc=False):
+    name: Union[str, None] = None
+    input: Union[str, None] = None
+    call_id: Union[str, None] = None
+    status: Union[str, None] = None
+    id: Union[str, None] = None
+
+
+class FunctionCallOutput(msgspec.Struct, tag="function_call_output", tag_field="type", forbid_unknown_fields=True, gc=False):
+    call_id: Union[str, None] = None
+    output: Union[str, None] = None
+    name: Union[str, None] = None
+    status: Union[str, None] = None
+    id: Union[str, None] = None
+
+
+class CustomToolCallOutput(FunctionCallOutput, tag="custom_tool_call_output"):
+    pass
+
+
+Item = Union[Message, Reasoning, FunctionCall, CustomToolCall, FunctionCallOutput, CustomToolCallOutput]
+
+
+class Envelope(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    timestamp: str
+    # A repeated key: the last is what orjson keeps, and what counts here.
+    type: Literal["response_item"]
+    payload: Item
+    ordinal: Union[int, None] = None
+
+
+# The payload types (as the line's head names them) read here.
+TYPED_KINDS = frozenset((b"message", b"reasoning", b"function_call", b"custom_tool_call", b"function_call_output", b"custom_tool_call_output"))
+_decode = msgspec.json.Decoder(Envelope).decode
+
+
+def decode_item(line: bytes) -> Envelope | None:
+    """The typed envelope of a ``response_item`` line, or None when the
+    line must take the full parse (see the module's doc).  A reasoning
+    item's ``encrypted_content`` is replaced by whether it counts (a
+    string, not empty)."""
+    try:
+        record = _decode(line)
+    except DECODE_ERRORS:
+        return None
+    item = record.payload
+    if item.__class__ is Reasoning:
+        raw = item.encrypted_content
+        if raw:
+            if memoryview(raw)[:1] == b'"':
+                # msgspec does not check the UTF-8 of what it keeps raw; orjson does.
+                if not line.isascii() and not decodable(bytes(raw)):
+                    return None
+                item.encrypted_content = len(raw) > 2
+            elif bytes(raw) == b"null":
+                item.encrypted_content = False
+            else:
+                return None  # a number orjson may refuse, an object: the full parse
+        else:
+            item.encrypted_content = False
+    return record
+
+
+def _content_text(content: Content) -> str:
+    """``items.content_text`` of a content of text parts only."""
+    if content.__class__ is str:
+        return content
+    if not content:
+        return ""
+    if len(content) == 1:
+        text = content[0].text
+        return text if text is not None else ""
+    return "\n".join([part.text for part in content if part.text is not None])
+
+
+# -- the events, as ItemConverter makes them of the dict ----------------------
+# Written out rather than shared through helpers: one of these runs for
+# most lines of a rollout.  ``tests/formats/test_codex_typed.py`` checks
+# that each gives what the dict handlers give.
+def message(conv, item: Message, timestamp: str) -> list[dict]:
+    role = item.role
+    content = item.content
+    if content.__class__ is list and len(content) == 1:
+        text = content[0].text
+        if text is None:
+            text = ""
+    else:
+        text = _content_text(content)
+    event = {"type": "message", "role": "user", "text": text, "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
+    if role == "assistant":
+        event["role"] = "assistant"
+        meta: dict[str, Any] = {}
+        if conv.model:
+            meta["model"] = conv.model
+        if item.phase is not None:
+            meta["phase"] = item.phase
+        if meta:
+            event["meta"] = meta
+    elif role == "developer" or role == "system":
+        event["role"] = "system"
+        event["meta"] = {"injected": True, "codexRole": role}
+    conv.counts["messages"] += 1
+    return [event]
+
+
+def reasoning(conv, item: Reasoning, timestamp: str) -> list[dict]:
+    counts = conv.counts
+    if item.encrypted_content:  # see decode_item
+        counts["encryptedReasoning"] += 1
+    summary = item.summary
+    if summary.__class__ is list and len(summary) == 1:
+        summary = summary[0].text
+    else:
+        summary = _content_text(summary)
+    if summary:
+        meta: dict[str, Any] = {"kind": "thinking"}
+    else:
+        summary = _content_text(item.content)
+        if not summary:
+            return []
+        meta = {"kind": "thinking", "reasoningContent": True}
+    if conv.model:
+        meta["model"] = conv.model
+    counts["thinking"] += 1
+    event = {"type": "message", "role": "assistant", "text": summary, "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
+    event["meta"] = meta
+    return [event]
+
+
+def _call(conv, name: str, tool_input: dict, timestamp: str, item: Any, meta: dict) -> list[dict]:
+    """ItemConverter._call, from its ``meta`` (kind, codexType and extras) on."""
+    if conv.model:
+        meta["model"] = conv.model
+    status = item.status
+    if status is not None and status != "completed":
+        meta["status"] = status
+    call_id = item.call_id
+    if call_id:  # ItemConverter.open_call
+        pending = conv.pending
+        pending[call_id] = name
+        if len(pending) > PENDING_LIMIT:
+            del pending[next(iter(pending))]
+            conv.forgotten += 1
+    conv.counts["toolCalls"] += 1
+    # After the call is open and counted: tool_text may raise (an input
+    # nested too deep to write), and the reader counts the item malformed.
+    event = {"type": "message", "role": "tool", "text": tool_text(name, tool_input), "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
+    event["toolName"] = name
+    if call_id:
+        event["toolCallId"] = call_id
+    event["toolInput"] = tool_input
+    event["meta"] = meta
+    return [event]
+
+
+def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
+    arguments = item.arguments
+    meta: dict[str, Any] = {"kind": "tool_use", "codexType": "function_call"}
+    tool_input = None
+    if arguments is not None:
+        try:
+            tool_input = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            tool_input = {"raw": arguments}
+            meta["codexArguments"] = "raw"
+    if tool_input.__class__ is not dict:
+        tool_input = {"value": tool_input}
+        meta["codexArguments"] = "value"
+    if item.namespace is not None:
+        meta["namespace"] = item.namespace
+    return _call(conv, item.name or "unknown", tool_input, timestamp, item, meta)
+
+
+def custom_tool_call(conv, item: CustomToolCall, timestamp: str) -> list[dict]:
+    raw = item.input
+    tool_input = {"input": raw if raw is not None else "null"}
+    return _call(conv, item.name or "unknown", tool_input, timestamp, item, {"kind": "tool_use", "codexType": "custom_tool_call"})
+
+
+def _output(conv, codex_type: str, item: FunctionCallOutput, timestamp: str) -> list[dict]:
+    call_id = item.call_id
+    if call_id:  # ItemConverter.close_call
+        name = conv.pending.pop(call_id, None)
+        answered = conv.answered
+        answered[call_id] = None
+        if len(answered) > ANSWERED_LIMIT:
+            answered.popitem(last=False)
+    else:
+        call_id = name = None
+    output = item.output
+    meta = {"kind": "tool_result", "codexType": codex_type}
+    if output is None:
+        text, is_error = "", None
+    else:
+        text, is_error, meta = output_result(output, meta)
+    if name is None and call_id is not None:
+        meta["unpaired"] = True
+    conv.counts["toolResults"] += 1
+    event = {"type": "message", "role": "tool", "text": text, "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
+    if name is None:
+        name = item.name
+    if name is not None:
+        event["toolName"] = name
+    if call_id is not None:
+        event["toolCallId"] = call_id
+    if is_error is not None:
+        event["isError"] = is_error
+    event["meta"] = meta
+    return [event]
+
+
+def function_call_output(conv, item: FunctionCallOutput, timestamp: str) -> list[dict]:
+    return _output(conv, "function_call_output", item, timestamp)
+
+
+def custom_tool_call_output(conv, item: CustomToolCallOutput, timestamp: str) -> list[dict]:
+    return _output(conv, "custom_tool_call_output", item, timestamp)
+
+
+CONVERTERS = {
+    Message: message,
+    Reasoning: reasoning,
+    FunctionCall: function_call,
+    CustomToolCall: custom_tool_call,
+    FunctionCallOutput: function_call_output,
+    CustomToolCallOutput: custom_tool_call_output,
+}
