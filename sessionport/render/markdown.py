@@ -34,9 +34,9 @@ from sessionport.render.session import (
     session_title,
     turn_label_of,
 )
-from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
+from sessionport.render.text import ChunkedWriter, count_lines, fence_for, trim_lines
 from sessionport.render.tools import view_tool_call
-from sessionport.render.markdown_blocks import code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.markdown_blocks import clean, code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
 from sessionport.render.commands import is_caveat, parse_command
 from sessionport.render.text import plain_label
 from sessionport.render.pairing import PendingCalls
@@ -176,14 +176,16 @@ class MarkdownWriter:
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
             self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
         elif kind == "tool_result":
-            result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
+            result = self._tool_result(message, text)
+            if "media" in message:
+                result.append(self._images(message))
             agent = spawned_agent(meta) if meta and "spawnedAgentId" in meta else None
             if agent in self.agents:
-                result += f"[Subagent session ↓](#{agent})\n\n"
+                result.append(f"[Subagent session ↓](#{agent})\n\n")
             elif agent:
-                result += f"*Subagent {code_span(str(meta['spawnedAgentId']))}: its session is not in this document*\n\n"
-            if not self.pending.result(message.get("toolCallId"), result, len(result)):
-                self.pending.text(head + result)
+                result.append(f"*Subagent {code_span(str(meta['spawnedAgentId']))}: its session is not in this document*\n\n")
+            if not self.pending.result(message.get("toolCallId"), result, sum(map(len, result))):
+                self.pending.text(head + "".join(result))
         elif command is not None:
             self._command(command, head)
         elif kind == "thinking":
@@ -240,9 +242,11 @@ class MarkdownWriter:
             output = unit.result
             self.emit(head + command_markdown(command, output))
             return
-        self.emit(unit.call)
+        emit = self.emit
+        emit(unit.call)
         if unit.result is not None:
-            self.emit(unit.result)
+            for piece in unit.result:
+                emit(piece)
 
     def _tool_call(self, message: dict, text: str) -> str:
         view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
@@ -261,19 +265,29 @@ class MarkdownWriter:
         lang = re.sub(r"[^\w+.-]", "", view.detail) if view.kind == "code" else TOOL_LANG[view.kind]
         return fenced(view.body, lang, f"{head}\n\n", "\n")
 
-    def _tool_result(self, message: dict, text: str) -> str:
+    def _tool_result(self, message: dict, text: str) -> list[str]:
+        """The result as pieces written one after another: the output on its
+        own (what :func:`fenced` or :func:`details` around it would give),
+        since outputs run to megabytes and are mostly ASCII, which the
+        writer encodes at memory speed unless joined to a heading's "·"."""
         label = "Result (error)" if message.get("isError") else "Result"
-        head = f"**{label}:**"
-        if message.get("toolCallId") is not None:
-            head += f" {code_span(str(message['toolCallId']))}"
         if not text:
-            return f"{head} *(no output)*\n\n"
-        body, cut = trim_lines(text, self.options.max_output)
-        after = f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n" if cut else "\n"
-        lines = count_lines(body)
+            call_id = message.get("toolCallId")
+            return [f"**{label}:** {code_span(str(call_id))} *(no output)*\n\n" if call_id is not None else f"**{label}:** *(no output)*\n\n"]
+        max_output = self.options.max_output
+        if max_output is None:
+            body, cut = text, 0
+        else:
+            body, cut = trim_lines(text, max_output)
+        after = f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {max_output})*\n\n" if cut else "\n"
+        lines = body.count("\n") + 1 if body else 0  # count_lines, inlined
+        body = clean(body)
+        fence = fence_for(body)
         if lines > LONG_OUTPUT_LINES:
-            return details(f"{summary_text(label)} · {lines:,} lines", fenced(body, "text")) + after
-        return fenced(body, "text", f"{head}\n\n", after)
+            return [f"<details>\n<summary>{summary_text(label)} · {lines:,} lines</summary>\n\n{fence}text\n", body, f"\n{fence}\n\n</details>\n{after}"]
+        call_id = message.get("toolCallId")
+        head = f"**{label}:** {code_span(str(call_id))}" if call_id is not None else f"**{label}:**"
+        return [f"{head}\n\n{fence}text\n", body, f"\n{fence}\n{after}"]
 
     def _command(self, command, head: str) -> None:
         if command.kind == "output" and self.open_command is not None:

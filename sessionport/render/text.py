@@ -247,9 +247,20 @@ class ChunkedWriter:
             self.flush()
 
     def flush(self) -> None:
-        if self.parts:
-            text = "".join(self.parts)
+        parts = self.parts
+        if parts:
+            text = "".join(parts)
+            if text.isascii():
+                data = text.encode("utf-8", "replace")
+            else:
+                # UTF-8 encoding copies ASCII text at memory speed but takes
+                # a step per character for the rest (30 times slower), and
+                # one "·" in a heading makes the whole chunk "the rest":
+                # encoded piece by piece, only the pieces that are not ASCII
+                # take the slow path.  Encoding works per code point, so
+                # the bytes are the same.
+                data = b"".join([part.encode("utf-8", "replace") for part in parts])
             # emptied first: a failed write is not retried by a final flush
-            self.parts.clear()
+            parts.clear()
             self.size = 0
-            self.out.write(text.encode("utf-8", "replace"))
+            self.out.write(data)
