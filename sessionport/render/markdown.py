@@ -26,13 +26,13 @@ from sessionport.render.session import (
     extra_metadata,
     format_time,
     header_facts,
-    message_parts,
     feed,
     parent_call,
     spawned_agent,
     parse_time,
     session_title,
     turn_label_of,
+    _TURN_LABELS,
 )
 from sessionport.render.text import ChunkedWriter, count_lines, fence_for, trim_lines
 from sessionport.render.tools import view_tool_call
@@ -145,7 +145,17 @@ class MarkdownWriter:
         if tracker is None:
             self.start(session_event("unknown"))
             tracker = self.tracker
-        meta, kind, text = message_parts(message)
+        # message_parts, inlined: this runs for every message
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta, kind = None, "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
         shown = self.show_all or self.options.shows(message)
         tracker.see(message, shown, meta)
         if not shown:
@@ -166,7 +176,9 @@ class MarkdownWriter:
                 self.pending.text(details(label, fenced(text, "text")) + "\n")
                 return
             sidechain = bool(meta.get("sidechain"))
-        label = turn_label_of(role, kind, sidechain)
+        label = _TURN_LABELS.get((role, kind, sidechain)) if role.__class__ is str else None
+        if label is None:
+            label = turn_label_of(role, kind, sidechain)
         head = ""
         if label != self.turn:
             self.turn = label
@@ -195,11 +207,12 @@ class MarkdownWriter:
         elif role == "system":
             self.pending.text(head + details("System message", fenced(text, "text")) + "\n")
         else:
-            if role == "user" and not sidechain and text.strip():
+            has_text = bool(text) and not text.isspace()  # text.strip(), without its copy
+            if role == "user" and not sidechain and has_text:
                 self.pending.flush()  # a new prompt: calls still waiting are not answered any more
                 head = self._prompt_anchor(text) + head
             images = self._images(message) if "media" in message else ""
-            self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n" + images)
+            self.pending.text(head + (message_markdown(text) if has_text else "*(empty message)*") + "\n\n" + images)
 
     def _prompt_anchor(self, text: str) -> str:
         """An anchor for the prompts list written after the session."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from sessionport.render.text import replace_controls, fence_for, longest_run, split_code_spans, strip_terminal_codes
+from sessionport.render.text import clean_text, replace_controls, fence_for, longest_run, split_code_spans, strip_terminal_codes
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
@@ -32,14 +32,10 @@ _LINK_TARGET = re.compile(r"\]\((?!\s*<?\s*(?:[Hh][Tt][Tt][Pp][Ss]?://|[Mm][Aa][
 _REFERENCE_DEFINITION = re.compile(r"^([ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*)\[(?=[^\]\n]*\]:)", re.M)
 
 
-def clean(text: str) -> str:
-    """Text without terminal escape codes or other control characters (they
-    are invisible and upset renderers) and with one kind of line end."""
-    if "\x1b" in text:  # tested here too: clean runs for nearly every piece of a document
-        text = strip_terminal_codes(text)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return replace_controls(text)
+# Text without terminal escape codes or other control characters (they are
+# invisible and upset renderers) and with one kind of line end: the text
+# module's clean_text, which finds the usual text (nothing to do) in one scan.
+clean = clean_text
 
 
 _INLINE_ESCAPES = str.maketrans({char: "\\" + char for char in "\\`*_[]<>#|~!&"})
