@@ -331,7 +331,13 @@ class HtmlWriter:
         elif unit.size < UNIT_JOIN:
             # one piece for the page: a join of a few short strings costs
             # less than handing each to the writer
-            self.emit(f'{opening}{result_head(result[0], error)}{"".join(result[1])}</div></details></article>\n')
+            out_id = result[0]
+            out_head = (
+                result_head(out_id, error)
+                if error
+                else f'<div class="tool-out" id="{out_id}"><div class="out-head"><span class="badge">output</span><a class="anchor" href="#{out_id}" title="link to this message">#</a></div>'
+            )  # result_head of an output, inlined
+            self.emit(f'{opening}{out_head}{"".join(result[1])}</div></details></article>\n')
         else:  # outputs run to megabytes: written as they are, not copied into one
             emit = self.emit
             emit(opening)

@@ -186,7 +186,9 @@ class MarkdownWriter:
             when = format_time(stamp) if stamp is not None else ""
             head = f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n"
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
-            self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
+            call = self._tool_call(message, text)
+            call[0] = head + call[0]
+            self.pending.call(message.get("toolCallId"), call, 0, link=True)
         elif kind == "tool_result":
             result = self._tool_result(message, text)
             if "media" in message:
@@ -256,12 +258,15 @@ class MarkdownWriter:
             self.emit(head + command_markdown(command, output))
             return
         emit = self.emit
-        emit(unit.call)
+        for piece in unit.call:
+            emit(piece)
         if unit.result is not None:
             for piece in unit.result:
                 emit(piece)
 
-    def _tool_call(self, message: dict, text: str) -> str:
+    def _tool_call(self, message: dict, text: str) -> list[str]:
+        """The call as pieces, its input (a command, a diff, JSON) a piece of
+        its own, as for results (see :meth:`_tool_result`)."""
         view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
         head = f"**Tool call:** {code_span(str(message.get('toolName') or 'tool'))}"
         if view.summary and view.kind in ("diff", "markdown"):
@@ -270,13 +275,15 @@ class MarkdownWriter:
             head += f" · {code_span(str(message['toolCallId']))}"
         if view.kind == "read":
             detail = f" ({inline(view.detail)})" if view.detail else ""
-            return f"{head}\n\nRead {code_span(view.body)}{detail}\n\n"
+            return [f"{head}\n\nRead {code_span(view.body)}{detail}\n\n"]
         if view.kind == "markdown":
-            return f"{head}\n\n" + details("Input", message_markdown(view.body)) + "\n"
+            return [f"{head}\n\n" + details("Input", message_markdown(view.body)) + "\n"]
         if view.kind == "text" and not view.body.strip():
-            return head + "\n\n"
+            return [head + "\n\n"]
         lang = re.sub(r"[^\w+.-]", "", view.detail) if view.kind == "code" else TOOL_LANG[view.kind]
-        return fenced(view.body, lang, f"{head}\n\n", "\n")
+        body = clean(view.body)  # fenced(view.body, lang, f"{head}\n\n", "\n"), in pieces
+        fence = fence_for(body)
+        return [f"{head}\n\n{fence}{lang}\n", body, f"\n{fence}\n\n"]
 
     def _tool_result(self, message: dict, text: str) -> list[str]:
         """The result as pieces written one after another: the output on its

@@ -53,6 +53,8 @@ def first_line(text: str) -> str:
     with up to its first line end, found without the copy ``strip`` makes
     (tool outputs run to megabytes); ``\\s`` is the whitespace of
     ``str.strip``."""
+    if "\n" not in text:  # one line (most commands and labels): strip is all there is to do
+        return text.strip()
     start = _LEADING_SPACE(text).end()
     end = text.find("\n", start)
     if end < 0 or _ONLY_SPACE(text, end) is not None:  # no line end before the trailing space
