@@ -26,15 +26,16 @@ from sessionport.render.session import (
     extra_metadata,
     feed,
     header_facts,
-    message_parts,
     parent_call,
     session_title,
     spawned_agent,
     turn_label_of,
+    _TURN_LABELS,
 )
 from sessionport.render.text import ChunkedWriter, count_lines, plain_label
 from sessionport.render.html_assets import JS, content_security_policy, page_css
 from sessionport.render.html_blocks import (
+    _PLAIN,
     OPEN_DIFF_LINES,
     collapsed,
     command_html,
@@ -178,13 +179,23 @@ class HtmlWriter:
         if tracker is None:
             self.start(session_event("unknown"))
             tracker = self.tracker
-        meta, kind, text = message_parts(message)
+        # message_parts, inlined: this runs for every message
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta, kind = None, "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
         shown = self.show_all or self.options.shows(message)
         tracker.see(message, shown, meta)
         if not shown:
             return
-        self.number += 1
-        dom_id = f"{self.dom_prefix}{self.number}"
+        self.number = number = self.number + 1
+        dom_id = f"{self.dom_prefix}{number}"
         role = message.get("role")
         source_id = message.get("id")
         sidechain = False
@@ -203,13 +214,17 @@ class HtmlWriter:
                 self.pending.text(f'<article class="msg note injected" id="{dom_id}" data-kind="injected">{body}</article>\n')
                 return
             sidechain = bool(meta.get("sidechain"))
-        turn = turn_label_of(role, kind, sidechain)
+        turn = _TURN_LABELS.get((role, kind, sidechain)) if role.__class__ is str else None
+        if turn is None:
+            turn = turn_label_of(role, kind, sidechain)
         if turn != self.turn:
             self.turn = turn
             head = message_head(turn, message.get("timestamp"), dom_id, source_id)
         elif source_id is None:
             # every message can be linked to, not only the first of a turn
             head = f'<a class="anchor side" href="#{dom_id}" title="link to this message">#</a>'
+        elif source_id.__class__ is str and _PLAIN(source_id) is None:  # side_anchor, inlined: an id esc leaves as it is
+            head = f'<a class="anchor side" href="#{dom_id}" title="message id {source_id}">#</a>'
         else:
             head = side_anchor(dom_id, source_id)
         extra_css = " sidechain" if sidechain else ""
@@ -232,7 +247,7 @@ class HtmlWriter:
             css, body = "note", collapsed(label, markdown_block(text))
         else:
             css = "user" if role == "user" else "assistant"
-            if role == "user" and not sidechain and text.strip():
+            if role == "user" and not sidechain and text and not text.isspace():  # text.strip(), without its copy
                 self._toc(dom_id, text)
                 # a new prompt: calls still waiting are not answered any more
                 self.pending.flush()
@@ -316,7 +331,13 @@ class HtmlWriter:
         elif unit.size < UNIT_JOIN:
             # one piece for the page: a join of a few short strings costs
             # less than handing each to the writer
-            self.emit(f'{opening}{result_head(result[0], error)}{"".join(result[1])}</div></details></article>\n')
+            out_id = result[0]
+            out_head = (
+                result_head(out_id, error)
+                if error
+                else f'<div class="tool-out" id="{out_id}"><div class="out-head"><span class="badge">output</span><a class="anchor" href="#{out_id}" title="link to this message">#</a></div>'
+            )  # result_head of an output, inlined
+            self.emit(f'{opening}{out_head}{"".join(result[1])}</div></details></article>\n')
         else:  # outputs run to megabytes: written as they are, not copied into one
             emit = self.emit
             emit(opening)

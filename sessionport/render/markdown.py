@@ -26,17 +26,17 @@ from sessionport.render.session import (
     extra_metadata,
     format_time,
     header_facts,
-    message_parts,
     feed,
     parent_call,
     spawned_agent,
     parse_time,
     session_title,
     turn_label_of,
+    _TURN_LABELS,
 )
-from sessionport.render.text import ChunkedWriter, count_lines, trim_lines
+from sessionport.render.text import ChunkedWriter, count_lines, fence_for, trim_lines
 from sessionport.render.tools import view_tool_call
-from sessionport.render.markdown_blocks import code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.markdown_blocks import clean, code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
 from sessionport.render.commands import is_caveat, parse_command
 from sessionport.render.text import plain_label
 from sessionport.render.pairing import PendingCalls
@@ -145,7 +145,17 @@ class MarkdownWriter:
         if tracker is None:
             self.start(session_event("unknown"))
             tracker = self.tracker
-        meta, kind, text = message_parts(message)
+        # message_parts, inlined: this runs for every message
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta, kind = None, "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
         shown = self.show_all or self.options.shows(message)
         tracker.see(message, shown, meta)
         if not shown:
@@ -166,7 +176,9 @@ class MarkdownWriter:
                 self.pending.text(details(label, fenced(text, "text")) + "\n")
                 return
             sidechain = bool(meta.get("sidechain"))
-        label = turn_label_of(role, kind, sidechain)
+        label = _TURN_LABELS.get((role, kind, sidechain)) if role.__class__ is str else None
+        if label is None:
+            label = turn_label_of(role, kind, sidechain)
         head = ""
         if label != self.turn:
             self.turn = label
@@ -174,16 +186,20 @@ class MarkdownWriter:
             when = format_time(stamp) if stamp is not None else ""
             head = f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n"
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
-            self.pending.call(message.get("toolCallId"), head + self._tool_call(message, text), 0, link=True)
+            call = self._tool_call(message, text)
+            call[0] = head + call[0]
+            self.pending.call(message.get("toolCallId"), call, 0, link=True)
         elif kind == "tool_result":
-            result = self._tool_result(message, text) + (self._images(message) if "media" in message else "")
+            result = self._tool_result(message, text)
+            if "media" in message:
+                result.append(self._images(message))
             agent = spawned_agent(meta) if meta and "spawnedAgentId" in meta else None
             if agent in self.agents:
-                result += f"[Subagent session ↓](#{agent})\n\n"
+                result.append(f"[Subagent session ↓](#{agent})\n\n")
             elif agent:
-                result += f"*Subagent {code_span(str(meta['spawnedAgentId']))}: its session is not in this document*\n\n"
-            if not self.pending.result(message.get("toolCallId"), result, len(result)):
-                self.pending.text(head + result)
+                result.append(f"*Subagent {code_span(str(meta['spawnedAgentId']))}: its session is not in this document*\n\n")
+            if not self.pending.result(message.get("toolCallId"), result, sum(map(len, result))):
+                self.pending.text(head + "".join(result))
         elif command is not None:
             self._command(command, head)
         elif kind == "thinking":
@@ -193,11 +209,12 @@ class MarkdownWriter:
         elif role == "system":
             self.pending.text(head + details("System message", fenced(text, "text")) + "\n")
         else:
-            if role == "user" and not sidechain and text.strip():
+            has_text = bool(text) and not text.isspace()  # text.strip(), without its copy
+            if role == "user" and not sidechain and has_text:
                 self.pending.flush()  # a new prompt: calls still waiting are not answered any more
                 head = self._prompt_anchor(text) + head
             images = self._images(message) if "media" in message else ""
-            self.pending.text(head + (message_markdown(text) if text.strip() else "*(empty message)*") + "\n\n" + images)
+            self.pending.text(head + (message_markdown(text) if has_text else "*(empty message)*") + "\n\n" + images)
 
     def _prompt_anchor(self, text: str) -> str:
         """An anchor for the prompts list written after the session."""
@@ -240,11 +257,16 @@ class MarkdownWriter:
             output = unit.result
             self.emit(head + command_markdown(command, output))
             return
-        self.emit(unit.call)
+        emit = self.emit
+        for piece in unit.call:
+            emit(piece)
         if unit.result is not None:
-            self.emit(unit.result)
+            for piece in unit.result:
+                emit(piece)
 
-    def _tool_call(self, message: dict, text: str) -> str:
+    def _tool_call(self, message: dict, text: str) -> list[str]:
+        """The call as pieces, its input (a command, a diff, JSON) a piece of
+        its own, as for results (see :meth:`_tool_result`)."""
         view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
         head = f"**Tool call:** {code_span(str(message.get('toolName') or 'tool'))}"
         if view.summary and view.kind in ("diff", "markdown"):
@@ -253,27 +275,39 @@ class MarkdownWriter:
             head += f" · {code_span(str(message['toolCallId']))}"
         if view.kind == "read":
             detail = f" ({inline(view.detail)})" if view.detail else ""
-            return f"{head}\n\nRead {code_span(view.body)}{detail}\n\n"
+            return [f"{head}\n\nRead {code_span(view.body)}{detail}\n\n"]
         if view.kind == "markdown":
-            return f"{head}\n\n" + details("Input", message_markdown(view.body)) + "\n"
+            return [f"{head}\n\n" + details("Input", message_markdown(view.body)) + "\n"]
         if view.kind == "text" and not view.body.strip():
-            return head + "\n\n"
+            return [head + "\n\n"]
         lang = re.sub(r"[^\w+.-]", "", view.detail) if view.kind == "code" else TOOL_LANG[view.kind]
-        return fenced(view.body, lang, f"{head}\n\n", "\n")
+        body = clean(view.body)  # fenced(view.body, lang, f"{head}\n\n", "\n"), in pieces
+        fence = fence_for(body)
+        return [f"{head}\n\n{fence}{lang}\n", body, f"\n{fence}\n\n"]
 
-    def _tool_result(self, message: dict, text: str) -> str:
+    def _tool_result(self, message: dict, text: str) -> list[str]:
+        """The result as pieces written one after another: the output on its
+        own (what :func:`fenced` or :func:`details` around it would give),
+        since outputs run to megabytes and are mostly ASCII, which the
+        writer encodes at memory speed unless joined to a heading's "·"."""
         label = "Result (error)" if message.get("isError") else "Result"
-        head = f"**{label}:**"
-        if message.get("toolCallId") is not None:
-            head += f" {code_span(str(message['toolCallId']))}"
         if not text:
-            return f"{head} *(no output)*\n\n"
-        body, cut = trim_lines(text, self.options.max_output)
-        after = f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {self.options.max_output})*\n\n" if cut else "\n"
-        lines = count_lines(body)
+            call_id = message.get("toolCallId")
+            return [f"**{label}:** {code_span(str(call_id))} *(no output)*\n\n" if call_id is not None else f"**{label}:** *(no output)*\n\n"]
+        max_output = self.options.max_output
+        if max_output is None:
+            body, cut = text, 0
+        else:
+            body, cut = trim_lines(text, max_output)
+        after = f"\n*… {cut:,} more line{'s' if cut != 1 else ''} cut (--max-output {max_output})*\n\n" if cut else "\n"
+        lines = body.count("\n") + 1 if body else 0  # count_lines, inlined
+        body = clean(body)
+        fence = fence_for(body)
         if lines > LONG_OUTPUT_LINES:
-            return details(f"{summary_text(label)} · {lines:,} lines", fenced(body, "text")) + after
-        return fenced(body, "text", f"{head}\n\n", after)
+            return [f"<details>\n<summary>{summary_text(label)} · {lines:,} lines</summary>\n\n{fence}text\n", body, f"\n{fence}\n\n</details>\n{after}"]
+        call_id = message.get("toolCallId")
+        head = f"**{label}:** {code_span(str(call_id))}" if call_id is not None else f"**{label}:**"
+        return [f"{head}\n\n{fence}text\n", body, f"\n{fence}\n{after}"]
 
     def _command(self, command, head: str) -> None:
         if command.kind == "output" and self.open_command is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from sessionport.render.text import replace_controls, fence_for, longest_run, split_code_spans, strip_terminal_codes
+from sessionport.render.text import clean_text, replace_controls, fence_for, longest_run, split_code_spans, strip_terminal_codes
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")
@@ -32,19 +32,22 @@ _LINK_TARGET = re.compile(r"\]\((?!\s*<?\s*(?:[Hh][Tt][Tt][Pp][Ss]?://|[Mm][Aa][
 _REFERENCE_DEFINITION = re.compile(r"^([ \t>]*(?:(?:[-+*]|\d{1,9}[.)])[ \t]+)*)\[(?=[^\]\n]*\]:)", re.M)
 
 
-def clean(text: str) -> str:
-    """Text without terminal escape codes or other control characters (they
-    are invisible and upset renderers) and with one kind of line end."""
-    if "\x1b" in text:  # tested here too: clean runs for nearly every piece of a document
-        text = strip_terminal_codes(text)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return replace_controls(text)
+# Text without terminal escape codes or other control characters (they are
+# invisible and upset renderers) and with one kind of line end: the text
+# module's clean_text, which finds the usual text (nothing to do) in one scan.
+clean = clean_text
+
+
+_INLINE_ESCAPES = str.maketrans({char: "\\" + char for char in "\\`*_[]<>#|~!&"})
 
 
 def inline(text: str) -> str:
-    """``text`` as literal inline Markdown on one line."""
-    return _INLINE_SPECIAL.sub(r"\\\1", " ".join(clean(text).split()))
+    """``text`` as literal inline Markdown on one line: each character of
+    :data:`_INLINE_SPECIAL` backslash-escaped (by ``str.translate``, when
+    the scan finds one: a ``re.sub`` with a group reference expands its
+    template in Python for every match)."""
+    text = " ".join(clean(text).split())
+    return text.translate(_INLINE_ESCAPES) if _INLINE_SPECIAL.search(text) is not None else text
 
 
 # What code_span has to deal with: whitespace, backticks, controls (ESC, CR).

@@ -79,9 +79,19 @@ class PendingCalls:
         if unit is None:
             return False
         unit.result = rendered
+        queue = self.queue
+        if len(queue) == 1:
+            # the usual case, a result right after its call and nothing
+            # held (the queue holds every waiting call): what _drain would
+            # do, without its steps
+            queue.clear()
+            self.chars -= unit.size
+            unit.size += size
+            self.write_unit(unit)
+            return True
         unit.size += size
         self.chars += size
-        if self.queue[0] is unit:
+        if queue[0] is unit:
             self._drain()
         return True
 

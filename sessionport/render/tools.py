@@ -44,12 +44,22 @@ class ToolView:
     detail: str = ""
 
 
+_LEADING_SPACE = re.compile(r"\s*").match
+_ONLY_SPACE = re.compile(r"\s*\Z").match
+
+
 def first_line(text: str) -> str:
-    """The first line of ``text`` stripped (found, not split off: tool
-    outputs run to megabytes)."""
-    text = text.strip()
-    end = text.find("\n")
-    return text if end < 0 else text[:end]
+    """The first line of ``text`` stripped: what ``text.strip()`` begins
+    with up to its first line end, found without the copy ``strip`` makes
+    (tool outputs run to megabytes); ``\\s`` is the whitespace of
+    ``str.strip``."""
+    if "\n" not in text:  # one line (most commands and labels): strip is all there is to do
+        return text.strip()
+    start = _LEADING_SPACE(text).end()
+    end = text.find("\n", start)
+    if end < 0 or _ONLY_SPACE(text, end) is not None:  # no line end before the trailing space
+        return text[start:].rstrip()
+    return text[start:end]
 
 
 def _first_line(text: str, limit: int = 120) -> str:
