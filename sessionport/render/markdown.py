@@ -26,6 +26,7 @@ from sessionport.render.session import (
     extra_metadata,
     format_time,
     header_facts,
+    message_parts,
     feed,
     parent_call,
     spawned_agent,
@@ -145,17 +146,7 @@ class MarkdownWriter:
         if tracker is None:
             self.start(session_event("unknown"))
             tracker = self.tracker
-        # message_parts, inlined: this runs for every message
-        text = message.get("text")
-        if text.__class__ is not str:
-            text = ""
-        meta = message.get("meta")
-        if meta.__class__ is not dict:
-            meta, kind = None, "text"
-        else:
-            kind = meta.get("kind", "text")
-            if kind.__class__ is not str:
-                kind = "text"
+        meta, kind, text = message_parts(message)
         shown = self.show_all or self.options.shows(message)
         tracker.see(message, shown, meta)
         if not shown:
