@@ -149,7 +149,7 @@ def _long_line(first: bytes, readline, limit: int, line_no: int, ctx: ReadContex
     return b"".join(parts)
 
 
-def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes, bool]]:
+def iter_lines(stream: BinaryIO, ctx: ReadContext, check_depth: bool = True) -> Iterator[tuple[int, bytes, bool]]:
     """Yield ``(line_number, stripped_bytes, complete)`` for each non-blank line.
 
     ``complete`` is False for a last line without a newline (possibly torn).
@@ -159,6 +159,12 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
     read in pieces and never held whole, so memory stays bounded whatever
     the input.  A big line is handed over without a second reference kept
     here, so a consumer that drops it frees it.
+
+    A line nested deeper than :data:`MAX_DEPTH` is a bad record, unless
+    ``check_depth`` is False: then the consumer checks each line itself, as
+    :func:`line_too_deep` or, once parsed with orjson, as
+    :func:`value_too_deep` (cheaper than a pass over the bytes), and
+    reports it with :func:`report_too_deep`.
     """
     if not _allocator_tuned:
         _keep_big_lines_off_the_heap()
@@ -197,12 +203,8 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, bytes,
         if line:
             # One pass in C counts the opening brackets; only a line with
             # more than the bound (rare) is parsed here to know its depth.
-            if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
-                ctx.bad_record(
-                    f"JSON nested deeper than {MAX_DEPTH} levels on this line",
-                    line=line_no,
-                    hint="no transcript nests this deep; the file is damaged or not a transcript (--skip-bad skips the line)",
-                )
+            if check_depth and len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
+                report_too_deep(line_no, ctx)
                 continue
             if len(line) < piece:
                 yield line_no, line, complete
@@ -241,6 +243,41 @@ def too_deep(line: bytes, limit: int | None = None) -> bool:
             if type(child) is dict or type(child) is list:
                 stack.append((child, depth + 1))
     return False
+
+
+def line_too_deep(line: bytes) -> bool:
+    """The test :func:`iter_lines` makes of each line: whether it nests
+    deeper than MAX_DEPTH (or so deep that orjson refuses it)."""
+    return len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line)
+
+
+def value_too_deep(value: Any) -> bool:
+    """Whether ``value``, what orjson made of a line, nests deeper than
+    MAX_DEPTH: the same answer as :func:`line_too_deep` on that line, at
+    the cost of a look at each value instead of each byte.  Walked level by
+    level, without recursion."""
+    level = [value] if type(value) is dict or type(value) is list else ()
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            return True
+        below = []
+        push = below.append
+        for node in level:
+            for child in node.values() if type(node) is dict else node:
+                if type(child) is dict or type(child) is list:
+                    push(child)
+        level = below
+    return False
+
+
+def report_too_deep(line_no: int, ctx: ReadContext) -> None:
+    ctx.bad_record(
+        f"JSON nested deeper than {MAX_DEPTH} levels on this line",
+        line=line_no,
+        hint="no transcript nests this deep; the file is damaged or not a transcript (--skip-bad skips the line)",
+    )
 
 
 def _drop_nul(line: bytes, line_no: int, ctx: ReadContext) -> bytes:
