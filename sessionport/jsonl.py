@@ -251,12 +251,18 @@ def line_too_deep(line: bytes) -> bool:
     return len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line)
 
 
+def opening_brackets(line: bytes) -> int:
+    """How many ``[`` and ``{`` bytes ``line`` holds: a line with no more
+    than MAX_DEPTH cannot nest deeper."""
+    return len(line.translate(None, _NOT_OPENERS))
+
+
 def value_too_deep(value: Any) -> bool:
     """Whether ``value``, what orjson made of a line, nests deeper than
     MAX_DEPTH: the same answer as :func:`line_too_deep` on that line, at
     the cost of a look at each value instead of each byte.  Walked level by
     level, without recursion."""
-    level = [value] if type(value) is dict or type(value) is list else ()
+    level = [value] if type(value) in _CONTAINERS else ()
     depth = 0
     while level:
         depth += 1
@@ -266,10 +272,13 @@ def value_too_deep(value: Any) -> bool:
         push = below.append
         for node in level:
             for child in node.values() if type(node) is dict else node:
-                if type(child) is dict or type(child) is list:
+                if type(child) in _CONTAINERS:
                     push(child)
         level = below
     return False
+
+
+_CONTAINERS = frozenset((dict, list))
 
 
 def report_too_deep(line_no: int, ctx: ReadContext) -> None:
