@@ -167,8 +167,10 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext, *, check_depth: bool = True) 
     here, so a consumer that drops it frees it.
 
     A line nested deeper than :data:`MAX_DEPTH` is a bad record.  With
-    ``check_depth=False`` the consumer checks that itself
-    (:func:`too_deep_record`), before it acts on the line; it may skip the
+    ``check_depth=False`` the consumer checks that itself, before it acts on
+    the line: on its bytes (:func:`too_deep_record`, :func:`line_too_deep`)
+    or, once parsed with orjson, on its values (:func:`value_too_deep`,
+    cheaper than a pass over the bytes of a long line); it may skip the
     check for a line it read in a shape that cannot nest that deep.
     """
     if not _allocator_tuned:
@@ -337,7 +339,7 @@ class LineCleaner:
                 line = line.strip(_NUL_WHITESPACE)
         if not line:
             return None
-        if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
+        if line_too_deep(line):
             refuse_deep_line(line_no, self.ctx)
             return None
         return line
@@ -354,9 +356,7 @@ def refuse_deep_line(line_no: int, ctx: ReadContext) -> None:
 def too_deep_record(line: bytes, line_no: int, ctx: ReadContext) -> bool:
     """Whether ``line`` nests deeper than :data:`MAX_DEPTH`, reported as a
     bad record (raises unless ``--skip-bad``: then True, skip the line)."""
-    # One pass in C counts the opening brackets; only a line with more
-    # than the bound (rare) is parsed to know its depth.
-    if len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line):
+    if line_too_deep(line):
         refuse_deep_line(line_no, ctx)
         return True
     return False
@@ -382,6 +382,42 @@ def too_deep(line: bytes, limit: int | None = None) -> bool:
             if type(child) is dict or type(child) is list:
                 stack.append((child, depth + 1))
     return False
+
+
+def line_too_deep(line: bytes) -> bool:
+    """The test :func:`iter_lines` makes of each line: whether it nests
+    deeper than MAX_DEPTH (or so deep that orjson refuses it)."""
+    return len(line.translate(None, _NOT_OPENERS)) > MAX_DEPTH and too_deep(line)
+
+
+def opening_brackets(line: bytes) -> int:
+    """How many ``[`` and ``{`` bytes ``line`` holds: a line with no more
+    than MAX_DEPTH cannot nest deeper."""
+    return len(line.translate(None, _NOT_OPENERS))
+
+
+def value_too_deep(value: Any) -> bool:
+    """Whether ``value``, what orjson made of a line, nests deeper than
+    MAX_DEPTH: the same answer as :func:`line_too_deep` on that line, at
+    the cost of a look at each value instead of each byte.  Walked level by
+    level, without recursion."""
+    level = [value] if type(value) in _CONTAINERS else ()
+    depth = 0
+    while level:
+        depth += 1
+        if depth > MAX_DEPTH:
+            return True
+        below = []
+        push = below.append
+        for node in level:
+            for child in node.values() if type(node) is dict else node:
+                if type(child) in _CONTAINERS:
+                    push(child)
+        level = below
+    return False
+
+
+_CONTAINERS = frozenset((dict, list))
 
 
 def _drop_nul(line: bytes, line_no: int, ctx: ReadContext) -> bytes:

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import iter_lines, parse_line
+from sessionport.jsonl import MAX_DEPTH, iter_lines, line_too_deep, opening_brackets, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.claude_code.content import attachment_text, content_text
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
@@ -43,6 +43,11 @@ _PROGRESS_HEAD = b'{"parentUuid":'
 _PROGRESS_TYPE = b',"type":"progress","data":{'
 _PROGRESS_TYPE_LEN = len(_PROGRESS_TYPE)
 _PROGRESS_SCAN = 8192
+# A line longer than this has its depth tested on its parsed values (a
+# look per value), a shorter one first on its bytes (a look per byte: its
+# brackets are counted): a short line has few bytes per value (envelopes,
+# usage counts), a long one a few big strings.
+_WALK_FROM = 2048
 
 TITLE_TYPES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
 # Chain records that are not messages of their own: skipped but remembered.
@@ -223,12 +228,23 @@ class _Transcript(MessageBuilder):
         # the input ends: only end() and why_empty() read them.
         lines = messages = 0
         partial_record = self.partial_record
-        for line_no, line, complete in iter_lines(stream, ctx) if source is None else source:
+        # The depth of a line (see jsonl.iter_lines) is tested here: a long
+        # line on what orjson made of it (see _WALK_FROM), which spares the
+        # pass over its bytes and, for a line of many brackets, the second
+        # parse the line reader makes.  A line never parsed is tested on its
+        # bytes, as the line reader would; one the census decodes its own
+        # way is tested by the line reader.
+        check_depth = source is None and partial_record is None
+        for line_no, line, complete in iter_lines(stream, ctx, check_depth=not check_depth) if source is None else source:
             lines += 1
             if line.startswith(_PREFIX_HEAD):
                 close = line.find(b'"', 9, _NAME_END)
                 kind = _UNPARSED_BY_NAME.get(line[9:close]) if close > 0 else None
                 if kind is not None:
+                    if check_depth and line_too_deep(line):
+                        refuse_deep_line(line_no, ctx)
+                        lines -= 1
+                        continue
                     skipped[kind] += 1
                     continue
             elif self.session_sent and line.startswith(_PROGRESS_HEAD):
@@ -237,6 +253,10 @@ class _Transcript(MessageBuilder):
                 at = line.find(b"{", 1, _PROGRESS_SCAN) + 1 - _PROGRESS_TYPE_LEN
                 link = _progress_link(line, at) if at > 0 and line.startswith(_PROGRESS_TYPE, at) else None
                 if link is not None:
+                    if check_depth and line_too_deep(line):
+                        refuse_deep_line(line_no, ctx)
+                        lines -= 1
+                        continue
                     parent = link[1]
                     self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
                     skipped["progress"] += 1
@@ -250,7 +270,16 @@ class _Transcript(MessageBuilder):
                 try:
                     record = loads(line)
                 except orjson.JSONDecodeError:
+                    if check_depth and line_too_deep(line):
+                        refuse_deep_line(line_no, ctx)
+                        lines -= 1
+                        continue
                     record = parse_line(line, line_no, complete, ctx)
+                else:
+                    if check_depth and (len(line) > _WALK_FROM or opening_brackets(line) > MAX_DEPTH) and value_too_deep(record):
+                        refuse_deep_line(line_no, ctx)
+                        lines -= 1
+                        continue
             del line  # a big line is freed before its events are written
             if type(record) is not dict:
                 if record is not None:
