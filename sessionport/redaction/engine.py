@@ -281,6 +281,36 @@ class Redactor:
         self._cache_chars += len(text) + len(result)
         return result
 
+    def screened_clear(self, texts: list) -> list[bool] | None:
+        """For each of ``texts``, True when it is a string that
+        :meth:`redact_text` hands to the RE2 screen and the screen finds
+        nothing in it: while no username is learned (``_learned`` empty),
+        ``redact_text`` returns such a string as it is and counts nothing.
+        The screen runs once over all of them (:func:`.screen.clear_of_hits`).
+        None when that screen is not in use."""
+        if self.custom or screen.MATCH is None:
+            return None
+        picked: list[str] = []
+        where: list[int] = []
+        for index, text in enumerate(texts):
+            # the conditions of redact_text's RE2 path, in its order
+            if text.__class__ is str and len(text) >= _MIN_TEXT and text.isascii():
+                head = text[0]
+                if head.isspace():
+                    head = text[:32].lstrip()[:1] or text.lstrip()[:1]
+                if head != "{" and head != "[":
+                    picked.append(text)
+                    where.append(index)
+        flags = [False] * len(texts)
+        if picked:
+            clear = screen.clear_of_hits(picked)
+            if clear is None:
+                return None
+            for index, verdict in zip(where, clear):
+                if verdict:
+                    flags[index] = True
+        return flags
+
     def _redact_normalised(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         """Terminal codes and ``\\uXXXX`` escapes taken out for matching
         (:mod:`.normalise`); each finding replaces the original range it
