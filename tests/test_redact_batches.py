@@ -125,3 +125,39 @@ def test_dash_words_of_prose_and_diffs_are_screened_out():
     for text in ("@@\n-token of pass module\n-class Cart:\n+token a return", "the refresh-token flow and the client-secret rotation", "read the x-auth docs"):
         assert screen.quick_might_hold(text, pii_on=True) is False, text
         assert Redactor().redact_text(text) == text
+
+
+def corpus_messages():
+    import sys
+
+    from conftest import FIXTURES
+
+    sys.path.insert(0, str(FIXTURES / "redaction"))
+    from cases import build_cases
+
+    secrets, keeps = build_cases(3)
+    texts = [case.text for case in secrets + keeps]
+    # a username learned half-way, then met in texts the screen finds clear
+    texts[len(texts) // 2 : len(texts) // 2] = ["cd /home/qzkrol7/src && make", "qzkrol7 ran the tests", "the tests ran fine for qzkrol7"]
+    texts += ["plain words of prose", "  [1, 2]", "{not json", "caf\u00e9 prose", "short"]
+    return [{"type": "message", "role": "tool", "text": text, "meta": {"kind": "tool_result"}} for text in texts]
+
+
+def test_texts_screened_together_give_what_each_gives_alone(monkeypatch, capsys):
+    events = stream_of(3) + corpus_messages() + stream_of(2)
+    alone = Redactor()
+    expected = list(map(event_redactor(alone), events))
+    looked_at = []
+    redact_text = Redactor.redact_text
+
+    def counting(self, text):
+        looked_at.append(text)
+        return redact_text(self, text)
+
+    monkeypatch.setattr(Redactor, "redact_text", counting)
+    assert list(build(report=True)(iter(events))) == expected
+    assert capsys.readouterr().err == f"sessionport: redact: redacted {stage_module.describe_counts(alone.counts)}\n"
+    if screen._ANY is not None:
+        # the clear texts of the batches were not looked at one by one
+        assert 0 < len(looked_at) < len(events)
+    assert any("[REDACTED:username#" in event.get("text", "") for event in expected if "ran" in event.get("text", ""))

@@ -284,7 +284,7 @@ class Redactor:
     def screened_clear(self, texts: list) -> list[bool] | None:
         """For each of ``texts``, True when it is a string that
         :meth:`redact_text` hands to the RE2 screen and the screen finds
-        nothing in it: while no username is learned (``_learned`` empty),
+        nothing in it: unless it holds a learned username (``_learned``),
         ``redact_text`` returns such a string as it is and counts nothing.
         The screen runs once over all of them (:func:`.screen.clear_of_hits`).
         None when that screen is not in use."""

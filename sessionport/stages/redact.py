@@ -40,6 +40,13 @@ class SecretsFound(SessionportError):
     exit_code = 1
 
 
+def _holds_any(text: str, names: tuple[str, ...]) -> bool:
+    for name in names:
+        if name in text:
+            return True
+    return False
+
+
 def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     """A function that returns a copy of an event with its free-text fields
     redacted by ``redactor`` (the same dict when nothing changed).  It runs
@@ -78,8 +85,12 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
             value = event[key]
             kind = type(value)
             if kind is str:
-                if text_clear and key == "text" and not redactor._learned:
-                    continue
+                if text_clear and key == "text":
+                    # what redact_text does with a screen of no hit: the
+                    # text stays, unless it holds a learned username
+                    learned = redactor._learned
+                    if not learned or not _holds_any(value, learned):
+                        continue
                 new = redact_text(value)
             elif value is None or kind in _SCALARS:
                 continue
