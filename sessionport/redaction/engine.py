@@ -286,29 +286,26 @@ class Redactor:
         :meth:`redact_text` hands to the RE2 screen and the screen finds
         nothing in it: unless it holds a learned username (``_learned``),
         ``redact_text`` returns such a string as it is and counts nothing.
-        The screen runs once over all of them (:func:`.screen.clear_of_hits`).
+        The screen runs once over all of them (:func:`.screen.hit_indices`).
         None when that screen is not in use."""
         if self.custom or screen.MATCH is None:
             return None
-        picked: list[str] = []
-        where: list[int] = []
-        for index, text in enumerate(texts):
-            # the conditions of redact_text's RE2 path, in its order
-            if text.__class__ is str and len(text) >= _MIN_TEXT and text.isascii():
-                head = text[0]
-                if head.isspace():
-                    head = text[:32].lstrip()[:1] or text.lstrip()[:1]
-                if head != "{" and head != "[":
-                    picked.append(text)
-                    where.append(index)
+        # the conditions of redact_text's RE2 path: long enough, ASCII, and
+        # not JSON by its first visible character
+        where = [
+            index
+            for index, text in enumerate(texts)
+            if text.__class__ is str and len(text) >= _MIN_TEXT and text.isascii() and (text[0] not in _HEADS_AND_SPACES or _plain_indented(text))
+        ]
         flags = [False] * len(texts)
-        if picked:
-            clear = screen.clear_of_hits(picked)
-            if clear is None:
+        if where:
+            hits = screen.hit_indices([texts[index] for index in where])
+            if hits is None:
                 return None
-            for index, verdict in zip(where, clear):
-                if verdict:
-                    flags[index] = True
+            for index in where:
+                flags[index] = True
+            for hit in hits:
+                flags[where[hit]] = False
         return flags
 
     def _redact_normalised(self, text: str) -> tuple[str, tuple[str, ...]] | None:
@@ -656,6 +653,20 @@ class Redactor:
         if redacted is record:
             return line.encode() if isinstance(line, str) else bytes(line)
         return orjson.dumps(redacted)
+
+
+# First characters that need a second look: JSON opens with them, and
+# indented text is judged by its first visible character.
+_HEADS_AND_SPACES = frozenset("{[" + "".join(chr(c) for c in range(128) if chr(c).isspace()))
+
+
+def _plain_indented(text: str) -> bool:
+    """For a text whose first character is in _HEADS_AND_SPACES: whether
+    redact_text takes it for plain text (see its ``head``)."""
+    head = text[0]
+    if head.isspace():
+        head = text[:32].lstrip()[:1] or text.lstrip()[:1]
+    return head != "{" and head != "["
 
 
 def _lower(text: str) -> str:

@@ -291,35 +291,49 @@ def _re2_any():
 _ANY = _re2_any()
 
 
-def clear_of_hits(texts: list[str]) -> list[bool] | None:
-    """For each of ``texts`` (ASCII strings), whether the RE2 set finds
-    nothing in it: the answer of ``not MATCH(text.encode())``, for all of
-    them with one scan.  None when the scan is not available.
+def hit_indices(texts: list[str]) -> list[int] | None:
+    """The indices of the ``texts`` (ASCII strings) in which the RE2 set may
+    find something, found with one scan; every text with
+    ``MATCH(text.encode())`` non-empty is among them.  None when the scan
+    is not available.
 
     The texts are joined with newlines and searched for the leftmost match
     of any pattern; the text holding its start has a hit (or a match that
     only the join made, which costs it a look of its own and nothing
-    else), and the search goes on from the next text.  A text of no hit is
-    never marked: the patterns have no anchors, a newline is a boundary
+    else), and the search goes on from the next text.  No text with a hit
+    is passed over: the patterns have no anchors, a newline is a boundary
     for their ``\\b`` as the ends of a string are, and a match inside a
     text is found from any earlier position.  One scan instead of one call
     per text saves the call's fixed cost, which is most of what screening
     a short string costs."""
     if _ANY is None:
         return None
-    clear = [True] * len(texts)
     buffer = "\n".join(texts).encode()
-    ends = list(accumulate(len(text) + 1 for text in texts))  # where each text's separator ends
     search = _ANY
+    start = search(buffer, 0)
+    if start < 0:
+        return []
+    ends = [end + index for index, end in enumerate(accumulate(map(len, texts)), 1)]  # each separator's end
     size = len(buffer)
-    position = 0
-    while position < size:
-        start = search(buffer, position)
-        if start < 0:
-            break
+    hits = []
+    while start >= 0:
         index = bisect_right(ends, start)
-        clear[index] = False
+        hits.append(index)
         position = ends[index]
+        if position >= size:
+            break
+        start = search(buffer, position)
+    return hits
+
+
+def clear_of_hits(texts: list[str]) -> list[bool] | None:
+    """For each of ``texts``, whether :func:`hit_indices` leaves it out."""
+    hits = hit_indices(texts)
+    if hits is None:
+        return None
+    clear = [True] * len(texts)
+    for index in hits:
+        clear[index] = False
     return clear
 
 
