@@ -163,7 +163,7 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
 def _runs_hold(text: str, runs: list[tuple[int, int]]) -> bool:
     """Whether a vendor rule or the entropy layer can match in ``runs``."""
     joined = "\n".join(text[s:e] for s, e in runs)
-    if rules._TRIGGER_SCAN.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
+    if rules._TRIGGER_FIND.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
         return True
     # a value named by a credential noun in the text around it (its runs
     # are >= 20 characters, the phrase rule's minimum)
