@@ -161,3 +161,22 @@ def test_texts_screened_together_give_what_each_gives_alone(monkeypatch, capsys)
         # the clear texts of the batches were not looked at one by one
         assert 0 < len(looked_at) < len(events)
     assert any("[REDACTED:username#" in event.get("text", "") for event in expected if "ran" in event.get("text", ""))
+
+
+def test_short_texts_already_cached_are_answered_by_the_cache(monkeypatch):
+    # later batches repeat the first: what redact_text cached (texts with a
+    # hit) is not screened again; a clear text costs only its bytes, each time
+    first = [{"type": "message", "role": "tool", "text": text} for text in ("Read: /home/dev/shop/src/cart.ts", "plain words of prose", f"export GITHUB_TOKEN={GH}")]
+    events = first * 30
+    screened = []
+    hit_indices = screen.hit_indices
+
+    def recording(texts):
+        screened.extend(texts)
+        return hit_indices(texts)
+
+    monkeypatch.setattr(screen, "hit_indices", recording)
+    assert list(build()(iter(events))) == one_by_one(events)
+    if screen._ANY is not None:
+        assert screened.count(first[0]["text"]) == 1 and screened.count(first[2]["text"]) == 1
+        assert screened.count(first[1]["text"]) == 30

@@ -283,21 +283,37 @@ class Redactor:
 
     def screened_clear(self, texts: list) -> list[bool] | None:
         """For each of ``texts``, True when it is a string that
-        :meth:`redact_text` hands to the RE2 screen and the screen finds
-        nothing in it: unless it holds a learned username (``_learned``),
-        ``redact_text`` returns such a string as it is and counts nothing.
-        The screen runs once over all of them (:func:`.screen.hit_indices`).
-        None when that screen is not in use."""
+        :meth:`redact_text` would return as it is, counting nothing, unless
+        it holds a username learned after this call (``_learned``): a
+        string it hands to the RE2 screen in which the screen finds nothing,
+        or a short one it has cached so.  The screen runs once over all of
+        them (:func:`.screen.hit_indices`).  None when that screen is not in
+        use."""
         if self.custom or screen.MATCH is None:
             return None
         # the conditions of redact_text's RE2 path: long enough, ASCII, and
         # not JSON by its first visible character
-        where = [
+        eligible = [
             index
             for index, text in enumerate(texts)
             if text.__class__ is str and len(text) >= _MIN_TEXT and text.isascii() and (text[0] not in _HEADS_AND_SPACES or _plain_indented(text))
         ]
         flags = [False] * len(texts)
+        if not eligible:
+            return flags
+        # Repeated short strings are answered by the cache, as redact_text
+        # would answer them: kept when cached unchanged, else looked at.
+        cache = self._cache
+        where = []
+        for index in eligible:
+            text = texts[index]
+            if len(text) <= _CACHE_MAX_TEXT:
+                known = cache.get(text)
+                if known is not None:
+                    if not known[1] and known[0] == text:
+                        flags[index] = True
+                    continue
+            where.append(index)
         if where:
             hits = screen.hit_indices([texts[index] for index in where])
             if hits is None:
