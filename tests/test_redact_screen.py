@@ -88,7 +88,7 @@ def test_the_name_value_screen_only_widens_the_detector_it_stands_for():
 
 _JOINS = [
     # each pair: the end of one text and the start of the next make a hit
-    # that neither holds alone; the scan may mark the first, never miss one
+    # in the join that neither holds alone
     ["see curl", "-b session=1 for the jar"],
     ["-----BEGIN RSA PRIVATE", " KEY----- is a header"],
     ["the db password", "= is set elsewhere"],
@@ -98,30 +98,25 @@ _JOINS = [
 ]
 
 
-@pytest.mark.skipif(screen._ANY is None, reason="google-re2 is not installed")
-def test_one_scan_over_many_texts_marks_every_text_with_a_hit():
+@pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")
+def test_texts_screened_together_have_the_hits_each_has_alone():
     import random
 
     texts = [t for t in corpus_strings() if t.isascii()]
     texts += ["plain words of prose", "    def total(items):", "import os"] * 50
     rng = random.Random(7)
-    marked_only_by_joins = 0
-    for order in (texts, rng.sample(texts, len(texts)), [t for pair in _JOINS for t in pair]):
+    clear_groups = 0
+    for order in (texts, rng.sample(texts, len(texts)), [t for pair in _JOINS for t in pair], ["plain words of prose"] * 70):
         for start in range(0, len(order), 64):
             group = order[start : start + 64]
-            clear = screen.clear_of_hits(group)
-            assert len(clear) == len(group)
-            for text, verdict in zip(group, clear):
-                alone = screen.MATCH(text.encode())
-                if verdict:
-                    assert not alone, text
-                elif not alone:
-                    marked_only_by_joins += 1
-    # a join adds a hit only where a text ends as a pattern begins
-    assert marked_only_by_joins <= len(_JOINS) + len(texts) // 50
+            alone = [index for index, text in enumerate(group) if screen.MATCH(text.encode())]
+            assert screen.hit_indices(group) == alone
+            assert screen.hit_indices(group, whole_first=True) == alone
+            clear_groups += not alone
+    assert clear_groups >= 2  # the join's own answer was used
 
 
-@pytest.mark.skipif(screen._ANY is None, reason="google-re2 is not installed")
+@pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")
 def test_texts_a_screen_alone_would_not_take_are_never_marked_clear():
     redactor = Redactor()
     texts = ["short", None, 42, '{"password": "Zq8vLm2Rx7Tn"}', '  \n [1, 2, "x"]', "caf\u00e9 and more prose", "plain words of prose", " indented prose here"]

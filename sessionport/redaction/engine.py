@@ -102,6 +102,7 @@ class Redactor:
         self._generation = 0  # counts _clear_cache calls
         self._cache_chars = 0
         self._depth = 0  # nesting of decoded payloads being judged
+        self._batch_hits = False  # whether the last batch screened had a text with a hit
 
     # -- replacements -------------------------------------------------------
 
@@ -315,9 +316,11 @@ class Redactor:
                     continue
             where.append(index)
         if where:
-            hits = screen.hit_indices([texts[index] for index in where])
+            # a batch after one with no hit most likely has none either
+            hits = screen.hit_indices([texts[index] for index in where], whole_first=not self._batch_hits)
             if hits is None:
                 return None
+            self._batch_hits = bool(hits)
             for index in where:
                 flags[index] = True
             for hit in hits:

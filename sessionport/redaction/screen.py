@@ -28,8 +28,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from bisect import bisect_right
-from itertools import accumulate
 
 from sessionport.redaction import entropy, keywords, pii, rules
 from sessionport.lazy import lazy
@@ -264,77 +262,26 @@ _PII = frozenset(i for i, (_, _, personal) in enumerate(_RE2_PATTERNS) if person
 FAST = _SET is not None
 
 
-def _re2_any():
-    """One regex matching wherever some pattern of the set matches, for a
-    leftmost search over many strings at once (see :func:`clear_of_hits`);
-    None when RE2 or its low-level binding is missing."""
-    if _SET is None:
+def hit_indices(texts: list[str], whole_first: bool = False) -> list[int] | None:
+    """The indices of the ``texts`` (ASCII strings) in which the RE2 set
+    finds something (``MATCH(text.encode())`` non-empty); None when RE2 is
+    not in use.
+
+    ``whole_first``: ask the set about all of them joined by newlines
+    first, and look at each text only when the join has a hit.  A match
+    inside a text is a match inside the join (the patterns have no
+    anchors, and a newline is a boundary for their ``\\b`` as the ends
+    of a string are), so a join with no hit clears every text with one
+    call: one call instead of one per text saves the call's fixed cost,
+    which is most of what screening a short string costs.  A join with a
+    hit costs a second scan, so the caller asks for this only where no hit
+    is likely (after a batch that had none)."""
+    match = _MATCH
+    if match is None:
         return None
-    try:
-        import re2
-
-        options = re2.Options()
-        options.max_mem = 64 << 20
-        # Scoped flags ("(?:(?i)...)") keep each pattern as it was; named
-        # groups become plain ones, so a match reports its span only.
-        union = "|".join("(?:" + re.sub(r"\(\?P<\w+>", "(?:", pattern) + ")" for _, pattern, _ in _RE2_PATTERNS)
-        regexp = re2.compile(union, options)._regexp
-        if regexp.NumberOfCapturingGroups() != 0:
-            return None
-        unanchored = re2._re2.RE2.Anchor.UNANCHORED
-        match = regexp.Match
-    except Exception:  # an older or different binding: strings are screened one by one
-        return None
-    return lambda buffer, position: match(unanchored, buffer, position, len(buffer))[0][0]
-
-
-_ANY = _re2_any()
-
-
-def hit_indices(texts: list[str]) -> list[int] | None:
-    """The indices of the ``texts`` (ASCII strings) in which the RE2 set may
-    find something, found with one scan; every text with
-    ``MATCH(text.encode())`` non-empty is among them.  None when the scan
-    is not available.
-
-    The texts are joined with newlines and searched for the leftmost match
-    of any pattern; the text holding its start has a hit (or a match that
-    only the join made, which costs it a look of its own and nothing
-    else), and the search goes on from the next text.  No text with a hit
-    is passed over: the patterns have no anchors, a newline is a boundary
-    for their ``\\b`` as the ends of a string are, and a match inside a
-    text is found from any earlier position.  One scan instead of one call
-    per text saves the call's fixed cost, which is most of what screening
-    a short string costs."""
-    if _ANY is None:
-        return None
-    buffer = "\n".join(texts).encode()
-    search = _ANY
-    start = search(buffer, 0)
-    if start < 0:
+    if whole_first and not match("\n".join(texts).encode()):
         return []
-    ends = [end + index for index, end in enumerate(accumulate(map(len, texts)), 1)]  # each separator's end
-    size = len(buffer)
-    hits = []
-    while start >= 0:
-        index = bisect_right(ends, start)
-        hits.append(index)
-        position = ends[index]
-        if position >= size:
-            break
-        start = search(buffer, position)
-    return hits
-
-
-def clear_of_hits(texts: list[str]) -> list[bool] | None:
-    """For each of ``texts``, whether :func:`hit_indices` leaves it out."""
-    hits = hit_indices(texts)
-    if hits is None:
-        return None
-    clear = [True] * len(texts)
-    for index in hits:
-        clear[index] = False
-    return clear
+    return [index for index, text in enumerate(texts) if match(text.encode())]
 
 
 def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hits=None) -> bool | None:
