@@ -51,3 +51,12 @@ def test_the_vendor_trigger_literals_are_found_alike():
     for text in texts + ["\n".join(literals), "".join(literals)]:
         assert compiled.findall(text) == rules._TRIGGER_SCAN.findall(text), text
         assert bool(compiled.search(text)) == bool(rules._TRIGGER_SCAN.search(text))
+
+
+def test_a_spelling_re2_cannot_take_falls_back_to_re_quietly(capfd):
+    from sessionport.lazy import lazy
+    from sessionport.redaction.re2_spelling import Re2OrRe
+
+    pattern = Re2OrRe("author(?!iz)", lazy("author(?!iz)"))
+    assert pattern.search("authority") and not pattern.search("authorize")
+    assert capfd.readouterr().err == ""

@@ -12,6 +12,7 @@ only in such a spelling; without google-re2 the ``re`` pattern is used.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from sessionport.lazy import LazyPattern
@@ -37,7 +38,15 @@ class Re2OrRe:
         return getattr(compiled, name)
 
 
+# What RE2 does not take: look-arounds and back-references.  Such a
+# spelling is never handed to RE2, which would write its parse error on
+# stderr before raising.
+_NOT_RE2 = re.compile(r"\(\?<?[=!]|\\[1-9]")
+
+
 def _re2(pattern: str):
+    if _NOT_RE2.search(pattern):
+        return None
     try:
         import re2
     except ImportError:
