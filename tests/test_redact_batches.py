@@ -144,7 +144,10 @@ def corpus_messages():
 
 
 def test_texts_screened_together_give_what_each_gives_alone(monkeypatch, capsys):
-    events = stream_of(3) + corpus_messages() + stream_of(2)
+    # secrets in every batch first (joins with hits), then clear prose in
+    # which the username learned above comes back now and then
+    prose = [{"type": "message", "role": "assistant", "text": f"plain words of prose {n}" + (" for qzkrol7" if n % 7 == 0 else "")} for n in range(400)]
+    events = stream_of(3) + corpus_messages() + prose + stream_of(2)
     alone = Redactor()
     expected = list(map(event_redactor(alone), events))
     looked_at = []
@@ -158,27 +161,48 @@ def test_texts_screened_together_give_what_each_gives_alone(monkeypatch, capsys)
     assert list(build(report=True)(iter(events))) == expected
     assert capsys.readouterr().err == f"sessionport: redact: redacted {stage_module.describe_counts(alone.counts)}\n"
     if screen.FAST:
-        # the clear texts of the batches were not looked at one by one
-        assert 0 < len(looked_at) < len(events)
+        # the clear texts of the later batches were not looked at one by one
+        assert 0 < len(looked_at) < len(events) - len(prose) // 2
     assert any("[REDACTED:username#" in event.get("text", "") for event in expected if "ran" in event.get("text", ""))
+    start = events.index(prose[0])
+    for n, event in enumerate(expected[start : start + len(prose)]):
+        assert "qzkrol7" not in event["text"] and ("[REDACTED:username#" in event["text"]) == (n % 7 == 0)
 
 
 def test_short_texts_already_cached_are_answered_by_the_cache(monkeypatch):
-    # later batches repeat the first: what redact_text cached (texts with a
-    # hit) is not screened again; a clear text costs only its bytes, each time
-    first = [{"type": "message", "role": "tool", "text": text} for text in ("Read: /home/dev/shop/src/cart.ts", "plain words of prose", f"export GITHUB_TOKEN={GH}")]
-    events = first * 30
-    screened = []
-    hit_indices = screen.hit_indices
+    # repeated texts, among new ones: once redact_text has cached them (with
+    # their hits), they are left out of the joins, which then have no hit
+    repeated = ["Read: /home/dev/shop/src/cart.ts", f"export GITHUB_TOKEN={GH}"]
+    events = [{"type": "message", "role": "tool", "text": repeated[n % 2] if n % 3 else f"plain words of prose {n}"} for n in range(300)]
+    joins = []
+    join_is_clear = screen.join_is_clear
 
-    def recording(texts, whole_first=False):
-        screened.extend(texts)
-        return hit_indices(texts, whole_first)
+    def recording(texts):
+        joins.append((list(texts), join_is_clear(texts)))
+        return joins[-1][1]
 
-    monkeypatch.setattr(screen, "hit_indices", recording)
+    monkeypatch.setattr(screen, "join_is_clear", recording)
     assert list(build()(iter(events))) == one_by_one(events)
     if screen.FAST:
-        batch = events[: stage_module._BATCH_EVENTS]
-        for repeated in (first[0], first[2]):
-            assert screened.count(repeated["text"]) == batch.count(repeated)
-        assert screened.count(first[1]["text"]) == 30
+        # the first join holds the repeated texts and has hits; after a
+        # batch screened text by text, the joins hold only new clear texts
+        assert joins[0][1] is False and set(repeated) <= set(joins[0][0])
+        assert len(joins) >= 2
+        for texts, clear in joins[1:]:
+            assert clear and not set(repeated) & set(texts)
+
+
+def test_joins_with_hits_are_tried_ever_more_rarely(monkeypatch):
+    # every batch holds a new text with a hit: joins are tried 1, 2, 4 ... batches apart
+    events = [{"type": "message", "role": "tool", "text": f"cd /home/dev/p{n} && plain words of prose {n}"} for n in range(64 * 40)]
+    joins = []
+    join_is_clear = screen.join_is_clear
+
+    def recording(texts):
+        joins.append(len(texts))
+        return join_is_clear(texts)
+
+    monkeypatch.setattr(screen, "join_is_clear", recording)
+    assert list(build()(iter(events))) == one_by_one(events)
+    if screen.FAST:
+        assert 4 <= len(joins) <= 7  # batches 1, 3, 6, 11, 20, 37

@@ -87,8 +87,8 @@ def test_the_name_value_screen_only_widens_the_detector_it_stands_for():
 
 
 _JOINS = [
-    # each pair: the end of one text and the start of the next make a hit
-    # in the join that neither holds alone
+    # the end of one text and the start of the next, written to tempt a
+    # pattern across the newline between them
     ["see curl", "-b session=1 for the jar"],
     ["-----BEGIN RSA PRIVATE", " KEY----- is a header"],
     ["the db password", "= is set elsewhere"],
@@ -99,21 +99,23 @@ _JOINS = [
 
 
 @pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")
-def test_texts_screened_together_have_the_hits_each_has_alone():
+def test_a_join_is_clear_only_when_each_of_its_texts_is():
     import random
 
     texts = [t for t in corpus_strings() if t.isascii()]
     texts += ["plain words of prose", "    def total(items):", "import os"] * 50
     rng = random.Random(7)
-    clear_groups = 0
-    for order in (texts, rng.sample(texts, len(texts)), [t for pair in _JOINS for t in pair], ["plain words of prose"] * 70):
-        for start in range(0, len(order), 64):
-            group = order[start : start + 64]
-            alone = [index for index, text in enumerate(group) if screen.MATCH(text.encode())]
-            assert screen.hit_indices(group) == alone
-            assert screen.hit_indices(group, whole_first=True) == alone
-            clear_groups += not alone
-    assert clear_groups >= 2  # the join's own answer was used
+    clear = 0
+    groups = [[t for pair in _JOINS for t in pair], ["plain words of prose"] * 70, *_JOINS]
+    for order in (texts, rng.sample(texts, len(texts))):
+        groups += [order[start : start + n] for n in (1, 8, 64) for start in range(0, len(order), n)]
+    for group in groups:
+        verdict = screen.join_is_clear(group)
+        if any(screen.MATCH(text.encode()) for text in group):
+            assert verdict is False, group
+        else:
+            clear += verdict
+    assert clear > 100  # the join's answer is the usual one for clean texts
 
 
 @pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")

@@ -58,6 +58,7 @@ _STRUCTURAL_KEYS = frozenset(
     "schema source hash sha commit digest etag".split()
 )
 _SCALARS = frozenset((int, float, bool))
+_JOIN_BACKOFF_MAX = 64
 _SKIP, _PLAIN, _FULL = 0, 1, 2
 _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
 _SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
@@ -102,7 +103,8 @@ class Redactor:
         self._generation = 0  # counts _clear_cache calls
         self._cache_chars = 0
         self._depth = 0  # nesting of decoded payloads being judged
-        self._batch_hits = False  # whether the last batch screened had a text with a hit
+        self._join_wait = 0  # batches to screen text by text before trying a join again
+        self._join_backoff = 1  # the wait after the next join with a hit
 
     # -- replacements -------------------------------------------------------
 
@@ -286,11 +288,18 @@ class Redactor:
         """For each of ``texts``, True when it is a string that
         :meth:`redact_text` would return as it is, counting nothing, unless
         it holds a username learned after this call (``_learned``): a
-        string it hands to the RE2 screen in which the screen finds nothing,
-        or a short one it has cached so.  The screen runs once over all of
-        them (:func:`.screen.hit_indices`).  None when that screen is not in
-        use."""
+        short one it has cached so, or one of those it hands to the RE2
+        screen when the screen finds nothing in all of them joined
+        (:func:`.screen.join_is_clear`).  None when this is not tried for
+        these texts: RE2 is not in use, or recent joins had hits."""
         if self.custom or screen.MATCH is None:
+            return None
+        # A join with a hit tells nothing about its texts, which are then
+        # screened one by one as well: after one, the next joins are tried
+        # ever more rarely (1, 2, 4 ... 64 batches apart), so a stream where
+        # hits are common costs little more than screening each text alone.
+        if self._join_wait:
+            self._join_wait -= 1
             return None
         # the conditions of redact_text's RE2 path: long enough, ASCII, and
         # not JSON by its first visible character
@@ -316,15 +325,16 @@ class Redactor:
                     continue
             where.append(index)
         if where:
-            # a batch after one with no hit most likely has none either
-            hits = screen.hit_indices([texts[index] for index in where], whole_first=not self._batch_hits)
-            if hits is None:
+            clear = screen.join_is_clear([texts[index] for index in where])
+            if clear is None:
                 return None
-            self._batch_hits = bool(hits)
-            for index in where:
-                flags[index] = True
-            for hit in hits:
-                flags[where[hit]] = False
+            if clear:
+                for index in where:
+                    flags[index] = True
+                self._join_backoff = 1
+            else:
+                self._join_wait = self._join_backoff
+                self._join_backoff = min(2 * self._join_backoff, _JOIN_BACKOFF_MAX)
         return flags
 
     def _redact_normalised(self, text: str) -> tuple[str, tuple[str, ...]] | None:

@@ -262,26 +262,19 @@ _PII = frozenset(i for i, (_, _, personal) in enumerate(_RE2_PATTERNS) if person
 FAST = _SET is not None
 
 
-def hit_indices(texts: list[str], whole_first: bool = False) -> list[int] | None:
-    """The indices of the ``texts`` (ASCII strings) in which the RE2 set
-    finds something (``MATCH(text.encode())`` non-empty); None when RE2 is
-    not in use.
-
-    ``whole_first``: ask the set about all of them joined by newlines
-    first, and look at each text only when the join has a hit.  A match
-    inside a text is a match inside the join (the patterns have no
-    anchors, and a newline is a boundary for their ``\\b`` as the ends
-    of a string are), so a join with no hit clears every text with one
-    call: one call instead of one per text saves the call's fixed cost,
-    which is most of what screening a short string costs.  A join with a
-    hit costs a second scan, so the caller asks for this only where no hit
-    is likely (after a batch that had none)."""
+def join_is_clear(texts: list[str]) -> bool | None:
+    """True when the RE2 set finds nothing in ``texts`` (ASCII strings)
+    joined by newlines, so nothing in any of them (``MATCH(text.encode())``
+    empty for each); False when the join has a hit; None when RE2 is not in
+    use.  A match inside a text is a match inside the join: the patterns
+    have no anchors, and a newline is a boundary for their ``\\b`` as the
+    ends of a string are.  One call instead of one per text saves the
+    call's fixed cost, which is most of what screening a short string
+    costs."""
     match = _MATCH
     if match is None:
         return None
-    if whole_first and not match("\n".join(texts).encode()):
-        return []
-    return [index for index, text in enumerate(texts) if match(text.encode())]
+    return not match("\n".join(texts).encode())
 
 
 def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hits=None) -> bool | None:
