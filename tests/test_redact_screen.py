@@ -84,3 +84,43 @@ def test_the_name_value_screen_only_widens_the_detector_it_stands_for():
     assert "{1," not in screened
     assert screened == "(?i)" + detector.replace("{1,80}", "+").replace("{1,400}", "+")
     assert detector.count("{1,80}") + detector.count("{1,400}") == screened.count("+") - detector.count("+")
+
+
+_JOINS = [
+    # the end of one text and the start of the next, written to tempt a
+    # pattern across the newline between them
+    ["see curl", "-b session=1 for the jar"],
+    ["-----BEGIN RSA PRIVATE", " KEY----- is a header"],
+    ["the db password", "= is set elsewhere"],
+    ["host 10.0.0", ".7 is private"],
+    ["user", "@example.org wrote"],
+    ["a" * 12, "b" * 12],
+]
+
+
+@pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")
+def test_a_join_is_clear_only_when_each_of_its_texts_is():
+    import random
+
+    texts = [t for t in corpus_strings() if t.isascii()]
+    texts += ["plain words of prose", "    def total(items):", "import os"] * 50
+    rng = random.Random(7)
+    clear = 0
+    groups = [[t for pair in _JOINS for t in pair], ["plain words of prose"] * 70, *_JOINS]
+    for order in (texts, rng.sample(texts, len(texts))):
+        groups += [order[start : start + n] for n in (1, 8, 64) for start in range(0, len(order), n)]
+    for group in groups:
+        verdict = screen.join_is_clear(group)
+        if any(screen.MATCH(text.encode()) for text in group):
+            assert verdict is False, group
+        else:
+            clear += verdict
+    assert clear > 100  # the join's answer is the usual one for clean texts
+
+
+@pytest.mark.skipif(not screen.FAST, reason="google-re2 is not installed")
+def test_texts_a_screen_alone_would_not_take_are_never_marked_clear():
+    redactor = Redactor()
+    texts = ["short", None, 42, '{"password": "Zq8vLm2Rx7Tn"}', '  \n [1, 2, "x"]', "caf\u00e9 and more prose", "plain words of prose", " indented prose here"]
+    assert redactor.screened_clear(texts) == [False, False, False, False, False, False, True, True]
+    assert Redactor(patterns=("prose",)).screened_clear(texts) is None

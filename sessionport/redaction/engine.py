@@ -58,6 +58,7 @@ _STRUCTURAL_KEYS = frozenset(
     "schema source hash sha commit digest etag".split()
 )
 _SCALARS = frozenset((int, float, bool))
+_JOIN_BACKOFF_MAX = 64
 _SKIP, _PLAIN, _FULL = 0, 1, 2
 _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
 _SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
@@ -102,6 +103,8 @@ class Redactor:
         self._generation = 0  # counts _clear_cache calls
         self._cache_chars = 0
         self._depth = 0  # nesting of decoded payloads being judged
+        self._join_wait = 0  # batches to screen text by text before trying a join again
+        self._join_backoff = 1  # the wait after the next join with a hit
 
     # -- replacements -------------------------------------------------------
 
@@ -280,6 +283,59 @@ class Redactor:
         self._cache[text] = (result, kinds)
         self._cache_chars += len(text) + len(result)
         return result
+
+    def screened_clear(self, texts: list) -> list[bool] | None:
+        """For each of ``texts``, True when it is a string that
+        :meth:`redact_text` would return as it is, counting nothing, unless
+        it holds a username learned after this call (``_learned``): a
+        short one it has cached so, or one of those it hands to the RE2
+        screen when the screen finds nothing in all of them joined
+        (:func:`.screen.join_is_clear`).  None when this is not tried for
+        these texts: RE2 is not in use, or recent joins had hits."""
+        if self.custom or screen.MATCH is None:
+            return None
+        # A join with a hit tells nothing about its texts, which are then
+        # screened one by one as well: after one, the next joins are tried
+        # ever more rarely (1, 2, 4 ... 64 batches apart), so a stream where
+        # hits are common costs little more than screening each text alone.
+        if self._join_wait:
+            self._join_wait -= 1
+            return None
+        # the conditions of redact_text's RE2 path: long enough, ASCII, and
+        # not JSON by its first visible character
+        eligible = [
+            index
+            for index, text in enumerate(texts)
+            if text.__class__ is str and len(text) >= _MIN_TEXT and text.isascii() and (text[0] not in _HEADS_AND_SPACES or _plain_indented(text))
+        ]
+        flags = [False] * len(texts)
+        if not eligible:
+            return flags
+        # Repeated short strings are answered by the cache, as redact_text
+        # would answer them: kept when cached unchanged, else looked at.
+        cache = self._cache
+        where = []
+        for index in eligible:
+            text = texts[index]
+            if len(text) <= _CACHE_MAX_TEXT:
+                known = cache.get(text)
+                if known is not None:
+                    if not known[1] and known[0] == text:
+                        flags[index] = True
+                    continue
+            where.append(index)
+        if where:
+            clear = screen.join_is_clear([texts[index] for index in where])
+            if clear is None:
+                return None
+            if clear:
+                for index in where:
+                    flags[index] = True
+                self._join_backoff = 1
+            else:
+                self._join_wait = self._join_backoff
+                self._join_backoff = min(2 * self._join_backoff, _JOIN_BACKOFF_MAX)
+        return flags
 
     def _redact_normalised(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         """Terminal codes and ``\\uXXXX`` escapes taken out for matching
@@ -626,6 +682,20 @@ class Redactor:
         if redacted is record:
             return line.encode() if isinstance(line, str) else bytes(line)
         return orjson.dumps(redacted)
+
+
+# First characters that need a second look: JSON opens with them, and
+# indented text is judged by its first visible character.
+_HEADS_AND_SPACES = frozenset("{[" + "".join(chr(c) for c in range(128) if chr(c).isspace()))
+
+
+def _plain_indented(text: str) -> bool:
+    """For a text whose first character is in _HEADS_AND_SPACES: whether
+    redact_text takes it for plain text (see its ``head``)."""
+    head = text[0]
+    if head.isspace():
+        head = text[:32].lstrip()[:1] or text.lstrip()[:1]
+    return head != "{" and head != "["
 
 
 def _lower(text: str) -> str:

@@ -22,6 +22,7 @@ from typing import Iterable, Iterator
 
 from sessionport.redaction.entropy import is_wordy, looks_random, shannon
 from sessionport.lazy import lazy
+from sessionport.redaction.re2_spelling import Re2OrRe
 
 Span = tuple[int, int, str]
 
@@ -59,6 +60,12 @@ _NOT_SECRET = lazy(
 )
 
 
+# The same language in RE2's spelling (see .re2_spelling): "author" not
+# followed by "iz" is "author" followed by the end, by a letter other than
+# "i", or by "i" and then the end or a letter other than "z".
+_NOT_SECRET_SEARCH = Re2OrRe(_NOT_SECRET.pattern.replace("author(?!iz)", "author(?:$|[^i]|i$|i[^z])"), _NOT_SECRET)
+
+
 @lru_cache(maxsize=8192)
 def classify_name(name: str) -> str | None:
     """``"strong"``, ``"weak"`` or None (not a secret name)."""
@@ -66,7 +73,7 @@ def classify_name(name: str) -> str | None:
     normal = re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()).strip("_")
     if not normal:
         return None
-    if _NOT_SECRET.search(normal):
+    if _NOT_SECRET_SEARCH.search(normal):
         return None
     if _STRONG.search(lowered):
         return "strong"

@@ -19,6 +19,7 @@ import re
 from typing import Iterator
 
 from sessionport.lazy import LazyPattern, lazy
+from sessionport.redaction.re2_spelling import Re2OrRe
 
 Span = tuple[int, int, str]
 
@@ -188,6 +189,9 @@ _LITERALS = sorted({t for _, _, triggers in VENDOR_RULES if triggers for t in tr
 # One scan finds every trigger literal; a found literal also stands for the
 # shorter triggers inside it ("sk-ant-admin" implies "sk-ant-").
 _TRIGGER_SCAN = lazy("|".join(map(re.escape, _LITERALS)))
+# The literals escaped for RE2 too (re.escape leaves letters, digits and "_"
+# alone and puts a backslash before everything else: RE2 reads both the same).
+_TRIGGER_FIND = Re2OrRe(_TRIGGER_SCAN.pattern, _TRIGGER_SCAN)
 _IMPLIED = {lit: frozenset(t for t in _LITERALS if t in lit) for lit in _LITERALS}
 
 
@@ -209,7 +213,7 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
         return
     joined = "\n".join(text[s:e] for s, e in runs)
     present: set[str] = set()
-    for literal in set(_TRIGGER_SCAN.findall(joined)):
+    for literal in set(_TRIGGER_FIND.findall(joined)):
         present |= _IMPLIED[literal]
     discord = None
     for kind, pattern, triggers in _VENDOR:

@@ -161,7 +161,7 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
 def _runs_hold(text: str, runs: list[tuple[int, int]]) -> bool:
     """Whether a vendor rule or the entropy layer can match in ``runs``."""
     joined = "\n".join(text[s:e] for s, e in runs)
-    if rules._TRIGGER_SCAN.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
+    if rules._TRIGGER_FIND.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
         return True
     # a value named by a credential noun in the text around it (its runs
     # are >= 20 characters, the phrase rule's minimum)
@@ -260,6 +260,21 @@ _MATCH = getattr(getattr(_SET, "_set", None), "Match", None) or (_SET.Match if _
 MATCH = _MATCH  # for callers that inline the common "no hit at all" answer
 _PII = frozenset(i for i, (_, _, personal) in enumerate(_RE2_PATTERNS) if personal)
 FAST = _SET is not None
+
+
+def join_is_clear(texts: list[str]) -> bool | None:
+    """True when the RE2 set finds nothing in ``texts`` (ASCII strings)
+    joined by newlines, so nothing in any of them (``MATCH(text.encode())``
+    empty for each); False when the join has a hit; None when RE2 is not in
+    use.  A match inside a text is a match inside the join: the patterns
+    have no anchors, and a newline is a boundary for their ``\\b`` as the
+    ends of a string are.  One call instead of one per text saves the
+    call's fixed cost, which is most of what screening a short string
+    costs."""
+    match = _MATCH
+    if match is None:
+        return None
+    return not match("\n".join(texts).encode())
 
 
 def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hits=None) -> bool | None:

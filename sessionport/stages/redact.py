@@ -40,6 +40,13 @@ class SecretsFound(SessionportError):
     exit_code = 1
 
 
+def _holds_any(text: str, names: tuple[str, ...]) -> bool:
+    for name in names:
+        if name in text:
+            return True
+    return False
+
+
 def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     """A function that returns a copy of an event with its free-text fields
     redacted by ``redactor`` (the same dict when nothing changed).  It runs
@@ -62,7 +69,9 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
             table[keys] = visit
         return visit
 
-    def redact(event: dict) -> dict:
+    def redact(event: dict, text_clear: bool = False) -> dict:
+        # text_clear: the batch's screen found nothing in event["text"]
+        # (Redactor.screened_clear), so it is kept without a look of its own
         kind = event.get("type")
         if type(kind) is not str:
             kind = None
@@ -76,6 +85,12 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
             value = event[key]
             kind = type(value)
             if kind is str:
+                if text_clear and key == "text":
+                    # what redact_text does with a screen of no hit: the
+                    # text stays, unless it holds a learned username
+                    learned = redactor._learned
+                    if not learned or not _holds_any(value, learned):
+                        continue
                 new = redact_text(value)
             elif value is None or kind in _SCALARS:
                 continue
@@ -104,13 +119,23 @@ _BATCH_EVENTS = 64
 _BATCH_CHARS = 1 << 20
 
 
-def in_batches(events: Iterable[dict], redact: Callable[[dict], dict]) -> Iterator[dict]:
+def in_batches(
+    events: Iterable[dict],
+    redact: Callable[..., dict],
+    screened_clear: Callable[[list], list[bool] | None] | None = None,
+) -> Iterator[dict]:
     """``map(redact, events)``, read ahead by batches.  A failure (of the
     input or of redaction) comes after every event before it, redacted, as
-    it would without batches."""
+    it would without batches.  With ``screened_clear``
+    (:meth:`Redactor.screened_clear`), the messages' texts of a batch are
+    screened together first and ``redact`` is told, per event, whether its
+    text was found clear."""
     it = iter(events)
     batch: list[dict] = []
     append = batch.append
+    # the "text" of each message of the batch, in order (None if absent)
+    texts: list = []
+    add_text = texts.append
     failure: Exception | None = None
     while failure is None:
         chars = 0
@@ -120,6 +145,7 @@ def in_batches(events: Iterable[dict], redact: Callable[[dict], dict]) -> Iterat
                 if event.get("type") != "message":
                     break
                 text = event.get("text")
+                add_text(text)
                 if text.__class__ is str:
                     chars += len(text)
                 tool_input = event.get("toolInput")
@@ -134,14 +160,26 @@ def in_batches(events: Iterable[dict], redact: Callable[[dict], dict]) -> Iterat
                     return
         except Exception as exc:
             failure = exc
+        flags = None
+        if screened_clear is not None and texts:
+            try:
+                flags = screened_clear(texts)
+            except Exception:  # an optimisation only: each text is then looked at alone
+                flags = None
         done: list[dict] = []
         try:
             # extend keeps what it appended before a failure
-            done.extend(map(redact, batch))
+            if flags is None:
+                done.extend(map(redact, batch))
+            else:
+                if len(flags) < len(batch):  # the event that ended the batch is no message
+                    flags.append(False)
+                done.extend(map(redact, batch, flags))
         except Exception:
             yield from done
             raise
         batch.clear()
+        texts.clear()
         yield from done
     raise failure
 
@@ -235,7 +273,7 @@ def build(
                 for finding in log.findings:
                     print(f"sessionport: redact: found: {finding.describe()}", file=sys.stderr)
         else:
-            yield from in_batches(events, redact)
+            yield from in_batches(events, redact, redactor.screened_clear)
         if report or check:
             verb = "would redact" if check else "redacted"
             print(f"sessionport: redact: {verb} {describe_counts(redactor.counts)}" if redactor.counts else "sessionport: redact: nothing to redact", file=sys.stderr)
