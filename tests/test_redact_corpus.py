@@ -23,37 +23,10 @@ from sessionport.stages.redact import build
 
 sys.path.insert(0, str(FIXTURES / "redaction"))
 from cases import build_cases, claude_code_lines, codex_lines  # noqa: E402
+from classes import decoded_strings, survives  # noqa: E402  (one scoring for both labelled corpora)
 
 RECALL_TARGET = 0.98
 DAMAGE_LIMIT = 0.02
-
-
-def decoded_strings(value, out: list[str]) -> list[str]:
-    if isinstance(value, str):
-        out.append(value)
-        stripped = value.strip()
-        if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
-            try:
-                decoded_strings(orjson.loads(stripped), out)
-            except orjson.JSONDecodeError:
-                pass
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            out.append(key)
-            decoded_strings(item, out)
-    elif isinstance(value, list):
-        for item in value:
-            decoded_strings(item, out)
-    return out
-
-
-def survives(secret: str, haystack: str) -> bool:
-    if secret in haystack:
-        return True
-    if len(secret) > 12:
-        middle = len(secret) // 2
-        return secret[middle - 6 : middle + 6] in haystack
-    return False
 
 
 def score(secrets: list[tuple[str, str]], keeps: list[str], haystack: str):
