@@ -19,14 +19,13 @@ Bounded look-ahead, and only where the format demands it:
 from __future__ import annotations
 
 import re
-from functools import partial
 from collections import Counter, OrderedDict, deque
 from typing import Any, BinaryIO, Iterator
 
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import iter_lines, parse_line, too_deep_record
+from sessionport.jsonl import iter_block_lines, parse_line, too_deep_record
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.codex.items import PENDING_LIMIT, ItemConverter, image_placeholder, looks_injected, output_result, tool_text
 from sessionport.model import human_size
@@ -119,7 +118,9 @@ class RolloutReader:
     # sessionport.formats.codex.split) numbers them from where it starts.
     # The depth of a line is checked in ``run``, which may skip it for a
     # typed item; a source that checks it too only repeats the check.
-    lines = staticmethod(partial(iter_lines, check_depth=False))
+    # Read a block at a time: iter_lines(check_depth=False)'s lines, for
+    # less per line.
+    lines = staticmethod(iter_block_lines)
     # The commonest response items decoded into typed records (typed.py),
     # once this many of them were parsed in full: a small rollout never
     # imports msgspec.  None: every line takes the full parse (the tests
