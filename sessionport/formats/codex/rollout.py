@@ -19,14 +19,13 @@ Bounded look-ahead, and only where the format demands it:
 from __future__ import annotations
 
 import re
-from functools import partial
 from collections import Counter, OrderedDict, deque
 from typing import Any, BinaryIO, Iterator
 
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import iter_lines, parse_line, too_deep_record
+from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, parse_line, too_deep_record
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.codex.items import PENDING_LIMIT, ItemConverter, image_placeholder, looks_injected, output_result, tool_text
 from sessionport.model import human_size
@@ -99,6 +98,10 @@ PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"tur
 # Envelope types that are runtime state, not conversation: counted.
 STATE_TYPES = frozenset((b"world_state", b"inter_agent_communication_metadata", b"inter_agent_communication", b"token_usage_record"))
 _ITEM_HEAD = b'","type":"response_item","payload":{"type":"'
+# A line shorter than this cannot nest deeper than MAX_DEPTH: valid JSON
+# needs two bytes a level, and orjson refuses for depth (too_deep's other
+# answer) only far deeper.
+_SHALLOW = 2 * MAX_DEPTH + 2
 _CALL_ID = re.compile(rb'"call_id":"([^"\\]{1,200})"')
 # Shell results held (call id -> event) until the call's output item shows
 # they are mirrors; at most this many.
@@ -119,7 +122,9 @@ class RolloutReader:
     # sessionport.formats.codex.split) numbers them from where it starts.
     # The depth of a line is checked in ``run``, which may skip it for a
     # typed item; a source that checks it too only repeats the check.
-    lines = staticmethod(partial(iter_lines, check_depth=False))
+    # Read a block at a time: iter_lines(check_depth=False)'s lines, for
+    # less per line.
+    lines = staticmethod(iter_block_lines)
     # The commonest response items decoded into typed records (typed.py),
     # once this many of them were parsed in full: a small rollout never
     # imports msgspec.  None: every line takes the full parse (the tests
@@ -210,8 +215,12 @@ class RolloutReader:
                             if warm <= 0:  # from the next line on
                                 typed, decode_item = True, _typed_decoder()
                 # The depth bound (see jsonl.iter_lines), for every line but
-                # a typed item, whose shape nests a few levels at most.
-                if envelope is None and too_deep_record(line, line_no, ctx):
+                # a typed item, whose shape nests a few levels at most; the
+                # call only for a line with more brackets than the bound.
+                if (
+                    envelope is None and len(line) >= _SHALLOW
+                    and len(line.translate(None, NOT_OPENERS)) > MAX_DEPTH and too_deep_record(line, line_no, ctx)
+                ):
                     continue
             self.line_no = line_no
             if envelope is not None:

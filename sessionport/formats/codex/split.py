@@ -46,7 +46,7 @@ from typing import Any, Iterator
 import orjson
 
 from sessionport.context import MAX_REPORTED_PLACES, ReadContext, WriteContext
-from sessionport.jsonl import iter_lines
+from sessionport.jsonl import iter_block_lines
 from sessionport.formats.codex.items import ANSWERED_LIMIT, ItemConverter
 from sessionport.jsondoc import first_significant_byte
 from sessionport.formats.codex.reader import _is_document
@@ -334,7 +334,7 @@ class PieceReader(RolloutReader):
 
     def lines(self, stream, ctx):
         offset, live_from = self._sp_offset, self._sp_live_from
-        numbered = iter_lines(stream, ctx, check_depth=False)
+        numbered = iter_block_lines(stream, ctx)
         for line_no, line, complete in numbered:
             line_no += offset
             if line_no >= live_from:
@@ -459,7 +459,7 @@ class _HeadReader(RolloutReader):
     """Reads up to the first line after the session has started."""
 
     def lines(self, stream, ctx):
-        for numbered in iter_lines(stream, ctx, check_depth=False):
+        for numbered in iter_block_lines(stream, ctx):
             if self.session_sent:
                 return
             yield numbered
