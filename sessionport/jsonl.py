@@ -4,6 +4,22 @@ Real transcripts arrive with a UTF-8 BOM, CRLF line ends, blank lines,
 invalid UTF-8 inside strings, a torn last line or a tail of NUL bytes left by
 a crash.  This module turns all of that into parsed records plus warnings, so
 that importers only deal with records.
+
+Three line sources give the same lines, line numbers, warnings and bad
+records; they differ in what they cost a line:
+
+- :func:`iter_lines`, a bounded ``readline`` per line: what most readers use;
+- :func:`iter_block_lines`, lines cut with ``find`` out of one buffer read a
+  block at a time: the Codex reader's (about 600 ns of Python per line
+  instead of three copies of its bytes);
+- :func:`iter_line_blocks`, whole blocks handed over for a reader that looks
+  at many lines without making a bytes object of each (``inspect``'s Codex
+  census), with :class:`LineCleaner` for the lines it does hand on.
+
+The depth bound (:data:`MAX_DEPTH`) is checked by ``iter_lines`` unless its
+consumer checks it itself (``check_depth=False``): on the bytes
+(:func:`line_too_deep`) or, cheaper for a long line, on what orjson made of
+it (:func:`value_too_deep`).
 """
 
 from __future__ import annotations
