@@ -10,8 +10,8 @@ records; they differ in what they cost a line:
 
 - :func:`iter_lines`, a bounded ``readline`` per line: what most readers use;
 - :func:`iter_block_lines`, lines cut with ``find`` out of one buffer read a
-  block at a time: the Codex reader's (about 600 ns of Python per line
-  instead of three copies of its bytes);
+  block at a time: the Codex reader's (one copy of a line's bytes instead
+  of three);
 - :func:`iter_line_blocks`, whole blocks handed over for a reader that looks
   at many lines without making a bytes object of each (``inspect``'s Codex
   census), with :class:`LineCleaner` for the lines it does hand on.
