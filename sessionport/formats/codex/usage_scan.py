@@ -35,7 +35,9 @@ file on disk (stdin, a compressed file, a URL).
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
+import stat
 from typing import Any, BinaryIO
 
 import orjson
@@ -43,10 +45,9 @@ import orjson
 from sessionport.context import MAX_REPORTED_PLACES, ReadContext
 from sessionport.io import MAGIC
 from sessionport.jsondoc import first_significant_byte
-from sessionport.jsonl import _WHITESPACE, LineCleaner, iter_line_blocks, line_too_deep, parse_line, refuse_long_line
+from sessionport.jsonl import _WHITESPACE, MAX_DEPTH, LineCleaner, iter_line_blocks, line_too_deep, parse_line, refuse_long_line
 from sessionport.model import end_event, session_event
 from sessionport.summary import SessionSummary, Summarizer
-from sessionport.formats.codex.census import census
 from sessionport.formats.codex.meta import meta_metadata
 from sessionport.formats.codex.reader import _is_document
 from sessionport.formats.codex.rollout import _HEAD, _total_tokens
@@ -81,6 +82,8 @@ def usage_census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
             room = MAX_REPORTED_PLACES - len(ctx.bad_places)
             ctx.bad_places.extend(shadow.bad_places[: max(room, 0)])
             return summaries
+    from sessionport.formats.codex.census import census  # msgspec and the reader's census: only now
+
     return census(stream, ctx)
 
 
@@ -93,6 +96,8 @@ def _plain_file(stream: BinaryIO, ctx: ReadContext) -> str | None:
     if not ctx.path or first_significant_byte(stream) != b"{" or _is_document(stream):
         return None
     try:
+        if not stat.S_ISREG(os.stat(ctx.path).st_mode):
+            return None  # a named pipe or a device: read once, by the census
         with open(ctx.path, "rb") as handle:
             magic = handle.read(8)
     except OSError:
@@ -235,7 +240,8 @@ def _token_line(raw: bytes, offset: int, complete: bool, cleaner: LineCleaner, t
         # nothing to report (no NUL padding, not too deep), so no number
         # is needed unless the bytes do not decide.
         line = raw.strip(_WHITESPACE)
-        if line and line[:1] != b"\x00" and line[-1:] != b"\x00" and not line_too_deep(line):
+        # (the brackets counted as line_too_deep counts them, without a copy)
+        if line and line[:1] != b"\x00" and line[-1:] != b"\x00" and (line.count(b"{") + line.count(b"[") <= MAX_DEPTH or not line_too_deep(line)):
             match = _HEAD.match(line)
             if match is not None:
                 if match.group(2, 3) != _TOKEN_KEY:
