@@ -148,7 +148,7 @@ def inspect(inputs, as_json, usage_only, from_, strict, skip_bad, quiet, **kwarg
     per_session = [s.as_dict() for s in sessions]
     total = totals(sessions)
     if usage_only:
-        _show_usage([usage_fields(s) for s in per_session], total, warnings, as_json)
+        _show_usage(per_session, total, warnings, as_json)
         _end(result)
         return
     if as_json:
@@ -185,7 +185,7 @@ def _show_usage(per_session: list[dict], total: dict, warnings: list[str], as_js
     """``inspect --usage``: the identity and usage of each session, and the total."""
     document = {key: total[key] for key in ("usage", "keptUsage") if key in total}
     if as_json:
-        document.update(sessions=per_session, sessionCount=len(per_session))
+        document.update(sessions=[usage_fields(s) for s in per_session], sessionCount=len(per_session))
         if warnings:
             document["warnings"] = warnings
         click.echo(terminal_json(orjson.dumps(document, option=orjson.OPT_INDENT_2)).decode())
@@ -200,7 +200,6 @@ def _show_usage(per_session: list[dict], total: dict, warnings: list[str], as_js
             if summary.get(key):
                 click.echo(terminal(f"{key + ':':<12}{summary[key]}"))
         if "keptUsage" in summary:
-            summary = {**summary, "messages": "?"}
             for line in _partial_usage(summary):
                 click.echo(terminal(line))
         else:

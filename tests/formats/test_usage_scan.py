@@ -343,3 +343,23 @@ def test_cli_usage_exit_codes(tmp_path):
     empty.write_bytes(b"")
     nothing = run_cli("inspect", "--usage", str(empty))
     assert nothing.returncode == 0 and b"no sessions" in nothing.stdout
+
+
+def test_cli_usage_of_a_stream_that_holds_part_of_a_session():
+    # From stdin (no file to scan), after a filter: both figures, named.
+    claude = sorted((FIXTURES / "claude-code").glob("*.jsonl"))[0]
+    part = run_cli("filter", "--head", "3", str(claude)).stdout
+    full = json.loads(run_cli("inspect", "--json", "-", input=part).stdout)
+    usage = json.loads(run_cli("inspect", "--usage", "--json", "-", input=part).stdout)
+    assert usage["sessions"] == [usage_fields(s) for s in full["sessions"]]
+    assert usage["keptUsage"] == full["keptUsage"] and usage["usage"] == full["usage"]
+    text = run_cli("inspect", "--usage", "-", input=part).stdout.decode()
+    assert "kept usage: the 3 messages here" in text
+
+
+def test_cli_usage_of_a_rollout_on_stdin():
+    rollout = FIXTURES / "codex" / "rollout-envelope.jsonl"
+    full = json.loads(run_cli("inspect", "--json", str(rollout)).stdout)
+    piped = run_cli("inspect", "--usage", "--json", "-", input=rollout.read_bytes())
+    assert piped.returncode == 0
+    assert json.loads(piped.stdout)["usage"] == full["usage"]
