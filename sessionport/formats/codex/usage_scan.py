@@ -71,7 +71,7 @@ def usage_census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
     if path is not None:
         shadow = dataclasses.replace(ctx, warnings=[], bad_places=[], bad_count=0, on_warning=_silent)
         try:
-            with open(path, "rb") as handle:
+            with open(path, "rb", buffering=0) as handle:  # read in blocks: no buffer between
                 summaries = _scan(handle, shadow)
         except _Undecided:
             pass  # nothing of the scan was reported: the census reads it all
@@ -114,6 +114,9 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
     numbers = _LineNumbers(handle.name)
     meta: dict | None = None
     offset = 0  # where in the file the block's start is
+    search = _LITERALS.search
+    head_match = _HEAD.match
+    add_line = totals.add_line
     try:
         for block, start, end in iter_line_blocks(handle, ctx):
             if end < 0:  # a line longer than the limit, refused as the line reader refuses it
@@ -126,7 +129,6 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
                 start = end if stop == -1 else stop + 1
             base = offset - start  # the file offset of block[0]
             pos = start
-            search = _LITERALS.search
             while True:
                 found = search(block, pos, end)
                 if found is None:
@@ -139,8 +141,26 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
                 complete = stop != -1
                 if not complete:
                     stop = end
-                _token_line(block[head:stop], base + head, complete, cleaner, totals, numbers)
                 pos = stop + 1
+                if complete:
+                    # The usual line, inlined (what _token_line does first):
+                    # "{" to "}" (a CR aside), so nothing for the cleaner to
+                    # strip or report, and few enough brackets.
+                    last = stop - 1 if block[stop - 1] == 13 else stop
+                    if block[head] == 123 and block[last - 1] == 125 and last - head <= limit:
+                        line = block[head:last]
+                        if line.count(b"{") + line.count(b"[") <= MAX_DEPTH:
+                            match = head_match(line)
+                            if match is not None:
+                                if match.group(2, 3) != _TOKEN_KEY:
+                                    continue  # another record, the literal nested in it
+                                total = _total_tokens(line)
+                                if total is not None:
+                                    add_line(total, line)
+                                    continue
+                                if b'"info":null' in line:
+                                    continue
+                _token_line(block[head:stop], base + head, complete, cleaner, totals, numbers)
             if end == len(block) and block[end - 1 : end] != b"\n":
                 # The input's last line has no newline: read, as the reader reads it.
                 head = block.rfind(b"\n", start, end) + 1 or start
