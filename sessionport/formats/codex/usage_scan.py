@@ -5,10 +5,11 @@ A rollout's token totals live in its ``event_msg``/``token_count`` lines
 (under a tenth of its bytes) and its identity in the ``session_meta`` line
 that opens it.  The scan reads the file in blocks
 (:func:`sessionport.jsonl.iter_line_blocks`), finds each ``"token_count"``
-literal with ``bytes.find`` and takes the line around it as the reader
-would take it: cleaned by the reader's :class:`LineCleaner` (BOM, CRLF,
-NUL padding, the depth and length bounds, at the same line numbers,
-counted with ``bytes.count``), its head matched by the reader's ``_HEAD``
+literal (and any ``"session_meta"``) with one literal-prefixed regex
+search per hit, as fast as ``bytes.find``, and takes the line around it
+as the reader would take it: cleaned by the reader's :class:`LineCleaner`
+(BOM, CRLF, NUL padding, the depth and length bounds, at the same line
+numbers), its head matched by the reader's ``_HEAD``
 (a literal nested inside another record's object is not a token count),
 its totals read from the bytes by the reader's ``_total_tokens`` into the
 reader's :class:`TokenTotals`, and the line parsed only when the bytes do
@@ -16,7 +17,9 @@ not decide (another key order, a torn last line, no readable total).  A
 quote inside a JSON string is escaped, so the literal never matches inside
 a string.  The input's last line, when it has no newline, is always read,
 so a torn line or NUL padding at the end is reported as the full read
-reports it.
+reports it.  A line's number is counted only when it is reported (with
+``bytes.count`` over the file up to it, from where the last count
+stopped): counting every block's newlines would cost a fifth of the scan.
 
 The lines without the literal are never looked at: not parsed, not held
 to the depth bound, their unknown types not reported.  ``sessionport
