@@ -113,6 +113,8 @@ register(Case("3-process pipe: convert | filter | to markdown", "claude-code", _
 register(Case("one process: chain filter to markdown", "claude-code", lambda p: SP + ["chain", "-i", str(p), "filter", "--role", "user", "--role", "assistant", "to", "markdown", "-o", "/dev/null"]))
 register(Case("inspect codex", "codex", lambda p: SP + ["inspect", "--json", str(p)]))
 register(Case("inspect claude-code", "claude-code", lambda p: SP + ["inspect", "--json", str(p)]))
+register(Case("inspect --usage codex", "codex", lambda p: SP + ["inspect", "--usage", "--json", str(p)], notes="identity and token usage only: the token_count lines"))
+register(Case("inspect --usage claude-code", "claude-code", lambda p: SP + ["inspect", "--usage", "--json", str(p)], notes="identity and token usage only (the census)"))
 
 
 # -- peers --------------------------------------------------------------------
@@ -348,6 +350,8 @@ def comparisons(by: dict[str, dict]) -> dict:
     both("codex in pieces (--jobs 2) -> portable-jsonl", "codex -> portable-jsonl", "codex: one file in pieces, --jobs 2 / --jobs 1", "target <= 0.75 wall with both cores free", "codex_pieces")
     both("inspect codex", "ccusage codex session", "inspect codex / ccusage codex session", "target < 1", "inspect_codex_vs_ccusage")
     both("inspect claude-code", "ccusage claude session", "inspect claude-code / ccusage claude session", "target < 1", "inspect_claude_vs_ccusage")
+    both("inspect --usage codex", "ccusage codex session", "inspect --usage codex / ccusage codex session", "target < 1", "inspect_usage_codex_vs_ccusage")
+    both("inspect --usage claude-code", "ccusage claude session", "inspect --usage claude-code / ccusage claude session", "target < 1", "inspect_usage_claude_vs_ccusage")
     both("claude-code -> markdown", "cc2md claude-code -> markdown", "claude-code -> markdown / cc2md", "lower is faster", "markdown_vs_cc2md")
     both("codex -> markdown", "cc2md codex -> markdown", "codex -> markdown / cc2md", "lower is faster", "codex_markdown_vs_cc2md")
     return result

@@ -117,6 +117,21 @@ class Importer:
             census = getattr(import_module(module), attr)
         return census
 
+    # Optional: ``usage(stream, ctx)`` returns summaries exact in what
+    # ``inspect --usage`` prints (identity and token usage), reading only
+    # the records that carry them; named as ``census`` is.  Without one,
+    # ``inspect --usage`` takes the census (or the read).
+    usage: Callable[..., list] | str | None = None
+
+    def usage_function(self) -> Callable[..., list] | None:
+        usage = self.usage
+        if isinstance(usage, str):
+            from importlib import import_module
+
+            module, _, attr = usage.partition(":")
+            usage = getattr(import_module(module), attr)
+        return usage
+
 
 @dataclass(frozen=True)
 class Loss:

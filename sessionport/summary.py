@@ -232,6 +232,25 @@ def census_or_read(importer: Any, stream: Any, ctx: Any) -> list[SessionSummary]
     return summarize(importer.read(stream, ctx))
 
 
+def usage_or_census(importer: Any, stream: Any, ctx: Any) -> list[SessionSummary]:
+    """The summaries ``inspect --usage`` prints of one opened input: from
+    the importer's usage scan when it has one (exact in :data:`USAGE_FIELDS`
+    only), else as :func:`census_or_read`."""
+    scan = importer.usage_function()
+    if scan is not None:
+        return scan(stream, ctx)
+    return census_or_read(importer, stream, ctx)
+
+
+# What ``inspect --usage`` prints of a session (``SessionSummary.as_dict``),
+# each the same as ``inspect`` reports it.
+USAGE_FIELDS = ("source", "sessionId", "title", "cwd", "parentSessionId", "usage", "keptUsage")
+
+
+def usage_fields(summary: dict[str, Any]) -> dict[str, Any]:
+    return {key: summary[key] for key in USAGE_FIELDS if key in summary}
+
+
 def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
     usage = empty_usage()
     roles: Counter = Counter()

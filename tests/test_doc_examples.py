@@ -30,6 +30,18 @@ import zstandard
 
 from conftest import FIXTURES, ROOT
 
+def _id_and_tokens_rows(out: str) -> bool:
+    """jq's rows of ``[sessionId, total_tokens]``, one JSON array each."""
+    decoder, rows, at = json.JSONDecoder(), [], 0
+    text = out.strip()
+    while at < len(text):
+        row, at = decoder.raw_decode(text, at)
+        rows.append(row)
+        while at < len(text) and text[at].isspace():
+            at += 1
+    return bool(rows) and all(isinstance(r, list) and len(r) == 2 and isinstance(r[0], str) and isinstance(r[1], int) for r in rows)
+
+
 PAGES = ("README.md", "docs/cookbook.md")
 CLAUDE_ID = "5f0c1e2a-0000-4000-8000-000000000001"
 CODEX_ID = "019a3f00-0000-7000-8000-000000000001"
@@ -177,6 +189,7 @@ EXPECT: dict[str, Expect] = {
     "sessionport ls --cwd shop --json | jq -r '.[] | \"\\(.sessionId) \\(.prompt)\"'": Expect(
         stdout=lambda out: out.startswith(f"{CLAUDE_ID} List the files here, please.")),
     "sessionport inspect @5f0c1e2a": Expect(stdout=lambda out: "claude-code" in out and "tokens" in out.lower()),
+    "sessionport inspect --usage @5f0c1e2a": Expect(stdout=lambda out: "claude-code" in out and "total_tokens=" in out and "messages:" not in out),
     "sessionport chain -i @5f0c1e2a redact filter --no-injected to html -o share.html": Expect(files=("share.html",)),
     "sessionport redact @5f0c1e2a --check --report": Expect(code=1, says="github-token"),
     "sessionport ls --cwd shop --json | jq -r '.[].path' | xargs sessionport convert --to markdown -o archive/": Expect(
@@ -194,6 +207,7 @@ EXPECT: dict[str, Expect] = {
     "sessionport filter session.jsonl --role user | jq -r 'select(.type==\"message\") | .text'": Expect(
         stdout=lambda out: out.startswith("List the files here, please.") and "null" not in out),
     "sessionport inspect ~/.codex/sessions --json | jq .usage": Expect(stdout=lambda out: isinstance(json.loads(out), dict) and "input_tokens" in out),
+    "sessionport inspect --usage ~/.codex/sessions --json | jq '.sessions[] | [.sessionId, .usage.total_tokens]'": Expect(stdout=lambda out: _id_and_tokens_rows(out)),
     "sessionport filter rollout.jsonl --head 10 | sessionport to markdown": Expect(stdout=markdown),
     "sessionport convert @5f0c1e2a --to agentscope-trace -o .agentscope/run.trace.json": Expect(
         files=(".agentscope/run.trace.json",)),

@@ -7,7 +7,7 @@ import orjson
 
 from sessionport.pipeline.run import Reading, Result, each_input
 from sessionport.registry import get_registry
-from sessionport.summary import census_or_read, totals
+from sessionport.summary import census_or_read, totals, usage_fields, usage_or_census
 from sessionport.cli.app import cli
 from sessionport.cli.options import closing_line, read_options, split_format_options
 from sessionport.sanitise import terminal, terminal_json
@@ -106,8 +106,16 @@ def _partial_usage(summary: dict) -> list[str]:
 @cli.command()
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object: totals, usage and a list of sessions.")
+@click.option(
+    "--usage",
+    "usage_only",
+    is_flag=True,
+    help="Only token usage: each session's identity (source, sessionId, title, cwd) and usage, and the total. "
+    "Reads only the records that carry usage (Codex: the token_count lines) and does not validate the rest "
+    "of the file; use `sessionport validate` or a full inspect for that.",
+)
 @read_options()
-def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
+def inspect(inputs, as_json, usage_only, from_, strict, skip_bad, quiet, **kwargs):
     """Summarize sessions without printing message bodies.
 
     Counts by role, kind and tool, models, time span, token usage and
@@ -119,6 +127,13 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
     stream that holds part of a session (after `sessionport filter`) both
     figures are given, each named: the whole session's and that of the
     messages kept (keptUsage in --json).
+
+    With --usage, only the identity and token usage of each session and
+    their total are printed, the same figures as a full inspect gives. A
+    Codex rollout is then scanned for its token_count lines alone; the
+    other records are not read, so neither checked nor reported (a
+    resumed or forked rollout, or one not on disk as a plain file, is
+    read in full). Other formats are read as inspect reads them.
     """
     read_opts, _, _ = split_format_options(kwargs)
 
@@ -126,11 +141,16 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         if not outcome.ok:
             click.echo(terminal(f"sessionport: error: {outcome.error}"), err=True)
 
-    found, result = each_input(inputs, Reading(from_, strict, skip_bad, dict(read_opts), quiet), list, show_error, run=census_or_read)
+    run = usage_or_census if usage_only else census_or_read
+    found, result = each_input(inputs, Reading(from_, strict, skip_bad, dict(read_opts), quiet), list, show_error, run=run)
     sessions = [s for summaries in found for s in summaries]
     warnings = [w for outcome in result.outcomes for w in outcome.warnings]
     per_session = [s.as_dict() for s in sessions]
     total = totals(sessions)
+    if usage_only:
+        _show_usage(per_session, total, warnings, as_json)
+        _end(result)
+        return
     if as_json:
         document = {**total, "sessions": per_session, "sessionCount": len(per_session)}
         if warnings:
@@ -159,6 +179,41 @@ def inspect(inputs, as_json, from_, strict, skip_bad, quiet, **kwargs):
         elif any(usage.values()):
             click.echo(f"{'usage:':<12}" + _pairs(usage))
     _end(result)
+
+
+def _show_usage(per_session: list[dict], total: dict, warnings: list[str], as_json: bool) -> None:
+    """``inspect --usage``: the identity and usage of each session, and the total."""
+    document = {key: total[key] for key in ("usage", "keptUsage") if key in total}
+    if as_json:
+        document.update(sessions=[usage_fields(s) for s in per_session], sessionCount=len(per_session))
+        if warnings:
+            document["warnings"] = warnings
+        click.echo(terminal_json(orjson.dumps(document, option=orjson.OPT_INDENT_2)).decode())
+        return
+    if not per_session:
+        click.echo(terminal("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation")))
+        return
+    for index, summary in enumerate(per_session):
+        if index:
+            click.echo("")
+        for key in ("source", "sessionId", "title", "cwd", "parentSessionId"):
+            if summary.get(key):
+                click.echo(terminal(f"{key + ':':<12}{summary[key]}"))
+        if "keptUsage" in summary:
+            for line in _partial_usage(summary):
+                click.echo(terminal(line))
+        else:
+            usage = summary.get("usage") or {}
+            click.echo(f"{'usage:':<12}" + (_pairs(usage) if any(usage.values()) else "none recorded by the source"))
+    if len(per_session) > 1:
+        click.echo("")
+        click.echo(f"{'total:':<12}{len(per_session)} sessions")
+        kept = total.get("keptUsage")
+        if kept is not None:
+            click.echo(f"{'usage:':<12}whole sessions (where known): " + _pairs(total["usage"]))
+            click.echo(f"{'kept usage:':<12}the messages here: " + _pairs(kept))
+        else:
+            click.echo(f"{'usage:':<12}" + _pairs(total["usage"]))
 
 
 def _end(result: Result) -> None:

@@ -100,6 +100,7 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("rollout-*.jsonl", "rollout-*.jsonl.zst", "rollout-*.json"),
     census="sessionport.formats.codex.census:census",
+    usage="sessionport.formats.codex.usage_scan:usage_census",
     options=(
         Option(
             name="skip_inherited",
