@@ -91,6 +91,35 @@ def test_a_wrong_guess_costs_a_second_read_not_wrong_output(tmp_path, capsys, mo
     assert again > 0
 
 
+def test_a_piece_restored_from_a_state_keeps_the_typed_decode(monkeypatch):
+    """The item handler table is a setting of the read, not state: a piece
+    restored from the state before it keeps the module's own table, the
+    condition of the typed decode of the commonest items, and so decodes
+    them as one process does (an unpickled copy of the table turned it off
+    and made every piece parse every item in full)."""
+    from sessionport.context import ReadContext
+    from sessionport.formats.codex import items, rollout
+
+    before = split.PieceReader(ReadContext(name="x"), 1, 1)
+    piece = split.PieceReader(ReadContext(name="x"), 9, 9)
+    split._restore(piece, split.state_of(before))
+    assert piece.items.handlers is items._HANDLERS
+    decoded = []
+    real = rollout._typed_decoder
+
+    def counting():
+        decode = real()
+        return lambda *args: decoded.append(1) or decode(*args)
+
+    monkeypatch.setattr(rollout, "_typed_decoder", counting)
+    piece.typed_after = 0
+    path = FIXTURES / "codex" / "rollout-envelope.jsonl"
+    with open(path, "rb") as stream:
+        for _ in piece.run(stream):
+            pass
+    assert decoded, "the restored piece took the typed decode"
+
+
 def test_token_totals_join_as_one_reader_counts_them():
     """Totals that reset (a new segment) on either side of any cut."""
     totals = [5, 9, 9, 3, 8, 12, 2, 2, 7, 1]

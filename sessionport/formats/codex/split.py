@@ -65,6 +65,10 @@ WINDOW_BUFFER = 1 << 20
 # a piece then costs a second read, never wrong output.
 _SUMS = frozenset(("ctx", "items", "usage", "inherited_usage", "skipped", "skipped_fast", "notes", "title", "late_metadata"))
 _ITEM_SUMS = frozenset(("counts", "skipped", "forgotten", "on_unknown", "on_unknown_part"))
+# Set by the read's options, the same in every piece, and tested by identity
+# (the reader takes the typed decode only with the module's own table): not
+# state, never replaced by an unpickled copy.
+_ITEM_SETTINGS = frozenset(("handlers",))
 
 
 def refusal(stream) -> str | None:
@@ -262,7 +266,7 @@ def state_of(reader: RolloutReader) -> bytes:
     without the memo, so that two equal values that are one object in one
     state and two in the other still compare equal."""
     top = {k: v for k, v in vars(reader).items() if k not in _SUMS and not k.startswith("_sp_")}
-    items = {k: v for k, v in vars(reader.items).items() if k not in _ITEM_SUMS}
+    items = {k: v for k, v in vars(reader.items).items() if k not in _ITEM_SUMS and k not in _ITEM_SETTINGS}
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.fast = True
