@@ -342,24 +342,11 @@ class LineCleaner:
     def clean(self, raw: bytes, line_no: int) -> bytes | None:
         """The line to parse, or None for a blank or refused one; ``raw``
         the line without its newline, no longer than the limit."""
-        if self.first:
-            self.first = False
-            if raw.startswith(BOM):
-                raw = raw[3:]
-        line = raw.strip(_WHITESPACE)
-        if line[:1] == b"\x00" or line[-1:] == b"\x00":
-            if not self.nul_warned:
-                self.nul_warned = True
-                line = _drop_nul(line, line_no, self.ctx)
-            else:
-                line = line.strip(_NUL_WHITESPACE)
-        if not line:
-            return None
-        if line_too_deep(line):
+        line = self.strip(raw, line_no)
+        if line is not None and line_too_deep(line):
             refuse_deep_line(line_no, self.ctx)
             return None
         return line
-
 
     def strip(self, raw: bytes, line_no: int) -> bytes | None:
         """:meth:`clean` without the depth bound (the reader checks it,
