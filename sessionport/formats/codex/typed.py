@@ -26,10 +26,8 @@ from typing import Any, Literal, Union
 import msgspec
 import orjson
 
-from sessionport.formats.codex.items import ANSWERED_LIMIT, PENDING_LIMIT, output_result, tool_text
+from sessionport.formats.codex.items import output_result, tool_text
 from sessionport.typed_decode import DECODE_ERRORS, decodable
-
-
 
 _NO_RAW = msgspec.Raw(b"")
 
@@ -230,13 +228,7 @@ def _call(conv, name: str, tool_input: dict, timestamp: str, item: Any, meta: di
     status = item.status
     if status is not None and status != "completed":
         meta["status"] = status
-    call_id = item.call_id
-    if call_id:  # ItemConverter.open_call
-        pending = conv.pending
-        pending[call_id] = name
-        if len(pending) > PENDING_LIMIT:
-            del pending[next(iter(pending))]
-            conv.forgotten += 1
+    call_id = conv.open_call(item.call_id, name)
     conv.counts["toolCalls"] += 1
     # After the call is open and counted: tool_text may raise (an input
     # nested too deep to write), and the reader counts the item malformed.
@@ -244,7 +236,7 @@ def _call(conv, name: str, tool_input: dict, timestamp: str, item: Any, meta: di
     if item.id:
         event["id"] = item.id
     event["toolName"] = name
-    if call_id:
+    if call_id is not None:
         event["toolCallId"] = call_id
     event["toolInput"] = tool_input
     event["meta"] = meta
@@ -276,15 +268,7 @@ def custom_tool_call(conv, item: CustomToolCall, timestamp: str) -> list[dict]:
 
 
 def _output(conv, codex_type: str, item: FunctionCallOutput, timestamp: str) -> list[dict]:
-    call_id = item.call_id
-    if call_id:  # ItemConverter.close_call
-        name = conv.pending.pop(call_id, None)
-        answered = conv.answered
-        answered[call_id] = None
-        if len(answered) > ANSWERED_LIMIT:
-            answered.popitem(last=False)
-    else:
-        call_id = name = None
+    call_id, name = conv.close_call(item.call_id)
     output = item.output
     meta = {"kind": "tool_result", "codexType": codex_type}
     if output is None:
