@@ -228,92 +228,75 @@ class RolloutReader:
                     self._copy_clock(line[14:38] if match is None else match.group(1))
                 del line
                 events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
-                if events:
-                    if not queue and not recent and self.inherit_from is None:
-                        yield from events
-                        continue
-                    if self.inherit_from is not None:
-                        for event in events:
-                            event.setdefault("meta", {})["inherited"] = True
-                    queue.extend(events)
-                while queue:
-                    head = queue[0]
-                    if head.__class__ is list:
-                        break
-                    queue.popleft()
-                    if self.skip_inherited and "inherited" in head.get("meta", ()):
-                        continue
-                    yield head
-                if queue or recent:
-                    yield from self._drain()
-                continue
-            if match is not None:
-                if self.inherit_from is not None:
-                    self._copy_clock(match.group(1))
-                if outer != b"response_item":  # most lines: parsed below
-                    if outer == b"event_msg":
-                        inner = key[1]
-                        used = inner == b"token_count" and self._token_count_bytes(line)
-                        fast = used or inner not in USED_EVENTS
-                        if fast and not used:
-                            if inner == b"exec_command_end":
-                                fast = not self._exec_result_needed(line)
-                            elif inner in TURN_BOUNDARY_EVENTS:
-                                if self.exec_held:
-                                    self._flush_exec()
-                            elif inner not in MIRROR_EVENTS:
-                                self.ctx.unknown(f"event_msg/{(inner or b'').decode('utf-8', 'replace')}", line=line_no)
-                    elif outer == b"turn_context":
-                        if self.exec_held:
-                            self._flush_exec()
-                        fast = used = self._turn_context_bytes(line)
-                    else:
-                        used = False
-                        fast = outer not in PARSED_TYPES
-                        if fast and outer not in STATE_TYPES:
-                            self.ctx.unknown(outer.decode("utf-8", "replace"), line=line_no)
-                    if fast:
-                        if not used:
-                            skipped_fast[key if outer == b"event_msg" else (outer, None)] += 1
-                        if queue or recent:
-                            yield from self._drain()
-                        continue
-            record = None
-            if partial_item is not None and match is not None and key[0] == b"response_item" and self.session_sent:
-                record = partial_item(line, key[1])
-                if record is False:
-                    continue
-            if record is None:
-                # orjson first: parse_line (its error reporting) only for a line that fails
-                try:
-                    record = loads(line)
-                except orjson.JSONDecodeError:
-                    record = parse_line(line, line_no, complete, ctx)
-            del line  # a big line is freed before its events are written
-            if record is None:
-                continue
-            if record.__class__ is not dict:
-                ctx.bad_record(f"expected a JSON object, found a JSON {type(record).__name__}", line=line_no)
-                continue
-            if not self.session_sent:
-                if not self._hold_for_prelude(line_no, record):
-                    yield from self._start()
-                continue
-            payload = record.get("payload")
-            if record.get("type") == "response_item" and payload.__class__ is dict:
-                # Most lines of a rollout: one call instead of the _record ->
-                # _item chain, and no trip through the queue when nothing waits.
-                events = self._response_item(line_no, payload, record.get("timestamp"), match is not None)
-                if events:
-                    if not queue and not recent and self.inherit_from is None:
-                        yield from events
-                        continue
-                    if self.inherit_from is not None:
-                        for event in events:
-                            event.setdefault("meta", {})["inherited"] = True
-                    queue.extend(events)
             else:
-                self._record(line_no, record, match is not None)
+                if match is not None:
+                    if self.inherit_from is not None:
+                        self._copy_clock(match.group(1))
+                    if outer != b"response_item":  # most lines: parsed below
+                        if outer == b"event_msg":
+                            inner = key[1]
+                            used = inner == b"token_count" and self._token_count_bytes(line)
+                            fast = used or inner not in USED_EVENTS
+                            if fast and not used:
+                                if inner == b"exec_command_end":
+                                    fast = not self._exec_result_needed(line)
+                                elif inner in TURN_BOUNDARY_EVENTS:
+                                    if self.exec_held:
+                                        self._flush_exec()
+                                elif inner not in MIRROR_EVENTS:
+                                    self.ctx.unknown(f"event_msg/{(inner or b'').decode('utf-8', 'replace')}", line=line_no)
+                        elif outer == b"turn_context":
+                            if self.exec_held:
+                                self._flush_exec()
+                            fast = used = self._turn_context_bytes(line)
+                        else:
+                            used = False
+                            fast = outer not in PARSED_TYPES
+                            if fast and outer not in STATE_TYPES:
+                                self.ctx.unknown(outer.decode("utf-8", "replace"), line=line_no)
+                        if fast:
+                            if not used:
+                                skipped_fast[key if outer == b"event_msg" else (outer, None)] += 1
+                            if queue or recent:
+                                yield from self._drain()
+                            continue
+                record = None
+                if partial_item is not None and match is not None and key[0] == b"response_item" and self.session_sent:
+                    record = partial_item(line, key[1])
+                    if record is False:
+                        continue
+                if record is None:
+                    # orjson first: parse_line (its error reporting) only for a line that fails
+                    try:
+                        record = loads(line)
+                    except orjson.JSONDecodeError:
+                        record = parse_line(line, line_no, complete, ctx)
+                del line  # a big line is freed before its events are written
+                if record is None:
+                    continue
+                if record.__class__ is not dict:
+                    ctx.bad_record(f"expected a JSON object, found a JSON {type(record).__name__}", line=line_no)
+                    continue
+                if not self.session_sent:
+                    if not self._hold_for_prelude(line_no, record):
+                        yield from self._start()
+                    continue
+                payload = record.get("payload")
+                if record.get("type") == "response_item" and payload.__class__ is dict:
+                    # Most lines of a rollout: one call instead of the _record ->
+                    # _item chain, and no trip through the queue when nothing waits.
+                    events = self._response_item(line_no, payload, record.get("timestamp"), match is not None)
+                else:
+                    self._record(line_no, record, match is not None)
+                    events = None
+            if events:
+                if not queue and not recent and self.inherit_from is None:
+                    yield from events
+                    continue
+                if self.inherit_from is not None:
+                    for event in events:
+                        event.setdefault("meta", {})["inherited"] = True
+                queue.extend(events)
             # Inline the common case of _drain: events already decided.
             while queue:
                 head = queue[0]
@@ -335,12 +318,7 @@ class RolloutReader:
     def _token_count_bytes(self, line: bytes) -> bool:
         """Most lines of a rollout are token counts: read their total from
         the bytes and parse only the lines whose totals the end event needs."""
-        total = _total_tokens(line)
-        if total is None:
-            return b'"info":null' in line
-        target = self.inherited_usage if self.inherit_from is not None else self.usage
-        target.add_line(total, line)
-        return True
+        return token_count_bytes(line, self.inherited_usage if self.inherit_from is not None else self.usage)
 
     def _turn_context_bytes(self, line: bytes) -> bool:
         """The model of a ``turn_context`` line, without parsing it, when the
@@ -970,6 +948,17 @@ def _search_results_text(payload: dict) -> str:
     query = payload.get("query")
     what = query if isinstance(query, str) and query else _first_str(action, ("query", "url", "pattern"))
     return f"[web search: {what}]" if what else "[web search]"
+
+
+def token_count_bytes(line: bytes, totals: TokenTotals) -> bool:
+    """A token count line taken from its bytes: its total added to
+    ``totals``, or an ``info: null`` count (nothing to add); False when the
+    bytes do not decide and the line must be parsed."""
+    total = _total_tokens(line)
+    if total is None:
+        return b'"info":null' in line
+    totals.add_line(total, line)
+    return True
 
 
 def _total_tokens(line: bytes) -> int | None:

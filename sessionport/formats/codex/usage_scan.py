@@ -11,7 +11,7 @@ as the reader would take it: cleaned by the reader's :class:`LineCleaner`
 (BOM, CRLF, NUL padding, the depth and length bounds, at the same line
 numbers), its head matched by the reader's ``_HEAD``
 (a literal nested inside another record's object is not a token count),
-its totals read from the bytes by the reader's ``_total_tokens`` into the
+its totals read from the bytes by the reader's ``token_count_bytes`` into the
 reader's :class:`TokenTotals`, and the line parsed only when the bytes do
 not decide (another key order, a torn last line, no readable total).  A
 quote inside a JSON string is escaped, so the literal never matches inside
@@ -53,7 +53,7 @@ from sessionport.model import end_event, session_event
 from sessionport.summary import SessionSummary, Summarizer
 from sessionport.formats.codex.meta import meta_metadata
 from sessionport.formats.codex.reader import _is_document
-from sessionport.formats.codex.rollout import _HEAD, _total_tokens
+from sessionport.formats.codex.rollout import _HEAD, token_count_bytes
 from sessionport.formats.codex.usage import TokenTotals
 
 # Both literals in one pass (a regex with a literal prefix scans as fast as
@@ -119,7 +119,6 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
     offset = 0  # where in the file the block's start is
     search = _LITERALS.search
     head_match = _HEAD.match
-    add_line = totals.add_line
     try:
         for block, start, end in iter_line_blocks(handle, ctx):
             if end < 0:  # a line longer than the limit, refused as the line reader refuses it
@@ -157,11 +156,7 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
                             if match is not None:
                                 if match.group(2, 3) != _TOKEN_KEY:
                                     continue  # another record, the literal nested in it
-                                total = _total_tokens(line)
-                                if total is not None:
-                                    add_line(total, line)
-                                    continue
-                                if b'"info":null' in line:
+                                if token_count_bytes(line, totals):
                                     continue
                 _token_line(block[head:stop], base + head, complete, cleaner, totals, numbers)
             if end == len(block) and block[end - 1 : end] != b"\n":
@@ -227,16 +222,6 @@ class _LineNumbers:
 _COUNT_PIECE = 1 << 20
 
 
-def _token_count_bytes(line: bytes, totals: TokenTotals) -> bool:
-    """``RolloutReader._token_count_bytes``: the total read from the bytes,
-    or an ``info: null`` count; False when the line must be parsed."""
-    total = _total_tokens(line)
-    if total is not None:
-        totals.add_line(total, line)
-        return True
-    return b'"info":null' in line
-
-
 def _session_meta(raw: bytes, complete: bool, cleaner: LineCleaner) -> dict:
     """The payload of the first line, a ``session_meta`` envelope (else the
     census reads the file)."""
@@ -269,7 +254,7 @@ def _token_line(raw: bytes, offset: int, complete: bool, cleaner: LineCleaner, t
             if match is not None:
                 if match.group(2, 3) != _TOKEN_KEY:
                     return  # another record, the literal nested in it
-                if _token_count_bytes(line, totals):
+                if token_count_bytes(line, totals):
                     return
     line_no = numbers.line_at(offset)
     if len(raw) > cleaner.limit:
@@ -282,7 +267,7 @@ def _token_line(raw: bytes, offset: int, complete: bool, cleaner: LineCleaner, t
     if match is not None:
         if match.group(2, 3) != _TOKEN_KEY:
             return
-        if _token_count_bytes(line, totals):
+        if token_count_bytes(line, totals):
             return
     try:
         record = orjson.loads(line)
