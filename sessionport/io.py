@@ -483,14 +483,14 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
             raise _os_error(path, exc) from None
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory; -o takes a file path")
-    import tempfile
-
+    partial: list[str] = []  # the partial file, named before it exists
+    out = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".part")
-    except OSError as exc:
-        raise _os_error(path, exc) from None
-    out = open(fd, "wb", buffering=WRITE_BUFFER)
-    try:
+        try:
+            fd = _create_partial(directory, os.path.basename(path), partial)
+        except OSError as exc:
+            raise _os_error(path, exc) from None
+        out = open(fd, "wb", buffering=WRITE_BUFFER)
         try:
             yield out
             out.flush()
@@ -500,11 +500,36 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         out.close()
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        os.chmod(partial[0], 0o666 & ~umask)
+        os.replace(partial[0], path)
     except BaseException:
-        with contextlib.suppress(Exception):
-            out.close()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        # The partial file goes first, in one call: closing can flush a
+        # buffer, and a signal landing in that write would end the clean-up
+        # before the file was removed.
+        try:
+            for tmp in partial:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+        finally:
+            if out is not None:
+                with contextlib.suppress(Exception):
+                    out.close()
         raise
+
+
+_PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _create_partial(directory: str, name: str, partial: list[str]) -> int:
+    """Create ``.NAME.<random>.part`` in ``directory`` (mode 0600, as
+    mkstemp makes it) and return its descriptor.  Its path is put in
+    ``partial`` before the file is created, so an interrupt at any moment
+    (Ctrl-C as the file appears) leaves no file the clean-up does not know
+    of: with mkstemp the path is known only once it returns."""
+    for _ in range(100):
+        partial.append(os.path.join(directory, f".{name}.{os.urandom(6).hex()}.part"))
+        try:
+            return os.open(partial[0], _PARTIAL_FLAGS, 0o600)
+        except FileExistsError:
+            partial.clear()
+    raise FileExistsError(errno.EEXIST, "no unused name for a partial file", directory)

@@ -292,3 +292,33 @@ def test_o_makes_the_missing_folders_of_a_file_target(tmp_path):
     assert done.returncode == 0, done.stderr
     assert target.read_text().startswith(("<a id=", "#", "---"))
     assert not [p for p in target.parent.iterdir() if p.name.endswith(".part")]
+
+
+# --- the partial file ------------------------------------------------------
+
+
+@pytest.mark.parametrize("stage", ["created", "written"])
+def test_an_interrupt_at_any_moment_leaves_no_partial_file(stage, tmp_path, monkeypatch):
+    """Ctrl-C can land the moment the partial file beside -o appears (the
+    signal tests of the split meet it there), before anything was written
+    to it, or while the data is written: either way the partial file is
+    removed and the file at -o keeps what it held."""
+    import sessionport.io as sio
+
+    target = tmp_path / "out.jsonl"
+    target.write_text("previous")
+    real_open = sio.os.open
+
+    def open_then_interrupt(path, *args, **kwargs):
+        fd = real_open(path, *args, **kwargs)
+        if stage == "created" and str(path).endswith(".part"):
+            raise KeyboardInterrupt
+        return fd
+
+    monkeypatch.setattr(sio.os, "open", open_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        with sio.open_output(str(target)) as out:
+            out.write(b"half a line")
+            raise KeyboardInterrupt
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"], "no partial file left"
+    assert target.read_text() == "previous"
