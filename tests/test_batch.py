@@ -107,3 +107,39 @@ def test_claude_code_subagent_files_are_read_with_their_parent(tmp_path):
     (project / "agent-2.jsonl").write_text("{}")
     found = [s.relative for s in inputs.resolve([str(project)]).sources]
     assert found == ["abc.jsonl"]
+
+
+def _deaf_worker(flag: str) -> None:
+    """A job that no signal but SIGKILL ends, as a worker waiting forever
+    for a lock that a worker killed by Ctrl-C still held."""
+    import signal
+    import time
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_IGN)
+    with open(flag, "w"):
+        pass
+    time.sleep(120)
+
+
+def test_a_worker_past_asking_is_killed_and_the_pool_ends(tmp_path):
+    import signal
+    import time
+
+    from conftest import alive, wait_for
+    from sessionport.pipeline import batch
+
+    flag = tmp_path / "started"
+    pool = batch._pool(1)
+    pool.submit(_deaf_worker, str(flag))
+    wait_for(flag.exists, "the job to start")
+    (worker,) = pool._processes.values()
+    try:
+        started = time.monotonic()
+        batch._end_workers(pool)
+        assert time.monotonic() - started < batch.END_GRACE + 5
+        wait_for(lambda: not alive(worker.pid), "the deaf worker to be killed", timeout=5)
+    finally:
+        if alive(worker.pid):  # so that a failure here never hangs the suite
+            os.kill(worker.pid, signal.SIGKILL)
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -18,6 +18,7 @@ import dataclasses
 import functools
 import os
 import signal
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -192,10 +193,36 @@ def _pool(jobs: int):
     return ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_start)
 
 
+# How long workers asked to end get to remove their partial outputs before
+# they are killed.
+END_GRACE = 2.0
+
+
 def _end_workers(pool) -> None:
-    for process in list(getattr(pool, "_processes", {}).values()):
+    """Ask every worker to end (SIGTERM: each removes its partial output),
+    and kill those still there after END_GRACE seconds.  A worker can be
+    past asking: Ctrl-C reaching the whole group can end one worker while it
+    holds the pool's result-queue lock, and another then waits for that
+    lock forever, with the pool's shutdown waiting on it."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    for process in processes:
         try:
             process.terminate()
+        except (OSError, AttributeError):
+            pass
+    from multiprocessing.connection import wait
+
+    left = {process.sentinel: process for process in processes if hasattr(process, "sentinel")}
+    deadline = time.monotonic() + END_GRACE
+    while left:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        for ended in wait(list(left), remaining):
+            left.pop(ended, None)
+    for process in left.values():
+        try:
+            process.kill()
         except (OSError, AttributeError):
             pass
 
