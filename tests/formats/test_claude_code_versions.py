@@ -3,7 +3,12 @@
 The fixtures copy the record shapes (keys, key order, nesting) of real
 transcripts with synthetic texts: a 1.0.95 session resumed in the same file
 (the last record written again under the new ``sessionId``), and the
-session-state records, ``fallback`` block and TodoWrite reminder of 2.1.239.
+session-state records, ``fallback`` block and TodoWrite reminder of 2.1.239,
+and the ``cost-state`` record of 2.1.251 (its shape as a real 2.1.251 capture
+is quoted, identifiers scrubbed, in ClaudeBuddy's C# tests
+``TranscriptHandoffWindowTests``: ``{"type":"cost-state","sessionId",
+"totalCostUSD","totalDuration","modelUsage":{model:{inputTokens,
+outputTokens,costUSD}},"hasUnknownModelCost"}``, written at each exit).
 Expectations are counted from the raw records with the standard ``json``
 module, independently of the importer.
 """
@@ -19,6 +24,7 @@ from conftest import FIXTURES, run_cli
 
 RESUMED = FIXTURES / "claude-code" / "session-1.0.95-resumed.jsonl"
 RECORDS_239 = FIXTURES / "claude-code" / "session-2.1.239-records.jsonl"
+COST_251 = FIXTURES / "claude-code" / "session-2.1.251-cost-state.jsonl"
 
 
 def records(path) -> list[dict]:
@@ -131,3 +137,31 @@ def test_a_refusal_fallback_is_a_notice_and_keeps_what_it_names():
     answer = next(e for e in events if e.get("text") == "Committed.")
     assert answer["parentId"] == record["uuid"]
     assert "system/model_refusal_fallback" not in events[-1]["skipped"]
+
+
+def test_the_last_cost_state_is_kept_in_the_end_event_not_warned_about():
+    raw = records(COST_251)
+    costs = [r for r in raw if r["type"] == "cost-state"]
+    assert len(costs) == 2
+    events, stderr = convert(COST_251, "--strict")
+    end = events[-1]
+    last = {k: v for k, v in costs[-1].items() if k not in ("type", "sessionId")}
+    assert end["metadata"]["costState"] == last
+    assert end["skipped"] == {"cost-state": 2}
+    assert "unknown" not in end and b"does not know" not in stderr
+    body = [e for e in events if e["type"] == "message"]
+    assert [e["text"] for e in body if e["role"] == "user"] == ["keep the retry cap at 3", "actually, keep going here"]
+
+
+def test_cost_state_is_written_back_and_reads_back_the_same():
+    raw = records(COST_251)
+    written = run_cli("convert", COST_251, "--to", "claude-code")
+    assert written.returncode == 0, written.stderr
+    lines = [json.loads(line) for line in written.stdout.splitlines()]
+    (cost,) = [r for r in lines if r["type"] == "cost-state"]
+    assert lines[-1] is cost  # after the conversation, as Claude Code writes it on exit
+    assert cost == {**raw[-1], "sessionId": lines[0]["sessionId"]}
+    again = run_cli("convert", "-", "--from", "claude-code", "--to", "portable-jsonl", input=written.stdout)
+    assert again.returncode == 0, again.stderr
+    end = json.loads(again.stdout.splitlines()[-1])
+    assert end["metadata"]["costState"]["totalCostUSD"] == raw[-1]["totalCostUSD"]

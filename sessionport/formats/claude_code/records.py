@@ -112,6 +112,7 @@ class _Transcript(MessageBuilder):
         self.queued: list[dict] = []  # enqueued prompts not yet delivered
         self.last_uuid: Any = None  # of the last user or assistant line
         self.last_session: Any = None  # and its sessionId
+        self.cost_state: dict | None = None  # the last cost-state record, without type and sessionId
 
     # -- chain ----------------------------------------------------------
     def parent_of(self, record: dict) -> str | None:
@@ -317,6 +318,12 @@ class _Transcript(MessageBuilder):
             elif rtype in TITLE_TYPES:
                 self.take_title(record, rtype)
                 continue
+            elif rtype == "cost-state":
+                # 2.1.2xx: the session's running cost as Claude Code counts
+                # it (totalCostUSD, modelUsage), written again on each exit.
+                self.cost_state = {k: v for k, v in record.items() if k not in ("type", "sessionId")}
+                skipped["cost-state"] += 1
+                continue
             elif rtype == "system" and (events := self.system_events(record)) is not None:
                 if not self.session_sent:
                     self.note_envelope(record)
@@ -460,6 +467,7 @@ class _Transcript(MessageBuilder):
             notes=notes or None,
             title=self.late_title,
             unknown=unknown or None,
+            metadata={"costState": self.cost_state} if self.cost_state else None,
         )
 
     def why_empty(self) -> str:

@@ -26,7 +26,7 @@ STATE_TYPES = frozenset((
     "frame-link", "relocated", "bridge-session", "atis-latch",
 ))
 CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
-ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title"}
+ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title", "cost-state"}
 # The fields every record of a session shares (its envelope), whatever its
 # type: a record that has them is Claude Code's even if its type is new.
 ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "cwd", "isSidechain", "userType")

@@ -137,6 +137,13 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
             thread = _thread_for(event, main)
             thread.rename = rename
             threads.append(thread)
+        elif kind == "end" and thread is not None and thread is main:
+            # Claude Code's own running cost (read from a cost-state line):
+            # written back, since Claude Code resumes counting from it.
+            metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+            cost = metadata.get("costState")
+            if isinstance(cost, dict) and cost:
+                emit(jsonout.dumps({"type": "cost-state", "sessionId": main.session_id, **cost}, option=_DUMP))
 
 
 EXPORTER = Exporter(

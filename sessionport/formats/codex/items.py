@@ -38,6 +38,11 @@ INJECTED_PREFIXES = (
     "<user_action>",
     "<user_shell_command>",
     "<developer_instructions>",
+    # 0.15x: a Stop hook's reason sent back to the model, the daemon's own
+    # notes after a restart, the plugin list offered to the model
+    "<hook_prompt",
+    "<codex_internal_context",
+    "<recommended_plugins>",
 )
 
 _EXIT_CODE = re.compile(r"(?:^Exit code: |\nProcess exited with code )(-?\d+)")

@@ -38,6 +38,7 @@ def meta_metadata(meta: dict) -> dict:
         ("source", "codexSource"),
         ("model_provider", "modelProvider"),
         ("forked_from_id", "forkedFromId"),
+        ("parent_thread_id", "parentThreadId"),
         ("agent_nickname", "agentNickname"),
         ("agent_role", "agentRole"),
         ("history_mode", "historyMode"),

@@ -60,6 +60,9 @@ PRELUDE_LIMIT = 16
 # A copied history is written in one burst; the first line written later
 # than this after the previous one belongs to the session itself.
 COPY_BURST_GAP = 1.0
+# A paginated sub-agent rollout (0.15x) names the first ordinal that is its
+# own (``subagent_history_start_ordinal``): below it, the copy.
+_ORDINAL = re.compile(rb'\{"timestamp":"[^"]*","ordinal":(\d+),')
 
 _HEAD = re.compile(rb'\{"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{(?:"type":"([a-z_]+)")?')
 USED_EVENTS = frozenset((
@@ -150,6 +153,7 @@ class RolloutReader:
         self.prelude: list[tuple[int, dict]] = []
         self.session_sent = False
         self.inherit_from: float | None = None  # time of the last copied line
+        self.history_start: int | None = None  # the first ordinal of the rollout's own history
         self.inherited_ids: list[str] = []
         self.skip_inherited = bool(ctx.options.get("skip_inherited"))
         self.last_compaction = False
@@ -225,13 +229,13 @@ class RolloutReader:
             self.line_no = line_no
             if envelope is not None:
                 if self.inherit_from is not None:
-                    self._copy_clock(line[14:38] if match is None else match.group(1))
+                    self._copy_clock(line[14:38] if match is None else match.group(1), self._ordinal(line))
                 del line
                 events = self._typed_item(line_no, envelope.payload, envelope.timestamp)
             else:
                 if match is not None:
                     if self.inherit_from is not None:
-                        self._copy_clock(match.group(1))
+                        self._copy_clock(match.group(1), self._ordinal(line))
                     if outer != b"response_item":  # most lines: parsed below
                         if outer == b"event_msg":
                             inner = key[1]
@@ -359,6 +363,9 @@ class RolloutReader:
                 continue
             rest.append((line_no, record))
         self.session_id = first.get("id") if isinstance(first.get("id"), str) else None
+        start = first.get("subagent_history_start_ordinal")
+        if start.__class__ is int and start > 0:
+            self.history_start = start
         metadata = meta_metadata(first)
         metadata["codexEra"] = "envelope" if self.envelope else "pre-envelope"
         cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
@@ -392,7 +399,7 @@ class RolloutReader:
             if payload.__class__ is dict and kind.__class__ is str:
                 timestamp = record.get("timestamp")
                 if self.inherit_from is not None and not clocked:
-                    self._copy_clock(timestamp)
+                    self._copy_clock(timestamp, record.get("ordinal"))
                 if kind == "response_item":  # most lines: go straight to the item
                     self._item(line_no, payload, timestamp if timestamp.__class__ is str else None)
                 else:
@@ -468,7 +475,19 @@ class RolloutReader:
             self.inherited_ids.append(other)
             self.notes.append(f"holds history copied from session {other} (marked meta.inherited)")
 
-    def _copy_clock(self, timestamp: Any) -> None:
+    def _ordinal(self, line: bytes) -> int | None:
+        """The envelope's ``ordinal``, read only while a copy with a known
+        end is being read."""
+        if self.history_start is None:
+            return None
+        found = _ORDINAL.match(line)
+        return int(found.group(1)) if found else None
+
+    def _copy_clock(self, timestamp: Any, ordinal: Any = None) -> None:
+        if self.history_start is not None and ordinal.__class__ is int:
+            if ordinal >= self.history_start:
+                self.inherit_from = None
+            return
         now = seconds(timestamp)
         if now is None:
             return
