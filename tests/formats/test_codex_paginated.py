@@ -22,6 +22,12 @@ The fixtures copy record shapes (keys, key order, nesting) of real lines:
   lines below it are the parent's history". The copy is written in one burst
   and the child's first own line follows it within the burst gap, the case the
   timing rule alone gets wrong.
+- ``rollout-0.155-context-compaction.jsonl``: the two response items that
+  0.15x persists and earlier versions did not write: ``context_compaction``
+  (``{"type":"context_compaction","encrypted_content":…}``, as Codex's own
+  ``models.rs`` tests deserialize it into ``ResponseItem::ContextCompaction``)
+  and ``additional_tools`` (``ResponseItem::AdditionalTools {id, role,
+  tools}``, with the empty tool list Codex's guardian review sends).
 
 Expectations are counted from the raw records with the standard ``json``
 module, independently of the importer.
@@ -37,6 +43,7 @@ from conftest import FIXTURES, run_cli
 
 PAGINATED = FIXTURES / "codex" / "rollout-0.154-paginated.jsonl"
 SUBAGENT = FIXTURES / "codex" / "rollout-0.153-subagent-paginated.jsonl"
+COMPACTION = FIXTURES / "codex" / "rollout-0.155-context-compaction.jsonl"
 INJECTED_TAGS = ("# AGENTS.md", "<codex_internal_context", "<hook_prompt")
 
 
@@ -140,3 +147,37 @@ def test_paginated_rollouts_convert_to_every_app_format():
     second = [orjson.loads(line) for line in again.stdout.splitlines()]
     pick = lambda evs: [(e["role"], e["text"], bool((e.get("meta") or {}).get("injected"))) for e in evs if e["type"] == "message" and e["role"] in ("user", "assistant")]
     assert pick(second) == pick(first)
+
+
+def test_a_context_compaction_item_is_a_compaction_boundary_and_tool_lists_are_counted():
+    raw = records(COMPACTION)
+    (item,) = [r["payload"] for r in raw if r["payload"].get("type") == "context_compaction"]
+    events, stderr = convert(COMPACTION, "--strict")
+    assert b"does not know" not in stderr
+    body = [e for e in events if e["type"] == "message"]
+    (boundary,) = [e for e in body if (e.get("meta") or {}).get("kind") == "compaction"]
+    assert boundary["role"] == "system" and boundary["meta"]["codexType"] == "context_compaction"
+    assert boundary["text"] == f"[compaction: encrypted summary, {len(item['encrypted_content']) / 1000:.1f} KB]"
+    # in file order: the boundary sits between the turns it separates
+    assert [e["text"] for e in body][2:4] == [boundary["text"], "and the third run?"]
+    end = events[-1]
+    assert end["counts"]["compactions"] == 1
+    assert end["skipped"] == {"response_item/additional_tools": sum(r["payload"].get("type") == "additional_tools" for r in raw)}
+    inspect = run_cli("inspect", COMPACTION, "--json")
+    assert inspect.returncode == 0, inspect.stderr
+    assert json.loads(inspect.stdout)["sessions"][0]["byKind"]["compaction"] == 1
+    # written back as a rollout, the boundary is a compacted record
+    back = run_cli("convert", COMPACTION, "--to", "codex")
+    assert back.returncode == 0, back.stderr
+    assert [json.loads(line)["type"] for line in back.stdout.splitlines()].count("compacted") == 1
+
+
+def test_a_context_compaction_without_a_summary_says_so(tmp_path):
+    raw = records(COMPACTION)
+    for r in raw:
+        if r["payload"].get("type") == "context_compaction":
+            r["payload"]["encrypted_content"] = None  # Option<String> in ResponseItem::ContextCompaction
+    path = tmp_path / "rollout-no-summary.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in raw))
+    events, _ = convert(path)
+    assert [e["text"] for e in events if (e.get("meta") or {}).get("kind") == "compaction"] == ["[compaction]"]

@@ -499,13 +499,23 @@ class ItemConverter:
         return [event]
 
     def _compaction(self, item: dict, timestamp: str | None) -> list[dict]:
-        size = len(item.get("encrypted_content") or "")
-        text = f"[compaction: encrypted summary, {human_size(size)}]"
+        encrypted = item.get("encrypted_content")
+        size = len(encrypted or "")
+        if encrypted is None and item.get("type") == "context_compaction":
+            text = "[compaction]"  # 0.15x: the summary is optional
+        else:
+            text = f"[compaction: encrypted summary, {human_size(size)}]"
         self.counts["compactions"] += 1
         return [message_event("system", text, timestamp=timestamp, meta={"kind": "compaction", "codexType": item.get("type")})]
 
     def _ghost_snapshot(self, item: dict, timestamp: str | None) -> list[dict]:
         self.skipped["response_item/ghost_snapshot"] += 1
+        return []
+
+    def _additional_tools(self, item: dict, timestamp: str | None) -> list[dict]:
+        # 0.15x: the tool definitions offered to the model (a developer
+        # item), not conversation: counted.
+        self.skipped["response_item/additional_tools"] += 1
         return []
 
 
@@ -537,7 +547,9 @@ _HANDLERS = {
     "tool_search_output": ItemConverter._output,
     "compaction": ItemConverter._compaction,
     "compaction_summary": ItemConverter._compaction,
+    "context_compaction": ItemConverter._compaction,
     "ghost_snapshot": ItemConverter._ghost_snapshot,
+    "additional_tools": ItemConverter._additional_tools,
 }
 _IMAGE_HANDLERS = {
     **_HANDLERS,

@@ -513,7 +513,7 @@ class RolloutReader:
         kind = item.get("type")
         if kind.__class__ is not str:
             kind = None
-        if self.last_compaction and kind in ("compaction", "compaction_summary"):
+        if self.last_compaction and kind in ("compaction", "compaction_summary", "context_compaction"):
             self.skipped[f"response_item/{kind}"] += 1
             return None
         if kind in _OUTPUT_TYPES:
