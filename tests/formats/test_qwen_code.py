@@ -111,3 +111,34 @@ def test_ls_finds_qwen_sessions(tmp_path):
     assert [(r["source"], r["sessionId"], r["prompt"]) for r in rows] == [("qwen-code", "9ac9a7c3-51d2-4e0b-8f3a-2ce24fc677d6", "list the txt files")]
     converted = run_cli("convert", "@9ac9a7c3", "--to", "portable-jsonl", env={"HOME": str(tmp_path), "CLAUDE_CONFIG_DIR": "", "CODEX_HOME": ""})
     assert converted.returncode == 0 and b'"source":"qwen-code"' in converted.stdout
+
+
+MANAGED = FIXTURES / "qwen-code" / "managed" / "5f0c1a2b-0000-4000-8000-0000000000aa.jsonl"
+
+
+def test_a_managed_session_journal_is_qwen_code_and_says_where_its_content_is():
+    """A Qwen Code managed session (its daemon runtime, ``version:
+    "h3-preview/1"``) journals ``system`` records with a ``managedSession``
+    body: ``managed_session_event_v1`` (``{v, sequence, eventId, sessionKey,
+    kind: "domain.committed", occurredAt, payload: {domain, version,
+    operationId, recordRef: {resourceId, kind, schemaVersion, byteLength,
+    digest}}}``) and ``managed_session_commit_v1`` (the transaction marker),
+    the shapes Qwen Code's ``LocalManagedSessionAuthority`` writes and its
+    tests read back. The content a ``recordRef`` names is in the session's
+    resource store, not in the transcript."""
+    raw = [json.loads(line) for line in MANAGED.read_text().splitlines()]
+    assert all(r["type"] == "system" and "managedSession" in r for r in raw)
+    result = run_cli("convert", MANAGED, "--to", "portable-jsonl", "--strict")
+    assert result.returncode == 0, result.stderr
+    events = [orjson.loads(line) for line in result.stdout.splitlines()]
+    session, end = events[0], events[-1]
+    assert session["source"] == "qwen-code" and session["sessionId"] == raw[0]["sessionId"]
+    assert [e for e in events if e["type"] == "message"] == []
+    assert end["skipped"] == {f"system/{r['subtype']}": 1 for r in raw}
+    assert "unknown" not in end
+    events_named = sum(r["subtype"] == "managed_session_event_v1" for r in raw)
+    assert end["notes"] == [
+        f"a Qwen Code managed session: {events_named} journal event(s) name content kept in the session's "
+        "resource store (recordRef), not in this file; that content is not read"
+    ]
+    assert b"resource store" in result.stderr and b"does not know" not in result.stderr

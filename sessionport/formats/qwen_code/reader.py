@@ -57,10 +57,23 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     counts = {"messages": messages, "lines": lines, **converter.counts}
     if converter.parts.placeholders:
         converter.skipped["placeholder result"] = converter.parts.placeholders
+    notes = None
+    journal = converter.skipped.get("system/managed_session_event_v1", 0)
+    if journal:
+        # A managed session (Qwen Code's daemon runtime) journals events whose
+        # content is published to its resource store and named by recordRef.
+        note = (
+            f"a Qwen Code managed session: {journal} journal event(s) name content kept in the session's "
+            "resource store (recordRef), not in this file; that content is not read"
+        )
+        notes = [note]
+        if not messages:
+            ctx.warn(note)
     yield end_event(
         usage=converter.usage or None,
         counts=counts,
         skipped=converter.skipped or None,
+        notes=notes,
         title=converter.title,
         unknown=unknown or None,
     )
@@ -72,5 +85,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
-    versions=("0.11.1", "0.15.0", "0.22.2"),
+    versions=("0.11.1", "0.15.0", "0.22.2", "managed sessions (h3-preview/1, from the source)"),
 )

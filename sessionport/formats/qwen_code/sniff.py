@@ -23,6 +23,8 @@ def sniff(head: bytes) -> int:
         return 97  # Gemini parts in Claude Code's envelope: only Qwen Code writes that
     if first.get("type") == "system" and isinstance(first.get("systemPayload"), dict):
         return 97
+    if first.get("type") == "system" and isinstance(first.get("managedSession"), dict):
+        return 97  # a managed session's journal record (managed_session_*_v1)
     if first.get("type") == "tool_result" and isinstance(first.get("toolCallResult"), dict):
         return 97
     return 0
