@@ -8,7 +8,11 @@ and the ``cost-state`` record of 2.1.251 (its shape as a real 2.1.251 capture
 is quoted, identifiers scrubbed, in ClaudeBuddy's C# tests
 ``TranscriptHandoffWindowTests``: ``{"type":"cost-state","sessionId",
 "totalCostUSD","totalDuration","modelUsage":{model:{inputTokens,
-outputTokens,costUSD}},"hasUnknownModelCost"}``, written at each exit).
+outputTokens,costUSD}},"hasUnknownModelCost"}``, written at each exit),
+and the ``usage`` of a 2026-09 transcript that reports the thinking share of
+the output (``output_tokens_details.thinking_tokens``, the same object
+repeated on the three lines of one API message, as records 29-31 of a real
+transcript are quoted, content elided, in another project's usage tests).
 Expectations are counted from the raw records with the standard ``json``
 module, independently of the importer.
 """
@@ -25,6 +29,7 @@ from conftest import FIXTURES, run_cli
 RESUMED = FIXTURES / "claude-code" / "session-1.0.95-resumed.jsonl"
 RECORDS_239 = FIXTURES / "claude-code" / "session-2.1.239-records.jsonl"
 COST_251 = FIXTURES / "claude-code" / "session-2.1.251-cost-state.jsonl"
+THINKING = FIXTURES / "claude-code" / "session-2026-09-thinking-tokens.jsonl"
 
 
 def records(path) -> list[dict]:
@@ -165,3 +170,34 @@ def test_cost_state_is_written_back_and_reads_back_the_same():
     assert again.returncode == 0, again.stderr
     end = json.loads(again.stdout.splitlines()[-1])
     assert end["metadata"]["costState"]["totalCostUSD"] == raw[-1]["totalCostUSD"]
+
+
+def test_thinking_tokens_reported_by_a_line_are_reasoning_output_once_per_api_message():
+    raw = records(THINKING)
+    last = {}
+    for r in raw:
+        if r["type"] == "assistant":
+            last[r["message"]["id"]] = r["message"]["usage"]
+    thinking = sum(u["output_tokens_details"]["thinking_tokens"] for u in last.values() if "output_tokens_details" in u)
+    output = sum(u["output_tokens"] for u in last.values())
+    events, _ = convert(THINKING)
+    end = events[-1]
+    assert end["usage"]["reasoning_output_tokens"] == thinking  # counted once, not once per line
+    assert end["usage"]["output_tokens"] == output  # thinking stays inside the output
+    per_message = [e["meta"]["usage"] for e in events if "usage" in (e.get("meta") or {})]
+    assert len(per_message) == len(last)
+    assert sum(u.get("reasoning_output_tokens", 0) for u in per_message) == thinking
+    # a message whose usage has no breakdown keeps the shape it always had
+    (plain,) = [u for u in per_message if "reasoning_output_tokens" not in u]
+    assert plain["output_tokens"] == last["msg_011CevncNoThinking"]["output_tokens"]
+    inspect = run_cli("inspect", THINKING, "--json")
+    assert inspect.returncode == 0, inspect.stderr
+    assert json.loads(inspect.stdout)["usage"]["reasoning_output_tokens"] == thinking
+
+
+def test_without_a_breakdown_no_reasoning_count_appears():
+    events, _ = convert(FIXTURES / "claude-code" / "session.jsonl")
+    assert events[-1]["usage"]["output_tokens"] > 0
+    for event in events:
+        assert "reasoning_output_tokens" not in (event.get("usage") or {})
+        assert "reasoning_output_tokens" not in ((event.get("meta") or {}).get("usage") or {})

@@ -56,12 +56,31 @@ def shared_usage(raw: Any) -> tuple[int, int, int, int] | None:
     return fresh + creation + read, read, creation, _int(raw.get("output_tokens"))
 
 
-def usage_dict(values: tuple[int, int, int, int]) -> dict[str, int]:
+def thinking_tokens(raw: Any) -> int | None:
+    """The thinking share of ``output_tokens`` (``output_tokens_details.
+    thinking_tokens``, written by 2.1.2xx), or None when the line has none."""
+    details = raw.get("output_tokens_details") if type(raw) is dict else None
+    if type(details) is not dict or "thinking_tokens" not in details:
+        return None
+    value = details["thinking_tokens"]
+    return _int(value) if isinstance(value, (int, float)) else None
+
+
+def usage_dict(values: tuple[int, int, int, int], thinking: int | None = None) -> dict[str, int]:
     inp, read, creation, out = values
+    if thinking is None:
+        return {
+            "input_tokens": inp,
+            "cached_input_tokens": read,
+            "output_tokens": out,
+            "total_tokens": inp + out,
+            "cache_creation_input_tokens": creation,
+        }
     return {
         "input_tokens": inp,
         "cached_input_tokens": read,
         "output_tokens": out,
+        "reasoning_output_tokens": thinking,
         "total_tokens": inp + out,
         "cache_creation_input_tokens": creation,
     }
@@ -88,6 +107,13 @@ class UsageGrouper:
         self.held_chars = 0
         self.finished: OrderedDict[Any, tuple[int, int, int, int]] = OrderedDict()
         self.total = [0, 0, 0, 0]
+        # Thinking tokens (a share of the output), only where lines report
+        # them: None until one does.  ``thinking_base`` is what an earlier
+        # part of a reopened message counted; ``finished_thinking`` the last
+        # count of each finished message that had one.
+        self.total_thinking: int | None = None
+        self.thinking_base = 0
+        self.finished_thinking: OrderedDict[Any, int] = OrderedDict()
         self.messages_with_usage = 0
         self.api_messages = 0
 
@@ -148,21 +174,33 @@ class UsageGrouper:
             total[1] += delta[1]
             total[2] += delta[2]
             total[3] += delta[3]
+            thinking = thinking_tokens(raw) if raw is not None else None
+            if thinking is not None:
+                thinking_delta = thinking - self.thinking_base
+                self.total_thinking = (self.total_thinking or 0) + thinking_delta
+            else:
+                thinking_delta = None
             if not self.reopened:
                 self.messages_with_usage += 1
-            if self.last_event is not None and (not self.reopened or any(delta)):
+            if self.last_event is not None and (not self.reopened or any(delta) or thinking_delta):
                 meta = self.last_event.setdefault("meta", {})
-                meta["usage"] = usage_dict(delta)
+                meta["usage"] = usage_dict(delta, thinking_delta)
             if self.open_id is not None:
                 # _open took this id out of ``finished``: it goes in last.
                 finished = self.finished
                 finished[self.open_id] = final
                 if len(finished) > REMEMBERED_IDS:
                     finished.popitem(last=False)
+                if thinking is not None:
+                    seen = self.finished_thinking
+                    seen[self.open_id] = thinking
+                    if len(seen) > REMEMBERED_IDS:
+                        seen.popitem(last=False)
         held = self.held
         self.held, self.held_chars = [], 0
         self.open_id, self.open_raw, self.open_usage, self.last_event, self.base = None, None, None, None, _ZERO
         self.reopened = False
+        self.thinking_base = 0
         return held
 
     def _open(self, message_id: Any) -> None:
@@ -174,8 +212,9 @@ class UsageGrouper:
         else:
             self.base, self.reopened = previous, True
             self.open_usage = previous
+            self.thinking_base = self.finished_thinking.pop(message_id, 0)
 
     def totals(self) -> dict[str, int] | None:
         if not self.messages_with_usage:
             return None
-        return usage_dict(tuple(self.total))  # type: ignore[arg-type]
+        return usage_dict(tuple(self.total), self.total_thinking)  # type: ignore[arg-type]
