@@ -322,3 +322,25 @@ def test_the_typed_decode_takes_the_common_items_and_refuses_the_rest(tmp_path, 
     path.write_bytes(HEAD + item(CALL) + item(EDGES["output JSON in a string"]) + item(EDGES["reasoning"]) + item(DONE))
     list(api.read(str(path), format="codex"))
     assert len(calls) == 3 and all(record is not None for record in calls)
+
+
+def test_a_quote_in_the_timestamp_reads_as_the_full_parse(tmp_path):
+    """An item line whose head sits where the usual one does, with a quote
+    in what would be its timestamp (the key repeated, the last one a date
+    the copy clock reads), reads as the full parse reads it: in a rollout
+    and in the history a resumed rollout copied, where that date ends the copy."""
+    crafted = b'{"timestamp":"A","timestamp":"20251001","type":"response_item","payload":' + DONE + b"}\n"
+    assert crafted.startswith(rollout._ITEM_HEAD, 38)
+    parent = (
+        b'{"timestamp":"2025-10-01T09:00:01.500Z","type":"session_meta","payload":{"id":"99999999-2222-3333-4444-555555555555",'
+        b'"timestamp":"2025-09-30T09:00:00.000Z","cwd":"/w"}}\n'
+    )
+    copied = item(b'{"type":"message","role":"assistant","content":[{"type":"output_text","text":"copied"}]}')
+    paths = [tmp_path / "plain.jsonl", tmp_path / "resumed.jsonl"]
+    paths[0].write_bytes(HEAD + crafted + item(DONE))
+    paths[1].write_bytes(HEAD + parent + copied + crafted + copied + item(DONE))
+    for path in paths:
+        for options in OPTION_SETS.values():
+            assert_same(path, options)
+    events = json.loads(outcome(paths[1], {}, True))["events"]
+    assert [bool(e.get("meta", {}).get("inherited")) for e in events if e.get("type") == "message"] == [True, False, False, False]

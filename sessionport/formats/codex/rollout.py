@@ -194,10 +194,12 @@ class RolloutReader:
             # The usual head of an item line, told without the regex: what
             # _HEAD matches there (a timestamp of 24 characters, no quote in
             # it, then response_item and the payload's type, which the
-            # typed decode checks).
+            # typed decode checks).  Whether a quote is in the timestamp
+            # matters only to the copy clock, which reads it from there:
+            # otherwise the typed decode and the full parse read the same.
             usual = (
                 typed and complete and line.startswith(_ITEM_HEAD, 38) and line.startswith(b'{"timestamp":"')
-                and line.find(b'"', 14, 38) == -1 and self.session_sent
+                and self.session_sent and (self.inherit_from is None or line.find(b'"', 14, 38) == -1)
             )
             if usual:
                 envelope = decode_item(line)
