@@ -138,6 +138,27 @@ EDGES = {
     "output without call id": b'{"type":"function_call_output","output":"x","name":"shell"}',
     "patch output named": b'{"type":"custom_tool_call_output","call_id":"nope","output":"x","name":"apply_patch","id":"o1"}',
     "output status": b'{"type":"function_call_output","call_id":"c1","output":"x","status":"completed"}',
+    "output JSON, metadata first": b'{"type":"function_call_output","call_id":"c1","output":"{\\"metadata\\":{\\"exit_code\\":0,\\"duration_seconds\\":1.5},\\"output\\":\\"y\\"}"}',
+    "output JSON, output repeated": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"output\\":\\"b\\",\\"metadata\\":{\\"exit_code\\":0}}"}',
+    "output JSON, metadata repeated": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"exit_code\\":0},\\"metadata\\":{\\"exit_code\\":2}}"}',
+    "output JSON, exit code repeated": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"exit_code\\":0,\\"exit_code\\":3}}"}',
+    "output JSON, exit code true": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"exit_code\\":true,\\"duration_seconds\\":false}}"}',
+    "output JSON, exit code null": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"exit_code\\":null,\\"duration_seconds\\":null}}"}',
+    "output JSON, exit code a string": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"exit_code\\":\\"0\\"}}"}',
+    "output JSON, exit code a float": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"exit_code\\":1.0,\\"duration_seconds\\":12}}"}',
+    "output JSON, exit code orjson refuses": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"exit_code\\":99999999999999999999}}"}',
+    "output JSON, duration orjson refuses": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":{\\"duration_seconds\\":1e400}}"}',
+    "output JSON, metadata null": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":null}"}',
+    "output JSON, metadata a list": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\",\\"metadata\\":[]}"}',
+    "output JSON, output alone": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"a\\"}"}',
+    "output JSON, output a number": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":1,\\"metadata\\":{}}"}',
+    "output JSON, spaces": b'{"type":"function_call_output","call_id":"c1","output":"{ \\"output\\" : \\"x\\" , \\"metadata\\" : { \\"exit_code\\" : 0 } }"}',
+    "output JSON, escapes": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"caf\\\\u00e9 \\\\ud83d\\\\ude00 \\\\/ \\\\n\\\\t\\"}"}',
+    "output JSON, lone surrogate": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"lone \\\\ud800\\"}"}',
+    "output JSON, trailing garbage": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"x\\"} junk"}',
+    "output JSON, cut": b'{"type":"function_call_output","call_id":"c1","output":"{\\"output\\":\\"x\\""}',
+    "output JSON, empty object": b'{"type":"function_call_output","call_id":"c1","output":"{}"}',
+    "output JSON after a space": b'{"type":"function_call_output","call_id":"c1","output":" {\\"output\\":\\"x\\"}"}',
     "new item type": b'{"type":"hologram","data":1}',
 }
 # The same, with the envelope around them changed.
@@ -301,3 +322,25 @@ def test_the_typed_decode_takes_the_common_items_and_refuses_the_rest(tmp_path, 
     path.write_bytes(HEAD + item(CALL) + item(EDGES["output JSON in a string"]) + item(EDGES["reasoning"]) + item(DONE))
     list(api.read(str(path), format="codex"))
     assert len(calls) == 3 and all(record is not None for record in calls)
+
+
+def test_a_quote_in_the_timestamp_reads_as_the_full_parse(tmp_path):
+    """An item line whose head sits where the usual one does, with a quote
+    in what would be its timestamp (the key repeated, the last one a date
+    the copy clock reads), reads as the full parse reads it: in a rollout
+    and in the history a resumed rollout copied, where that date ends the copy."""
+    crafted = b'{"timestamp":"A","timestamp":"20251001","type":"response_item","payload":' + DONE + b"}\n"
+    assert crafted.startswith(rollout._ITEM_HEAD, 38)
+    parent = (
+        b'{"timestamp":"2025-10-01T09:00:01.500Z","type":"session_meta","payload":{"id":"99999999-2222-3333-4444-555555555555",'
+        b'"timestamp":"2025-09-30T09:00:00.000Z","cwd":"/w"}}\n'
+    )
+    copied = item(b'{"type":"message","role":"assistant","content":[{"type":"output_text","text":"copied"}]}')
+    paths = [tmp_path / "plain.jsonl", tmp_path / "resumed.jsonl"]
+    paths[0].write_bytes(HEAD + crafted + item(DONE))
+    paths[1].write_bytes(HEAD + parent + copied + crafted + copied + item(DONE))
+    for path in paths:
+        for options in OPTION_SETS.values():
+            assert_same(path, options)
+    events = json.loads(outcome(paths[1], {}, True))["events"]
+    assert [bool(e.get("meta", {}).get("inherited")) for e in events if e.get("type") == "message"] == [True, False, False, False]

@@ -332,10 +332,14 @@ class ItemConverter:
     def close_call(self, call_id: Any) -> tuple[str | None, str | None]:
         """An output arrived: its call id and the name of the call it answers
         (None for each when it has none or answers no call read)."""
-        call_id = call_id if isinstance(call_id, str) and call_id else None
-        name = self.pending.pop(call_id, None) if call_id else None
-        if call_id is not None:
-            self._answered(call_id)
+        if not (isinstance(call_id, str) and call_id):
+            return None, None
+        name = self.pending.pop(call_id, None)
+        # _answered, written out: one of these runs for every output.
+        answered = self.answered
+        answered[call_id] = None
+        if len(answered) > ANSWERED_LIMIT:
+            answered.popitem(last=False)
         return call_id, name
 
     def convert(self, item: dict, timestamp: str | None = None) -> list[dict]:

@@ -26,10 +26,11 @@ from sessionport.formats.codex.sniff import _sniff_document, sniff
 
 
 def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+    # The reader's own generator, not one delegating to it: every event
+    # passes through each generator level on its way out.
     if first_significant_byte(stream) == b"{" and _is_document(stream):
-        yield from read_document(stream, ctx)
-    else:
-        yield from read_rollout(stream, ctx)
+        return read_document(stream, ctx)
+    return read_rollout(stream, ctx)
 
 
 def _is_document(stream: BinaryIO) -> bool:

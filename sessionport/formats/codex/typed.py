@@ -19,9 +19,9 @@ returns None and takes the reader's full parse, which reports it as it
 always has.
 """
 
-from __future__ import annotations
-
-from typing import Any, Literal, Union
+# No ``from __future__ import annotations``: msgspec would evaluate every
+# field's annotation from its text when the decoder is built, at each start.
+from typing import Any, ClassVar, Literal, Union
 
 import msgspec
 import orjson
@@ -30,6 +30,8 @@ from sessionport.formats.codex.items import output_result, tool_text
 from sessionport.typed_decode import DECODE_ERRORS, decodable
 
 _NO_RAW = msgspec.Raw(b"")
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
 
 
 class _Part(msgspec.Struct, tag_field="type", forbid_unknown_fields=True, gc=False):
@@ -97,6 +99,7 @@ class CustomToolCall(msgspec.Struct, tag="custom_tool_call", tag_field="type", f
 
 
 class FunctionCallOutput(msgspec.Struct, tag="function_call_output", tag_field="type", forbid_unknown_fields=True, gc=False):
+    codex_type: ClassVar[str] = "function_call_output"
     call_id: Union[str, None] = None
     output: Union[str, None] = None
     name: Union[str, None] = None
@@ -105,7 +108,7 @@ class FunctionCallOutput(msgspec.Struct, tag="function_call_output", tag_field="
 
 
 class CustomToolCallOutput(FunctionCallOutput, tag="custom_tool_call_output"):
-    pass
+    codex_type: ClassVar[str] = "custom_tool_call_output"
 
 
 Item = Union[Message, Reasoning, FunctionCall, CustomToolCall, FunctionCallOutput, CustomToolCallOutput]
@@ -221,8 +224,24 @@ def reasoning(conv, item: Reasoning, timestamp: str) -> list[dict]:
     return [event]
 
 
-def _call(conv, name: str, tool_input: dict, timestamp: str, item: Any, meta: dict) -> list[dict]:
-    """ItemConverter._call, from its ``meta`` (kind, codexType and extras) on."""
+def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
+    arguments = item.arguments
+    meta: dict[str, Any] = {"kind": "tool_use", "codexType": "function_call"}
+    tool_input = None
+    if arguments is not None:
+        try:
+            tool_input = _loads(arguments)
+        except _JSONDecodeError:
+            tool_input = {"raw": arguments}
+            meta["codexArguments"] = "raw"
+    if tool_input.__class__ is not dict:
+        tool_input = {"value": tool_input}
+        meta["codexArguments"] = "value"
+    if item.namespace is not None:
+        meta["namespace"] = item.namespace
+    # ItemConverter._call, from its meta on; the same steps in
+    # custom_tool_call (one call a line fewer than a shared helper).
+    name = item.name or "unknown"
     if conv.model:
         meta["model"] = conv.model
     status = item.status
@@ -243,36 +262,62 @@ def _call(conv, name: str, tool_input: dict, timestamp: str, item: Any, meta: di
     return [event]
 
 
-def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
-    arguments = item.arguments
-    meta: dict[str, Any] = {"kind": "tool_use", "codexType": "function_call"}
-    tool_input = None
-    if arguments is not None:
-        try:
-            tool_input = orjson.loads(arguments)
-        except orjson.JSONDecodeError:
-            tool_input = {"raw": arguments}
-            meta["codexArguments"] = "raw"
-    if tool_input.__class__ is not dict:
-        tool_input = {"value": tool_input}
-        meta["codexArguments"] = "value"
-    if item.namespace is not None:
-        meta["namespace"] = item.namespace
-    return _call(conv, item.name or "unknown", tool_input, timestamp, item, meta)
-
-
 def custom_tool_call(conv, item: CustomToolCall, timestamp: str) -> list[dict]:
     raw = item.input
     tool_input = {"input": raw if raw is not None else "null"}
-    return _call(conv, item.name or "unknown", tool_input, timestamp, item, {"kind": "tool_use", "codexType": "custom_tool_call"})
+    meta: dict[str, Any] = {"kind": "tool_use", "codexType": "custom_tool_call"}
+    name = item.name or "unknown"
+    if conv.model:
+        meta["model"] = conv.model
+    status = item.status
+    if status is not None and status != "completed":
+        meta["status"] = status
+    call_id = conv.open_call(item.call_id, name)
+    conv.counts["toolCalls"] += 1
+    event = {"type": "message", "role": "tool", "text": tool_text(name, tool_input), "timestamp": timestamp}
+    if item.id:
+        event["id"] = item.id
+    event["toolName"] = name
+    if call_id is not None:
+        event["toolCallId"] = call_id
+    event["toolInput"] = tool_input
+    event["meta"] = meta
+    return [event]
 
 
-def _output(conv, codex_type: str, item: FunctionCallOutput, timestamp: str) -> list[dict]:
+def call_output(conv, item: FunctionCallOutput, timestamp: str) -> list[dict]:
+    """ItemConverter._output of either output type (its ``codex_type``)."""
     call_id, name = conv.close_call(item.call_id)
     output = item.output
-    meta = {"kind": "tool_result", "codexType": codex_type}
+    meta = {"kind": "tool_result", "codexType": item.codex_type}
+    is_error = None
     if output is None:
-        text, is_error = "", None
+        text = ""
+    elif output.startswith("{"):
+        # output_result's branch for a string that starts with "{" (most
+        # outputs: Codex's {"output", "metadata"} written as a string),
+        # written out.  The value's types are orjson's own, so a class
+        # test is isinstance's answer (bool counts as an int there too).
+        try:
+            value = _loads(output)
+        except _JSONDecodeError:
+            value = None
+        if value.__class__ is dict and value.get("output").__class__ is str and len(value) == 1 + ("metadata" in value):
+            metadata = value.get("metadata")
+            if metadata.__class__ is dict:
+                code = metadata.get("exit_code")
+                if code.__class__ is int or code.__class__ is bool:
+                    meta["exitCode"] = code
+                    is_error = code != 0
+                duration = metadata.get("duration_seconds")
+                if duration.__class__ is float or duration.__class__ is int or duration.__class__ is bool:
+                    meta["durationSeconds"] = duration
+            meta["outputShape"] = "json"
+            text = value["output"]
+        else:
+            # Any other value is the plain string: it cannot start with
+            # the prefixes output_result reads an exit code after.
+            text = output
     else:
         text, is_error, meta = output_result(output, meta)
     if name is None and call_id is not None:
@@ -293,19 +338,11 @@ def _output(conv, codex_type: str, item: FunctionCallOutput, timestamp: str) -> 
     return [event]
 
 
-def function_call_output(conv, item: FunctionCallOutput, timestamp: str) -> list[dict]:
-    return _output(conv, "function_call_output", item, timestamp)
-
-
-def custom_tool_call_output(conv, item: CustomToolCallOutput, timestamp: str) -> list[dict]:
-    return _output(conv, "custom_tool_call_output", item, timestamp)
-
-
 CONVERTERS = {
     Message: message,
     Reasoning: reasoning,
     FunctionCall: function_call,
     CustomToolCall: custom_tool_call,
-    FunctionCallOutput: function_call_output,
-    CustomToolCallOutput: custom_tool_call_output,
+    FunctionCallOutput: call_output,
+    CustomToolCallOutput: call_output,
 }

@@ -17,7 +17,8 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     dumps, emit = orjson.dumps, out.write
     for event in events:
         try:
-            line = dumps(event, option=_OPTS)
+            # default and option passed by position: orjson parses no keywords
+            line = dumps(event, None, _OPTS)
         except orjson.JSONEncodeError:  # integers beyond 64 bits: see jsonout
             line = jsonout.dumps(event, option=_OPTS)
         emit(line)
