@@ -91,6 +91,8 @@ def _run_rule(char: str) -> tuple:
 
 
 _DIFF_RUNS = {char: _run_rule(char) for char in "+-"}
+_CLASSED = frozenset(DIFF_LINE_RULES)  # first characters a line's class depends on
+_CLASSED_LINE = re.compile("\n[" + re.escape("".join(DIFF_LINE_RULES)) + "]").search
 
 
 def _diff_runs(text: str) -> str:
@@ -106,6 +108,17 @@ def _diff_runs(text: str) -> str:
             out.append(run[2] + text[pos:stop].replace("\n", run[3]) + "</span>")
             if found is None:
                 break
+            pos = stop + 1
+            continue
+        if run is None and text[pos : pos + 1] not in _CLASSED:
+            # lines without a class (context lines, empty lines) up to the
+            # next line that may have one: one piece, by one scan
+            found = _CLASSED_LINE(text, pos)
+            if found is None:
+                out.append(text[pos:])
+                break
+            stop = found.start()
+            out.append(text[pos:stop])
             pos = stop + 1
             continue
         end = text.find("\n", pos)

@@ -141,3 +141,19 @@ def test_character_set_tests_agree_with_their_regex(seed: int) -> None:
         expected = _plain_text(text)
         assert clean_text(text) == expected, repr(text)
         assert esc(text) == html.escape(expected, quote=True), repr(text)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_diff_runs_wrap_each_line_in_its_class(seed: int) -> None:
+    """Runs of added, removed and unclassed lines are wrapped (or passed)
+    together: the same as each line wrapped in its class alone."""
+    from sessionport.render.html_blocks import _diff_runs
+    from sessionport.render.tools import diff_line_class
+
+    rng = random.Random(seed)
+    starts = ["+", "-", "*", "@", " ", "", "+++ ", "--- ", "*** ", "@@ ", "++", "--", "**", "x", "&lt;"]
+    for _ in range(3000):
+        lines = [rng.choice(starts) + rng.choice(("", "a", " b c", "+", "-", "@")) for _ in range(rng.randint(0, 12))]
+        text = "\n".join(lines)
+        expected = "\n".join(f'<span class="{diff_line_class(line)}">{line}</span>' if diff_line_class(line) else line for line in text.split("\n"))
+        assert _diff_runs(text) == expected, repr(text)
