@@ -209,12 +209,6 @@ def replace_controls(text: str) -> str:
     return _CONTROL.sub("\ufffd", text) if has_controls(text) else text
 
 
-def replace_ascii_controls(text: str) -> str:
-    """:func:`replace_controls` of an ASCII text (which holds no bidi
-    character)."""
-    return _CONTROL.sub("\ufffd", text) if has_controls(text) else text
-
-
 _NEEDS_CLEANING = re.compile("[\x00-\x08\x0b-\x1f\x7f" + BIDI_CONTROLS + "]").search
 _SHORT = 48  # up to this length one regex scan costs less than the tests below
 
