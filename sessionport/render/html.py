@@ -33,7 +33,8 @@ from sessionport.render.session import (
     turn_label_of,
     _TURN_LABELS,
 )
-from sessionport.render.text import ChunkedWriter, count_lines, plain_label
+from sessionport.render.markup import render_markdown
+from sessionport.render.text import ChunkedWriter, clean_text, count_lines, plain_label
 from sessionport.render.html_assets import JS, content_security_policy, page_css
 from sessionport.render.html_blocks import (
     _PLAIN,
@@ -77,6 +78,8 @@ MAX_TOC = 500  # prompts listed per session; past it the list says how many more
 TOC_LABEL = 90
 UNIT_JOIN = 1 << 14  # a unit smaller than this (rendered characters) is written as one piece
 MAX_SPAWNS = 1000  # Task/Agent prompts remembered to link a subagent run to its call
+MAX_NAMES = 256
+_NAMES: dict = {}  # tool name -> its escaped text (a few names name every call)
 
 
 class HtmlWriter:
@@ -232,7 +235,9 @@ class HtmlWriter:
             self._command(command, dom_id, head, extra_css)
             return
         if kind == "thinking":  # collapsed(), inlined
-            css, body = "thinking", f"<details><summary>Thinking{gist(text)}</summary>{markdown_block(text)}</details>"
+            # markdown_block, inlined
+            rendered = f'<div class="md">{render_markdown(clean_text(text))}</div>' if text and not text.isspace() else '<p class="empty">(empty message)</p>'
+            css, body = "thinking", f"<details><summary>Thinking{gist(text)}</summary>{rendered}</details>"
         elif kind in ("summary", "compaction") or role == "system":
             label = kind.capitalize() if kind in ("summary", "compaction") else "System message"
             css, body = "note", collapsed(label, markdown_block(text))
@@ -266,7 +271,8 @@ class HtmlWriter:
         self.tool_calls += 1
         name = str(message.get("toolName") or "tool")
         view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
-        body = tool_input_html(view)
+        # tool_input_html, its commonest case inlined
+        body = f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>' if view.kind == "shell" else tool_input_html(view)
         call_id = message.get("toolCallId")
         id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
         # A short edit is what a reader most wants to see: show it open.
@@ -311,9 +317,19 @@ class HtmlWriter:
             return self._write_command(unit)
         dom_id, head, name, brief, body, is_open, extra_css = call
         result = unit.result
-        error = bool(result and result[2])
-        summary = unit_summary(name, brief, error, result[3] if result else 0, result is not None)
-        extra = "".join(unit.extra)
+        # unit_summary, inlined: this runs for every call
+        if result is None:
+            error, tail = False, '<span class="lines">no result</span>'
+        else:
+            error, lines = bool(result[2]), result[3]
+            tail = ('<span class="badge err">error</span>' if error else "") + (f'<span class="lines">{lines:,} lines</span>' if lines > 1 else "")
+        escaped_name = _NAMES.get(name)
+        if escaped_name is None:
+            escaped_name = esc(name)
+            if len(_NAMES) < MAX_NAMES:  # names come from the input: a bounded cache
+                _NAMES[name] = escaped_name
+        summary = f'<summary><span class="badge">{escaped_name}</span><span class="brief">{esc(brief)}</span>{tail}</summary>'
+        extra = "".join(unit.extra) if unit.extra else ""
         css = "tool call error" if error else "tool call"
         opened = " open" if is_open else ""
         opening = f'<article class="msg {css}{extra_css}" id="{dom_id}" data-kind="tool_use">{head}<details class="unit"{opened}>{summary}<div class="tool-in">{body}</div>{extra}'

@@ -13,7 +13,7 @@ import re
 
 from sessionport.render.markup import render_markdown  # markdown-it-py itself loads on first use
 from sessionport.render.session import format_time
-from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, replace_ascii_controls, replace_controls, count_lines, strip_terminal_codes, trim_lines
+from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, count_lines, trim_lines
 from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line
 
 _LANG = re.compile(r"[^\w+#.-]")
@@ -23,7 +23,7 @@ TOOL_CLASS = {"shell": "sh", "diff": "diff", "json": "json", "text": "out"}
 
 # Anything esc changes: markup characters, CR, ESC and the other controls.
 _PLAIN = re.compile(r"[&<>\"'\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]").search
-_LONG = 256  # past this length an ASCII text skips the scan (see esc)
+_LONG = 48  # past this length a text skips the scan (see esc)
 
 
 def esc(value: object) -> str:
@@ -31,20 +31,13 @@ def esc(value: object) -> str:
     ``html.escape(text, quote=True)`` gives, inlined (this runs for every
     line of a diff and most pieces of a page)."""
     text = value if value.__class__ is str else str(value)
-    if len(text) > _LONG and text.isascii() and "\x1b" not in text and "\r" not in text:
-        # A long ASCII text (a tool output, a command): the regex scan below
-        # takes a few ns a character, where control characters are found by
-        # one bytes.translate and markup characters by the substring tests
-        # (memchr) below, several times faster.
-        text = replace_ascii_controls(text)
-    elif _PLAIN(text) is None:  # most ids, labels and short texts: one scan, nothing to do
+    if len(text) <= _LONG and _PLAIN(text) is None:  # most ids, labels and short texts: one scan, nothing to do
         return text
-    else:
-        if "\x1b" in text:
-            text = strip_terminal_codes(text)
-        if "\r" in text:
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        text = replace_controls(text)
+    # A longer text (a tool output, a command) skips that scan, which takes
+    # about 50 instructions a character: clean_text finds control
+    # characters at the byte level and the substring tests (memchr) below
+    # the markup characters, many times faster.
+    text = clean_text(text)
     # Each replace is guarded by a substring test: the test stops at the
     # first hit, where a replace of an absent character still counts
     # through the whole text (tool outputs run to megabytes).
@@ -98,6 +91,8 @@ def _run_rule(char: str) -> tuple:
 
 
 _DIFF_RUNS = {char: _run_rule(char) for char in "+-"}
+_CLASSED = frozenset(DIFF_LINE_RULES)  # first characters a line's class depends on
+_CLASSED_LINE = re.compile("\n[" + re.escape("".join(DIFF_LINE_RULES)) + "]").search
 
 
 def _diff_runs(text: str) -> str:
@@ -113,6 +108,17 @@ def _diff_runs(text: str) -> str:
             out.append(run[2] + text[pos:stop].replace("\n", run[3]) + "</span>")
             if found is None:
                 break
+            pos = stop + 1
+            continue
+        if run is None and text[pos : pos + 1] not in _CLASSED:
+            # lines without a class (context lines, empty lines) up to the
+            # next line that may have one: one piece, by one scan
+            found = _CLASSED_LINE(text, pos)
+            if found is None:
+                out.append(text[pos:])
+                break
+            stop = found.start()
+            out.append(text[pos:stop])
             pos = stop + 1
             continue
         end = text.find("\n", pos)

@@ -11,6 +11,7 @@ whatever the input size; output appears when the input is read.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -372,7 +373,39 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
         body.flush()
         out.write(writer.preamble().encode("utf-8", "replace"))
         spool.seek(0)
-        shutil.copyfileobj(spool, out, 1 << 20)
+        copy_body(spool, out)
+
+
+def copy_body(spool, out: BinaryIO) -> None:
+    """The spooled body after what ``out`` holds: copied by the kernel
+    (``sendfile``) when the spool went to disk and the output is a file, a
+    pipe or a device, which saves reading every byte back into the process;
+    through a buffer otherwise (a spool still in memory, an in-memory
+    output, a terminal, a system without ``sendfile``)."""
+    sendfile = getattr(os, "sendfile", None)
+    if sendfile is not None and getattr(spool, "_rolled", False):
+        try:
+            source, target = spool.fileno(), out.fileno()
+        except (AttributeError, OSError, ValueError):
+            pass
+        else:
+            out.flush()
+            offset, size = spool.tell(), os.fstat(source).st_size
+            try:
+                while offset < size:
+                    sent = sendfile(target, source, offset, min(size - offset, 1 << 30))
+                    if not sent:
+                        break
+                    offset += sent
+            except OSError as exc:
+                # the output takes no sendfile (a terminal, some file
+                # systems): nothing was sent, the buffer copies it all
+                if exc.errno not in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP) or offset != spool.tell():
+                    raise
+            if offset >= size:
+                return
+            spool.seek(offset)
+    shutil.copyfileobj(spool, out, 1 << 20)
 
 
 def image_directory(directory: str, output: str) -> tuple[str, str]:

@@ -105,11 +105,13 @@ def _respan(piece: str) -> str:
 def message_markdown(text: str) -> str:
     """A message's own Markdown, made safe to embed (see module doc)."""
     text = clean(text)
-    if "```" not in text and "~~~" not in text:  # no fence can open: one prose segment
+    # no fence can open: one prose segment (a fence character is looked
+    # for first: memchr, several times faster than a search for the run)
+    if ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text):
         out = _prose(text)
     else:
         out = _with_fences(text)
-    if _NEEDS_CHECK(out) is not None and not safe_markdown(out):
+    if _needs_check(out) and not safe_markdown(out):
         return fenced(text, "text").rstrip("\n")
     return out
 
@@ -164,6 +166,20 @@ def _plainly_closed(block: list[str], markup: str) -> bool:
 # What a renderer could take for markup that the checks above must have made
 # safe: HTML, links, entities, fences.
 _NEEDS_CHECK = re.compile(r"[<\[&`~]").search
+_CHECK_CHARS = ("`", "[", "<", "&", "~")
+_PROBE_FROM = 80
+
+
+def _needs_check(markdown: str) -> bool:
+    """Whether ``markdown`` holds a character of :data:`_NEEDS_CHECK`: from
+    a few lines on, a search for each (memchr) instead of the regex scan,
+    which takes about 50 instructions a character."""
+    if len(markdown) < _PROBE_FROM:
+        return _NEEDS_CHECK(markdown) is not None
+    for char in _CHECK_CHARS:
+        if char in markdown:
+            return True
+    return False
 _SENTINEL = "sessionport-end-of-message"
 
 

@@ -64,7 +64,7 @@ def split_fences(text: str) -> Iterator[Segment]:
     on a line of at least as many of the same character; a block still open
     at the end is reported with ``closed=False``.
     """
-    if "```" not in text and "~~~" not in text:  # no fence can open: all prose
+    if ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text):  # no fence can open: all prose
         yield Segment(False, text)
         return
     prose: list[str] = []
@@ -167,42 +167,61 @@ BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _BIDI = re.compile("[" + BIDI_CONTROLS + "]")
 
 
+_CONTROL_CHARS = tuple(map(chr, _CONTROL_BYTES))
+# Each control byte made a space, every other byte kept: a text's bytes
+# come out of ``translate`` equal to themselves exactly when it holds none.
+_CONTROL_TABLE = bytes(0x20 if byte in _CONTROL_BYTES else byte for byte in range(256))
+# From this length a text is searched for each control character in turn
+# (memchr, a fraction of an instruction a character, 30 searches) instead of
+# translated (about 10 instructions a character, no fixed cost to speak of).
+_PROBE_FROM = 1024
+
+
+def has_controls(text: str) -> bool:
+    """Whether ``text`` holds a control character other than tab and line
+    ends (what :func:`replace_controls` replaces, bidi controls aside).
+    Looked for at the byte level, where in UTF-8 these characters are only
+    ever themselves: a regex scan takes about 50 instructions a character."""
+    if len(text) < _PROBE_FROM:
+        data = text.encode("utf-8", "surrogatepass")
+        return data.translate(_CONTROL_TABLE) != data
+    for char in _CONTROL_CHARS:
+        if char in text:
+            return True
+    return False
+
+
+def has_bidi(text: str) -> bool:
+    """Whether ``text`` holds a bidi control (a search per character: none
+    can be in a text of Latin-1 characters, which each search knows at once)."""
+    for char in BIDI_CONTROLS:
+        if char in text:
+            return True
+    return False
+
+
 def replace_controls(text: str) -> str:
     """``text`` with control characters other than tab and line ends, and
-    bidi override characters, made U+FFFD.  Texts are first checked at the
-    byte level (in UTF-8 these control characters are only ever themselves):
-    when, as usual, there is nothing to replace, an encode and a
-    ``bytes.translate`` beat the regex at every length, from a few
-    characters (about 0.15 against 0.2 us) to megabytes of tool output
-    (several times).  Bidi characters are looked for only in non-ASCII text."""
-    if not text.isascii() and _BIDI.search(text) is not None:
+    bidi override characters, made U+FFFD (see :func:`has_controls`); bidi
+    characters are looked for only in non-ASCII text."""
+    if not text.isascii() and has_bidi(text):
         text = _BIDI.sub("\ufffd", text)
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data.translate(None, _CONTROL_BYTES)) == len(data):
-        return text
-    return _CONTROL.sub("\ufffd", text)
-
-
-def replace_ascii_controls(text: str) -> str:
-    """:func:`replace_controls` of an ASCII text (which holds no bidi
-    character): one encode (a copy) and one ``bytes.translate``."""
-    data = text.encode("ascii")
-    if len(data.translate(None, _CONTROL_BYTES)) == len(data):
-        return text
-    return _CONTROL.sub("\ufffd", text)
+    return _CONTROL.sub("\ufffd", text) if has_controls(text) else text
 
 
 _NEEDS_CLEANING = re.compile("[\x00-\x08\x0b-\x1f\x7f" + BIDI_CONTROLS + "]").search
+_SHORT = 48  # up to this length one regex scan costs less than the tests below
 
 
 def clean_text(text: str) -> str:
     """Text without terminal escape codes, control or bidi override
     characters, and with one kind of line end: what both readable
     exporters show of any transcript text."""
-    if len(text) > 256 and text.isascii() and "\x1b" not in text and "\r" not in text:
-        return replace_ascii_controls(text)  # faster than the scan below on a long text
-    if _NEEDS_CLEANING(text) is None:  # the usual text: one scan, nothing to do
-        return text
+    if len(text) <= _SHORT:
+        if _NEEDS_CLEANING(text) is None:  # one scan, nothing to do
+            return text
+    elif "\r" not in text and not has_controls(text) and (text.isascii() or not has_bidi(text)):
+        return text  # the usual text: nothing to do (ESC is a control character)
     if "\x1b" in text:
         text = strip_terminal_codes(text)
     if "\r" in text:

@@ -101,20 +101,44 @@ def _diff_range(count: int) -> str:
     return "1" if count == 1 else f"1,{count}"
 
 
+def _hunk_range(start: int, stop: int) -> str:
+    """A hunk's range of lines ``start:stop``, as difflib's unified_diff writes it."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start if not length else start + 1},{length}"
+
+
 def _edit_diff(path: str, old: str, new: str) -> list[str]:
+    """The hunks of the unified diff of an edit, as pieces to join with line
+    ends (a piece holds a run of lines: one join or replace per run instead
+    of a string per line)."""
     old_lines, new_lines = old.split("\n"), new.split("\n")
     if len(old_lines) + len(new_lines) > DIFF_LINE_LIMIT:
-        return ["@@ edit @@", *("-" + line for line in old_lines), *("+" + line for line in new_lines)]
+        return ["@@ edit @@", "-" + old.replace("\n", "\n-"), "+" + new.replace("\n", "\n+")]
     if old_lines == new_lines:
         return ["@@ no change @@"]
     if set(old_lines).isdisjoint(new_lines):
         # No line in common (every one-line edit): difflib would find one
         # "replace" hunk, written here directly without its matcher.
-        return [f"@@ -{_diff_range(len(old_lines))} +{_diff_range(len(new_lines))} @@", *("-" + line for line in old_lines), *("+" + line for line in new_lines)]
-    import difflib  # lazily: kept out of every command's start-up
+        return [f"@@ -{_diff_range(len(old_lines))} +{_diff_range(len(new_lines))} @@", "-" + old.replace("\n", "\n-"), "+" + new.replace("\n", "\n+")]
+    from difflib import SequenceMatcher  # lazily: kept out of every command's start-up
 
-    diff = list(difflib.unified_diff(old_lines, new_lines, lineterm="", n=3))
-    return diff[2:] if len(diff) > 2 else ["@@ no change @@"]
+    # difflib.unified_diff's hunks (without its file header lines), from
+    # the same matcher and grouping
+    pieces = []
+    for group in SequenceMatcher(None, old_lines, new_lines).get_grouped_opcodes(3):
+        first, last = group[0], group[-1]
+        pieces.append(f"@@ -{_hunk_range(first[1], last[2])} +{_hunk_range(first[3], last[4])} @@")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                pieces.append(" " + "\n ".join(old_lines[i1:i2]))
+                continue
+            if tag != "insert":  # replace or delete
+                pieces.append("-" + "\n-".join(old_lines[i1:i2]))
+            if tag != "delete":  # replace or insert
+                pieces.append("+" + "\n+".join(new_lines[j1:j2]))
+    return pieces or ["@@ no change @@"]
 
 
 def _edit_view(tool_input: dict) -> ToolView | None:

@@ -62,7 +62,29 @@ def test_turn_times_match_a_full_parse(stamp):
 )
 def test_edit_diffs_match_difflib(old, new):
     expected = list(difflib.unified_diff(old.split("\n"), new.split("\n"), lineterm="", n=3))[2:] or ["@@ no change @@"]
-    assert _edit_diff("f.py", old, new) == expected
+    assert "\n".join(_edit_diff("f.py", old, new)) == "\n".join(expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_edit_diffs_with_lines_in_common_match_difflib(seed):
+    """Edits sharing lines (the hunks difflib's matcher finds), with empty
+    lines, repeated lines, insertions and deletions at either end."""
+    import random
+
+    rng = random.Random(seed)
+    words = ["", "a", "b", "}", "    return x", "x = 1", " ", "c"]
+    for _ in range(1500):
+        old = [rng.choice(words) for _ in range(rng.randint(0, 30))]
+        new = list(old)
+        for _ in range(rng.randint(0, 6)):
+            at = rng.randint(0, len(new))
+            if new and rng.random() < 0.5:
+                del new[min(at, len(new) - 1)]
+            else:
+                new.insert(at, rng.choice(words + ["new", "line"]))
+        old_text, new_text = "\n".join(old), "\n".join(new)
+        expected = list(difflib.unified_diff(old_text.split("\n"), new_text.split("\n"), lineterm="", n=3))[2:] or ["@@ no change @@"]
+        assert "\n".join(_edit_diff("f.py", old_text, new_text)) == "\n".join(expected), (old_text, new_text)
 
 
 def test_patch_files_lists_every_named_file_in_order():

@@ -111,3 +111,49 @@ def test_long_ascii_output_with_controls_is_escaped_and_replaced() -> None:
     assert "<" not in out and ">" not in out and "'" not in out and '"' not in out
     assert re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", out) is None
     assert out.count("\ufffd") == 20 * 4 and out.count("\t") == 20 and out.count("\n") == 20
+
+
+def _sized_texts(seed: int, count: int = 600):
+    """Texts around the lengths where a character-set test switches from one
+    regex scan to byte-level tests or a search per character, with at most
+    a few characters of interest (the usual text has none)."""
+    rng = random.Random(seed)
+    plain = [c for c in ALPHABET if c.isalnum() or c == " "] + ["\n", "\t", "é", "·", "😀"]
+    for _ in range(count):
+        size = rng.choice((47, 48, 49, 79, 80, 81, 1023, 1024, 1025, 3000))
+        chars = [rng.choice(plain) for _ in range(size)]
+        for _ in range(rng.choice((0, 0, 1, 2))):
+            chars[rng.randrange(size)] = rng.choice(ALPHABET)
+        yield "".join(chars)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_character_set_tests_agree_with_their_regex(seed: int) -> None:
+    from sessionport.render.markdown_blocks import _NEEDS_CHECK, _needs_check
+    from sessionport.render.markup import _MARKUP_CHARS, _markup_chars
+    from sessionport.render.text import _BIDI, _CONTROL, has_bidi, has_controls
+
+    for text in _sized_texts(seed):
+        assert has_controls(text) == (_CONTROL.search(text) is not None), repr(text)
+        assert has_bidi(text) == (_BIDI.search(text) is not None), repr(text)
+        assert _markup_chars(text) == (_MARKUP_CHARS(text) is not None), repr(text)
+        assert _needs_check(text) == (_NEEDS_CHECK(text) is not None), repr(text)
+        expected = _plain_text(text)
+        assert clean_text(text) == expected, repr(text)
+        assert esc(text) == html.escape(expected, quote=True), repr(text)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_diff_runs_wrap_each_line_in_its_class(seed: int) -> None:
+    """Runs of added, removed and unclassed lines are wrapped (or passed)
+    together: the same as each line wrapped in its class alone."""
+    from sessionport.render.html_blocks import _diff_runs
+    from sessionport.render.tools import diff_line_class
+
+    rng = random.Random(seed)
+    starts = ["+", "-", "*", "@", " ", "", "+++ ", "--- ", "*** ", "@@ ", "++", "--", "**", "x", "&lt;"]
+    for _ in range(3000):
+        lines = [rng.choice(starts) + rng.choice(("", "a", " b c", "+", "-", "@")) for _ in range(rng.randint(0, 12))]
+        text = "\n".join(lines)
+        expected = "\n".join(f'<span class="{diff_line_class(line)}">{line}</span>' if diff_line_class(line) else line for line in text.split("\n"))
+        assert _diff_runs(text) == expected, repr(text)
