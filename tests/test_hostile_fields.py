@@ -128,3 +128,28 @@ def test_the_portable_document_reader_checks_the_same_fields(tmp_path):
     events = list(api.read(str(path), context=None))
     assert "metadata" not in events[0]
     assert events[1] == {"type": "message", "role": "user", "text": "a"}
+
+
+def test_fields_of_the_wrong_type_are_reported_in_the_events_order_whatever_the_hash_seed(tmp_path):
+    # Several wrong fields in one message and in its meta: the warning names
+    # them in the order the event holds them, the same in every process.
+    path = tmp_path / "wrong.jsonl"
+    lines = [
+        {"type": "session", "schema": "sessionport/v1", "source": "x", "sessionId": "s"},
+        {"type": "message", "role": "user", "text": "hi", "toolName": 1, "timestamp": 2, "id": 3, "parentId": 4,
+         "meta": {"usage": "no", "kind": 5, "model": 6, "injected": "yes"}},
+        {"type": "end"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    seen = set()
+    for seed in ("0", "1", "2", "3", "4", "5"):
+        result = run_cli("convert", path, "--to", "portable-jsonl", env={"PYTHONHASHSEED": seed})
+        assert result.returncode == 0, result.stderr
+        seen.add(result.stderr)
+        events = _events(result)
+        message = events[1]
+        assert "toolName" not in message and "timestamp" not in message and "meta" in message
+        assert not {"usage", "kind", "model", "injected"} & set(message["meta"])
+    assert len(seen) == 1, seen
+    warning = seen.pop().decode()
+    assert "toolName: int), line 2 (timestamp: int), line 2 (id: int), line 2 (parentId: int), line 2 (meta.usage: str)" in warning

@@ -47,14 +47,19 @@ class FieldCheck:
         if table is None:
             return event
         # Set operations run in C: this is called for every event read.
-        for key in event.keys() & table.keys():
-            if type(event[key]) is not table[key]:
+        # A set's order follows the hash seed, so what is dropped is
+        # dropped in the event's own key order: the warning reads the same
+        # from run to run.
+        bad = [key for key in event.keys() & table.keys() if type(event[key]) is not table[key]]
+        if bad:
+            for key in [key for key in event if key in bad]:
                 self._drop(event, key, key, where)
         if table is _MESSAGE:
             meta = event.get("meta")
             if meta:
-                for key in meta.keys() & _META_KEYS:
-                    if type(meta[key]) is not _META[key]:
+                bad = [key for key in meta.keys() & _META_KEYS if type(meta[key]) is not _META[key]]
+                if bad:
+                    for key in [key for key in meta if key in bad]:
                         self._drop(meta, key, f"meta.{key}", where)
         return event
 
