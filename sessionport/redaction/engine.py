@@ -60,8 +60,8 @@ _STRUCTURAL_KEYS = frozenset(
 _SCALARS = frozenset((int, float, bool))
 _JOIN_BACKOFF_MAX = 64
 _SKIP, _PLAIN, _FULL = 0, 1, 2
-_WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
-_SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
+WHOLE = _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
+SHAPE_MAX_KEYS = _SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
 # Plans and shapes hold their keys: long keys (data used as keys) are not
 # remembered, so the memo stays small whatever the input.
 _MEMO_KEY_CHARS = 256
@@ -509,13 +509,17 @@ class Redactor:
         # path, which decides the plans in key order, as every dict did.
         if len(value) > _SHAPE_MAX_KEYS:
             return self._redact_dict(value, keep_ids)
-        shapes = self._shapes[keep_ids]
         shape = tuple(value)
-        fields = shapes.get(shape)
+        fields = self._shapes[keep_ids].get(shape)
         if fields is None:
             return self._redact_dict_learning(value, shape, keep_ids)
         if fields is _WHOLE:
             return self._redact_dict_full(value, keep_ids)
+        return self.redact_fields(value, fields, keep_ids) if fields else value
+
+    def redact_fields(self, value: dict, fields: tuple, keep_ids: bool) -> dict:
+        """:meth:`redact_dict` for a dict of a known shape, given the
+        (key, plan) pairs remembered for it (``_shapes``)."""
         out: dict | None = None
         cache = self._cache
         generation = self._generation

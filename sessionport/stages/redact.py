@@ -23,6 +23,7 @@ import click
 
 from sessionport.errors import SessionportError, UsageError
 from sessionport.redaction import Redactor
+from sessionport.redaction.engine import SHAPE_MAX_KEYS, WHOLE
 from sessionport.registry import Stage
 
 # Message fields that are identifiers or enumerations, never free text.
@@ -54,8 +55,13 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     once, here."""
     redact_text = redactor.redact_text
     redact_dict = redactor.redact_dict
+    redact_fields = redactor.redact_fields
     redact_value = redactor.redact_value
     keep_of = _KEEP.get
+    # redact_dict's memo of dict shapes (cleared in place, never replaced):
+    # the fields of a known shape are looked up here, so a metadata dict
+    # whose keys are all identifiers costs no call at all
+    shapes = redactor._shapes
 
     # A stream repeats a few event shapes: the keys to visit (those not
     # kept) are worked out once per type and shape, in the event's order.
@@ -95,7 +101,14 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
             elif value is None or kind in _SCALARS:
                 continue
             elif kind is dict:
-                new = redact_dict(value, key in _META_FIELDS)
+                keep = key in _META_FIELDS
+                fields = shapes[keep].get(tuple(value)) if len(value) <= SHAPE_MAX_KEYS else None
+                if fields is None or fields is WHOLE:
+                    new = redact_dict(value, keep)
+                elif fields:
+                    new = redact_fields(value, fields, keep)
+                else:
+                    continue
             else:
                 new = redact_value(value, keep_ids=key in _META_FIELDS)
             if new is not value:
