@@ -58,6 +58,7 @@ _STRUCTURAL_KEYS = frozenset(
     "schema source hash sha commit digest etag".split()
 )
 _SCALARS = frozenset((int, float, bool))
+_NOT_TEXT = frozenset((int, float, bool, type(None)))  # values never visited
 _JOIN_BACKOFF_MAX = 64
 _SKIP, _PLAIN, _FULL = 0, 1, 2
 WHOLE = _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
@@ -301,22 +302,19 @@ class Redactor:
         if self._join_wait:
             self._join_wait -= 1
             return None
-        # the conditions of redact_text's RE2 path: long enough, ASCII, and
-        # not JSON by its first visible character
-        eligible = [
-            index
-            for index, text in enumerate(texts)
-            if text.__class__ is str and len(text) >= _MIN_TEXT and text.isascii() and (text[0] not in _HEADS_AND_SPACES or _plain_indented(text))
-        ]
         flags = [False] * len(texts)
-        if not eligible:
-            return flags
-        # Repeated short strings are answered by the cache, as redact_text
-        # would answer them: kept when cached unchanged, else looked at.
         cache = self._cache
-        where = []
-        for index in eligible:
-            text = texts[index]
+        where = []  # the indices of the texts to screen
+        for index, text in enumerate(texts):
+            # the conditions of redact_text's RE2 path: long enough, ASCII,
+            # and not JSON by its first visible character
+            if text.__class__ is not str or len(text) < _MIN_TEXT or not text.isascii():
+                continue
+            if text[0] in _HEADS_AND_SPACES and not _plain_indented(text):
+                continue
+            # Repeated short strings are answered by the cache, as
+            # redact_text would answer them: kept when cached unchanged,
+            # else looked at.
             if len(text) <= _CACHE_MAX_TEXT:
                 known = cache.get(text)
                 if known is not None:
@@ -523,27 +521,21 @@ class Redactor:
         out: dict | None = None
         cache = self._cache
         generation = self._generation
-        stale = False
         for key, plan in fields:
             item = value[key]
-            if stale:
-                # A value of this dict taught a username, which may sit in
-                # a later key: plan the rest afresh, as the general path does.
-                plan = self._key_plan(key, keep_ids)
-                if plan == _SKIP:
-                    continue
             if plan == _PLAIN:
                 kind = type(item)
                 # numbers first: counters and flags fill usage and metadata
-                if kind in _SCALARS or item is None:
+                if kind in _NOT_TEXT:
                     continue
                 if kind is str:
                     size = len(item)
                     if size < _MIN_TEXT:
                         continue
-                    known = cache.get(item) if size <= _CACHE_MAX_TEXT else None
-                    if known is not None and not known[1]:
-                        continue
+                    if size <= _CACHE_MAX_TEXT:
+                        known = cache.get(item)
+                        if known is not None and not known[1]:
+                            continue
                     new = self.redact_text(item)
                 elif kind is dict:
                     new = self.redact_dict(item, keep_ids)
@@ -555,9 +547,16 @@ class Redactor:
                     out[key] = new
             else:
                 out = self._redact_named(value, out, key, item, keep_ids)
-            # only a call can teach a username
-            stale = self._generation != generation
+            if self._generation != generation:  # only a call can teach a username
+                rest = fields[fields.index((key, plan)) + 1 :]
+                return self._redact_replanned(value, out, rest, keep_ids)
         return value if out is None else out
+
+    def _redact_replanned(self, value: dict, out: dict | None, pairs: tuple, keep_ids: bool) -> dict:
+        """The rest of :meth:`redact_fields` after a value of the dict
+        taught a username, which may sit in a later key: the keys left are
+        planned afresh, as the general path does."""
+        return self._redact_items(value, out, ((key, value[key]) for key, _ in pairs), keep_ids)
 
     def _redact_named(self, value: dict, out: dict | None, key: str, item: Any, keep_ids: bool) -> dict | None:
         """Redact ``value[key]`` under a key that is checked in full (its
@@ -599,10 +598,14 @@ class Redactor:
     def _redact_dict(self, value: dict, keep_ids: bool) -> dict:
         if "value" in value or "Value" in value or "kty" in value:
             return self._redact_dict_full(value, keep_ids)
-        out: dict | None = None
+        return self._redact_items(value, None, value.items(), keep_ids)
+
+    def _redact_items(self, value: dict, out: dict | None, items: Iterable[tuple[str, Any]], keep_ids: bool) -> dict:
+        """Redact the (key, item) pairs ``items`` of ``value`` by their key
+        plans; ``out``: the copy of ``value`` being built, if any."""
         plans = self._plans[keep_ids]
         cache = self._cache
-        for key, item in value.items():
+        for key, item in items:
             plan = plans.get(key)
             if plan is None:
                 plan = self._key_plan(key, keep_ids)

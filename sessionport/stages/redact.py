@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import click
@@ -64,16 +65,19 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     shapes = redactor._shapes
 
     # A stream repeats a few event shapes: the keys to visit (those not
-    # kept) are worked out once per type and shape, in the event's order.
-    visits: dict[str | None, dict[tuple, tuple[str, ...]]] = {}
+    # kept) are worked out once per type and shape, in the event's order,
+    # with whether "text" is the first of them (the usual order), so the
+    # batch screen's answer for it is taken before the loop.
+    visits: dict[str | None, dict[tuple, tuple[bool, tuple[str, ...], tuple[str, ...]]]] = {}
 
-    def plan(kind: str | None, keys: tuple) -> tuple[str, ...]:
+    def plan(kind: str | None, keys: tuple) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
         keep = keep_of(kind, _END_KEEP) if kind is not None else _END_KEEP
         visit = tuple(key for key in keys if key not in keep)
+        entry = (visit[:1] == ("text",), visit[1:], visit)
         table = visits.setdefault(kind, {}) if len(visits) < 64 else visits.get(kind, {})
         if len(table) < 1024:
-            table[keys] = visit
-        return visit
+            table[keys] = entry
+        return entry
 
     def redact(event: dict, text_clear: bool = False) -> dict:
         # text_clear: the batch's screen found nothing in event["text"]
@@ -83,17 +87,27 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
             kind = None
         keys = tuple(event)
         table = visits.get(kind)
-        visit = table.get(keys) if table is not None else None
-        if visit is None:
-            visit = plan(kind, keys)
+        entry = table.get(keys) if table is not None else None
+        if entry is None:
+            entry = plan(kind, keys)
+        text_first, visit = entry[0], entry[2]
         out: dict | None = None
+        if text_first:
+            value = event["text"]
+            if type(value) is str:
+                visit = entry[1]
+                # with text_clear, what redact_text does with a screen of no
+                # hit: the text stays, unless it holds a learned username
+                if not text_clear or ((learned := redactor._learned) and _holds_any(value, learned)):
+                    new = redact_text(value)
+                    if new is not value:
+                        out = dict(event)
+                        out["text"] = new
         for key in visit:
             value = event[key]
             kind = type(value)
             if kind is str:
                 if text_clear and key == "text":
-                    # what redact_text does with a screen of no hit: the
-                    # text stays, unless it holds a learned username
                     learned = redactor._learned
                     if not learned or not _holds_any(value, learned):
                         continue
@@ -153,7 +167,7 @@ def in_batches(
     while failure is None:
         chars = 0
         try:
-            for event in it:
+            for event in islice(it, _BATCH_EVENTS):
                 append(event)
                 if event.get("type") != "message":
                     break
@@ -166,7 +180,7 @@ def in_batches(
                     for value in tool_input.values():
                         if value.__class__ is str:
                             chars += len(value)
-                if chars > _BATCH_CHARS or len(batch) >= _BATCH_EVENTS:
+                if chars > _BATCH_CHARS:
                     break
             else:
                 if not batch:
