@@ -61,8 +61,9 @@ _SCALARS = frozenset((int, float, bool))
 _NOT_TEXT = frozenset((int, float, bool, type(None)))  # values never visited
 _JOIN_BACKOFF_MAX = 64
 _SKIP, _PLAIN, _FULL = 0, 1, 2
-WHOLE = _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
-SHAPE_MAX_KEYS = _SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
+_WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
+_MIXED = "mixed"  # a dict with a key checked in full: each one takes the general path
+_SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
 # Plans and shapes hold their keys: long keys (data used as keys) are not
 # remembered, so the memo stays small whatever the input.
 _MEMO_KEY_CHARS = 256
@@ -98,8 +99,10 @@ class Redactor:
         self._learned: tuple[str, ...] = ()
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._plans: tuple[dict[str, int], dict[str, int]] = ({}, {})  # by keep_ids
-        # by keep_ids: the keys of a dict, in order -> its (key, plan) pairs
-        # that are not skipped, or _WHOLE for dicts read as a whole
+        # by keep_ids: the keys of a dict, in order -> its keys that are
+        # neither skipped nor checked in full (a tuple, in order), or
+        # _MIXED when one is checked in full, or _WHOLE for dicts read as
+        # a whole
         self._shapes: tuple[dict[tuple, Any], dict[tuple, Any]] = ({}, {})
         self._generation = 0  # counts _clear_cache calls
         self._cache_chars = 0
@@ -511,52 +514,48 @@ class Redactor:
         fields = self._shapes[keep_ids].get(shape)
         if fields is None:
             return self._redact_dict_learning(value, shape, keep_ids)
+        if fields.__class__ is tuple:
+            return self.redact_fields(value, fields, keep_ids) if fields else value
         if fields is _WHOLE:
             return self._redact_dict_full(value, keep_ids)
-        return self.redact_fields(value, fields, keep_ids) if fields else value
+        return self._redact_dict(value, keep_ids)
 
-    def redact_fields(self, value: dict, fields: tuple, keep_ids: bool) -> dict:
-        """:meth:`redact_dict` for a dict of a known shape, given the
-        (key, plan) pairs remembered for it (``_shapes``)."""
+    def redact_fields(self, value: dict, keys: tuple[str, ...], keep_ids: bool) -> dict:
+        """:meth:`redact_dict` for a dict of a known shape whose keys are
+        plain or skipped, given the plain ones (``_shapes``)."""
         out: dict | None = None
         cache = self._cache
         generation = self._generation
-        for key, plan in fields:
+        for key in keys:
             item = value[key]
-            if plan == _PLAIN:
-                kind = type(item)
-                # numbers first: counters and flags fill usage and metadata
-                if kind in _NOT_TEXT:
+            kind = type(item)
+            # numbers first: counters and flags fill usage and metadata
+            if kind in _NOT_TEXT:
+                continue
+            if kind is str:
+                size = len(item)
+                if size < _MIN_TEXT:
                     continue
-                if kind is str:
-                    size = len(item)
-                    if size < _MIN_TEXT:
+                if size <= _CACHE_MAX_TEXT:
+                    known = cache.get(item)
+                    if known is not None and not known[1]:
                         continue
-                    if size <= _CACHE_MAX_TEXT:
-                        known = cache.get(item)
-                        if known is not None and not known[1]:
-                            continue
-                    new = self.redact_text(item)
-                elif kind is dict:
-                    new = self.redact_dict(item, keep_ids)
-                else:
-                    new = self.redact_value(item, key, keep_ids=keep_ids)
-                if new is not item:
-                    if out is None:
-                        out = dict(value)
-                    out[key] = new
+                new = self.redact_text(item)
+            elif kind is dict:
+                new = self.redact_dict(item, keep_ids)
             else:
-                out = self._redact_named(value, out, key, item, keep_ids)
-            if self._generation != generation:  # only a call can teach a username
-                rest = fields[fields.index((key, plan)) + 1 :]
-                return self._redact_replanned(value, out, rest, keep_ids)
+                new = self.redact_value(item, key, keep_ids=keep_ids)
+            if new is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = new
+            if self._generation != generation:
+                # A value of this dict taught a username, which may sit in
+                # a later key: the keys left are planned afresh, as the
+                # general path does (only a call can teach one).
+                rest = keys[keys.index(key) + 1 :]
+                return self._redact_items(value, out, ((name, value[name]) for name in rest), keep_ids)
         return value if out is None else out
-
-    def _redact_replanned(self, value: dict, out: dict | None, pairs: tuple, keep_ids: bool) -> dict:
-        """The rest of :meth:`redact_fields` after a value of the dict
-        taught a username, which may sit in a later key: the keys left are
-        planned afresh, as the general path does."""
-        return self._redact_items(value, out, ((key, value[key]) for key, _ in pairs), keep_ids)
 
     def _redact_named(self, value: dict, out: dict | None, key: str, item: Any, keep_ids: bool) -> dict | None:
         """Redact ``value[key]`` under a key that is checked in full (its
@@ -590,8 +589,11 @@ class Redactor:
             plan = plans.get(key)
             if plan is None:
                 return result
-            if plan != _SKIP:
-                fields.append((key, plan))
+            if plan == _FULL:
+                shapes[shape] = _MIXED
+                return result
+            if plan == _PLAIN:
+                fields.append(key)
         shapes[shape] = tuple(fields)
         return result
 

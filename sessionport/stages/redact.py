@@ -24,7 +24,6 @@ import click
 
 from sessionport.errors import SessionportError, UsageError
 from sessionport.redaction import Redactor
-from sessionport.redaction.engine import SHAPE_MAX_KEYS, WHOLE
 from sessionport.registry import Stage
 
 # Message fields that are identifiers or enumerations, never free text.
@@ -60,20 +59,21 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     redact_value = redactor.redact_value
     keep_of = _KEEP.get
     # redact_dict's memo of dict shapes (cleared in place, never replaced):
-    # the fields of a known shape are looked up here, so a metadata dict
-    # whose keys are all identifiers costs no call at all
+    # the plain keys of a known shape (a tuple) are looked up here, so a
+    # metadata dict whose keys are all identifiers costs no call at all
     shapes = redactor._shapes
 
     # A stream repeats a few event shapes: the keys to visit (those not
     # kept) are worked out once per type and shape, in the event's order,
     # with whether "text" is the first of them (the usual order), so the
     # batch screen's answer for it is taken before the loop.
-    visits: dict[str | None, dict[tuple, tuple[bool, tuple[str, ...], tuple[str, ...]]]] = {}
+    # Each key to visit comes with whether its dict values are metadata.
+    visits: dict[str | None, dict[tuple, tuple[bool, tuple, tuple]]] = {}
 
-    def plan(kind: str | None, keys: tuple) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    def plan(kind: str | None, keys: tuple) -> tuple[bool, tuple, tuple]:
         keep = keep_of(kind, _END_KEEP) if kind is not None else _END_KEEP
-        visit = tuple(key for key in keys if key not in keep)
-        entry = (visit[:1] == ("text",), visit[1:], visit)
+        visit = tuple((key, key in _META_FIELDS) for key in keys if key not in keep)
+        entry = (visit[:1] == (("text", False),), visit[1:], visit)
         table = visits.setdefault(kind, {}) if len(visits) < 64 else visits.get(kind, {})
         if len(table) < 1024:
             table[keys] = entry
@@ -90,12 +90,12 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
         entry = table.get(keys) if table is not None else None
         if entry is None:
             entry = plan(kind, keys)
-        text_first, visit = entry[0], entry[2]
+        text_first, rest, visit = entry
         out: dict | None = None
         if text_first:
             value = event["text"]
             if type(value) is str:
-                visit = entry[1]
+                visit = rest
                 # with text_clear, what redact_text does with a screen of no
                 # hit: the text stays, unless it holds a learned username
                 if not text_clear or ((learned := redactor._learned) and _holds_any(value, learned)):
@@ -103,10 +103,18 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
                     if new is not value:
                         out = dict(event)
                         out["text"] = new
-        for key in visit:
+        for key, keep in visit:
             value = event[key]
             kind = type(value)
-            if kind is str:
+            if kind is dict:
+                fields = shapes[keep].get(tuple(value))
+                if fields.__class__ is not tuple:
+                    new = redact_dict(value, keep)
+                elif fields:
+                    new = redact_fields(value, fields, keep)
+                else:
+                    continue
+            elif kind is str:
                 if text_clear and key == "text":
                     learned = redactor._learned
                     if not learned or not _holds_any(value, learned):
@@ -114,17 +122,8 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
                 new = redact_text(value)
             elif value is None or kind in _SCALARS:
                 continue
-            elif kind is dict:
-                keep = key in _META_FIELDS
-                fields = shapes[keep].get(tuple(value)) if len(value) <= SHAPE_MAX_KEYS else None
-                if fields is None or fields is WHOLE:
-                    new = redact_dict(value, keep)
-                elif fields:
-                    new = redact_fields(value, fields, keep)
-                else:
-                    continue
             else:
-                new = redact_value(value, keep_ids=key in _META_FIELDS)
+                new = redact_value(value, keep_ids=keep)
             if new is not value:
                 if out is None:
                     out = dict(event)
