@@ -50,3 +50,47 @@ def test_long_keys_are_redacted_but_not_remembered():
     # Data used as keys does not pile up in the per-run memos.
     assert all(len(key) <= 256 for plans in redactor._plans for key in plans)
     assert all(sum(map(len, shape)) <= 1024 for shapes in redactor._shapes for shape in shapes)
+
+
+def test_a_shape_with_a_secret_name_takes_the_general_path_every_time():
+    redactor = Redactor()
+    for n in range(3):
+        assert redactor.redact_dict({"note": f"run {n}", "password": "hunter2hunter2"}) == {"note": f"run {n}", "password": "[REDACTED:password#1]"}
+    assert redactor.counts["password"] == 3
+
+
+def test_the_event_walk_keeps_identifier_only_metadata_and_redacts_known_shapes_again():
+    from sessionport.stages.redact import event_redactor
+
+    redactor = Redactor()
+    redact = event_redactor(redactor)
+    plain = {"type": "message", "role": "assistant", "text": "hello there", "meta": {"kind": "thinking", "model": "m-1"}}
+    for _ in range(2):  # the second time the shapes are known
+        same = dict(plain)
+        assert redact(same, True) is same
+        # identifiers are never rewritten, also in a shape whose keys are all identifiers
+        held = {**plain, "meta": {"kind": "thinking", "model": SECRET}}
+        assert redact(held, True) is held
+        noted = {**plain, "meta": {"kind": "x", "note": f"export T={SECRET}"}}
+        assert redact(noted)["meta"] == {"kind": "x", "note": "export T=[REDACTED:github-token#1]"}
+    assert redactor.counts["github-token"] == 2
+
+
+def test_the_event_walk_redacts_fields_in_the_event_order():
+    from sessionport.stages.redact import event_redactor
+
+    other = "ghp_" + "z9Y8x7W6v5" * 4
+    redact = event_redactor(Redactor())
+    # "text" after the tool input: the input's token is the first one seen
+    event = {"type": "message", "role": "tool", "toolInput": {"command": f"export T={SECRET}"}, "text": f"export U={other}"}
+    for _ in range(2):
+        out = redact(dict(event))
+        assert out["toolInput"] == {"command": "export T=[REDACTED:github-token#1]"}
+        assert out["text"] == "export U=[REDACTED:github-token#2]"
+    # a text found clear by the batch screen is kept, unless it holds a learned username
+    redactor = Redactor()
+    redact = event_redactor(redactor)
+    assert redact({"type": "message", "role": "user", "text": "ls /home/jdoe99x/src"})["text"] == "ls /home/[REDACTED:username#1]/src"
+    assert redact({"type": "message", "role": "user", "text": "ping jdoe99x now"}, True)["text"] == "ping [REDACTED:username#1] now"
+    clear = {"type": "message", "role": "user", "text": "nothing here at all"}
+    assert redact(clear, True) is clear

@@ -58,9 +58,11 @@ _STRUCTURAL_KEYS = frozenset(
     "schema source hash sha commit digest etag".split()
 )
 _SCALARS = frozenset((int, float, bool))
+_NOT_TEXT = frozenset((int, float, bool, type(None)))  # values never visited
 _JOIN_BACKOFF_MAX = 64
 _SKIP, _PLAIN, _FULL = 0, 1, 2
 _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
+_MIXED = "mixed"  # a dict with a key checked in full: each one takes the general path
 _SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
 # Plans and shapes hold their keys: long keys (data used as keys) are not
 # remembered, so the memo stays small whatever the input.
@@ -97,8 +99,10 @@ class Redactor:
         self._learned: tuple[str, ...] = ()
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
         self._plans: tuple[dict[str, int], dict[str, int]] = ({}, {})  # by keep_ids
-        # by keep_ids: the keys of a dict, in order -> its (key, plan) pairs
-        # that are not skipped, or _WHOLE for dicts read as a whole
+        # by keep_ids: the keys of a dict, in order -> its keys that are
+        # neither skipped nor checked in full (a tuple, in order), or
+        # _MIXED when one is checked in full, or _WHOLE for dicts read as
+        # a whole
         self._shapes: tuple[dict[tuple, Any], dict[tuple, Any]] = ({}, {})
         self._generation = 0  # counts _clear_cache calls
         self._cache_chars = 0
@@ -301,22 +305,19 @@ class Redactor:
         if self._join_wait:
             self._join_wait -= 1
             return None
-        # the conditions of redact_text's RE2 path: long enough, ASCII, and
-        # not JSON by its first visible character
-        eligible = [
-            index
-            for index, text in enumerate(texts)
-            if text.__class__ is str and len(text) >= _MIN_TEXT and text.isascii() and (text[0] not in _HEADS_AND_SPACES or _plain_indented(text))
-        ]
         flags = [False] * len(texts)
-        if not eligible:
-            return flags
-        # Repeated short strings are answered by the cache, as redact_text
-        # would answer them: kept when cached unchanged, else looked at.
         cache = self._cache
-        where = []
-        for index in eligible:
-            text = texts[index]
+        where = []  # the indices of the texts to screen
+        for index, text in enumerate(texts):
+            # the conditions of redact_text's RE2 path: long enough, ASCII,
+            # and not JSON by its first visible character
+            if text.__class__ is not str or len(text) < _MIN_TEXT or not text.isascii():
+                continue
+            if text[0] in _HEADS_AND_SPACES and not _plain_indented(text):
+                continue
+            # Repeated short strings are answered by the cache, as
+            # redact_text would answer them: kept when cached unchanged,
+            # else looked at.
             if len(text) <= _CACHE_MAX_TEXT:
                 known = cache.get(text)
                 if known is not None:
@@ -509,50 +510,51 @@ class Redactor:
         # path, which decides the plans in key order, as every dict did.
         if len(value) > _SHAPE_MAX_KEYS:
             return self._redact_dict(value, keep_ids)
-        shapes = self._shapes[keep_ids]
         shape = tuple(value)
-        fields = shapes.get(shape)
+        fields = self._shapes[keep_ids].get(shape)
         if fields is None:
             return self._redact_dict_learning(value, shape, keep_ids)
+        if fields.__class__ is tuple:
+            return self.redact_fields(value, fields, keep_ids) if fields else value
         if fields is _WHOLE:
             return self._redact_dict_full(value, keep_ids)
+        return self._redact_dict(value, keep_ids)
+
+    def redact_fields(self, value: dict, keys: tuple[str, ...], keep_ids: bool) -> dict:
+        """:meth:`redact_dict` for a dict of a known shape whose keys are
+        plain or skipped, given the plain ones (``_shapes``)."""
         out: dict | None = None
         cache = self._cache
         generation = self._generation
-        stale = False
-        for key, plan in fields:
+        for key in keys:
             item = value[key]
-            if stale:
-                # A value of this dict taught a username, which may sit in
-                # a later key: plan the rest afresh, as the general path does.
-                plan = self._key_plan(key, keep_ids)
-                if plan == _SKIP:
+            kind = type(item)
+            # numbers first: counters and flags fill usage and metadata
+            if kind in _NOT_TEXT:
+                continue
+            if kind is str:
+                size = len(item)
+                if size < _MIN_TEXT:
                     continue
-            if plan == _PLAIN:
-                kind = type(item)
-                # numbers first: counters and flags fill usage and metadata
-                if kind in _SCALARS or item is None:
-                    continue
-                if kind is str:
-                    size = len(item)
-                    if size < _MIN_TEXT:
-                        continue
-                    known = cache.get(item) if size <= _CACHE_MAX_TEXT else None
+                if size <= _CACHE_MAX_TEXT:
+                    known = cache.get(item)
                     if known is not None and not known[1]:
                         continue
-                    new = self.redact_text(item)
-                elif kind is dict:
-                    new = self.redact_dict(item, keep_ids)
-                else:
-                    new = self.redact_value(item, key, keep_ids=keep_ids)
-                if new is not item:
-                    if out is None:
-                        out = dict(value)
-                    out[key] = new
+                new = self.redact_text(item)
+            elif kind is dict:
+                new = self.redact_dict(item, keep_ids)
             else:
-                out = self._redact_named(value, out, key, item, keep_ids)
-            # only a call can teach a username
-            stale = self._generation != generation
+                new = self.redact_value(item, key, keep_ids=keep_ids)
+            if new is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = new
+            if self._generation != generation:
+                # A value of this dict taught a username, which may sit in
+                # a later key: the keys left are planned afresh, as the
+                # general path does (only a call can teach one).
+                rest = keys[keys.index(key) + 1 :]
+                return self._redact_items(value, out, ((name, value[name]) for name in rest), keep_ids)
         return value if out is None else out
 
     def _redact_named(self, value: dict, out: dict | None, key: str, item: Any, keep_ids: bool) -> dict | None:
@@ -587,18 +589,25 @@ class Redactor:
             plan = plans.get(key)
             if plan is None:
                 return result
-            if plan != _SKIP:
-                fields.append((key, plan))
+            if plan == _FULL:
+                shapes[shape] = _MIXED
+                return result
+            if plan == _PLAIN:
+                fields.append(key)
         shapes[shape] = tuple(fields)
         return result
 
     def _redact_dict(self, value: dict, keep_ids: bool) -> dict:
         if "value" in value or "Value" in value or "kty" in value:
             return self._redact_dict_full(value, keep_ids)
-        out: dict | None = None
+        return self._redact_items(value, None, value.items(), keep_ids)
+
+    def _redact_items(self, value: dict, out: dict | None, items: Iterable[tuple[str, Any]], keep_ids: bool) -> dict:
+        """Redact the (key, item) pairs ``items`` of ``value`` by their key
+        plans; ``out``: the copy of ``value`` being built, if any."""
         plans = self._plans[keep_ids]
         cache = self._cache
-        for key, item in value.items():
+        for key, item in items:
             plan = plans.get(key)
             if plan is None:
                 plan = self._key_plan(key, keep_ids)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import click
@@ -54,20 +55,29 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
     once, here."""
     redact_text = redactor.redact_text
     redact_dict = redactor.redact_dict
+    redact_fields = redactor.redact_fields
     redact_value = redactor.redact_value
     keep_of = _KEEP.get
+    # redact_dict's memo of dict shapes (cleared in place, never replaced):
+    # the plain keys of a known shape (a tuple) are looked up here, so a
+    # metadata dict whose keys are all identifiers costs no call at all
+    shapes = redactor._shapes
 
     # A stream repeats a few event shapes: the keys to visit (those not
-    # kept) are worked out once per type and shape, in the event's order.
-    visits: dict[str | None, dict[tuple, tuple[str, ...]]] = {}
+    # kept) are worked out once per type and shape, in the event's order,
+    # with whether "text" is the first of them (the usual order), so the
+    # batch screen's answer for it is taken before the loop.
+    # Each key to visit comes with whether its dict values are metadata.
+    visits: dict[str | None, dict[tuple, tuple[bool, tuple, tuple]]] = {}
 
-    def plan(kind: str | None, keys: tuple) -> tuple[str, ...]:
+    def plan(kind: str | None, keys: tuple) -> tuple[bool, tuple, tuple]:
         keep = keep_of(kind, _END_KEEP) if kind is not None else _END_KEEP
-        visit = tuple(key for key in keys if key not in keep)
+        visit = tuple((key, key in _META_FIELDS) for key in keys if key not in keep)
+        entry = (visit[:1] == (("text", False),), visit[1:], visit)
         table = visits.setdefault(kind, {}) if len(visits) < 64 else visits.get(kind, {})
         if len(table) < 1024:
-            table[keys] = visit
-        return visit
+            table[keys] = entry
+        return entry
 
     def redact(event: dict, text_clear: bool = False) -> dict:
         # text_clear: the batch's screen found nothing in event["text"]
@@ -77,27 +87,43 @@ def event_redactor(redactor: Redactor) -> Callable[[dict], dict]:
             kind = None
         keys = tuple(event)
         table = visits.get(kind)
-        visit = table.get(keys) if table is not None else None
-        if visit is None:
-            visit = plan(kind, keys)
+        entry = table.get(keys) if table is not None else None
+        if entry is None:
+            entry = plan(kind, keys)
+        text_first, rest, visit = entry
         out: dict | None = None
-        for key in visit:
+        if text_first:
+            value = event["text"]
+            if type(value) is str:
+                visit = rest
+                # with text_clear, what redact_text does with a screen of no
+                # hit: the text stays, unless it holds a learned username
+                if not text_clear or ((learned := redactor._learned) and _holds_any(value, learned)):
+                    new = redact_text(value)
+                    if new is not value:
+                        out = dict(event)
+                        out["text"] = new
+        for key, keep in visit:
             value = event[key]
             kind = type(value)
-            if kind is str:
+            if kind is dict:
+                fields = shapes[keep].get(tuple(value))
+                if fields.__class__ is not tuple:
+                    new = redact_dict(value, keep)
+                elif fields:
+                    new = redact_fields(value, fields, keep)
+                else:
+                    continue
+            elif kind is str:
                 if text_clear and key == "text":
-                    # what redact_text does with a screen of no hit: the
-                    # text stays, unless it holds a learned username
                     learned = redactor._learned
                     if not learned or not _holds_any(value, learned):
                         continue
                 new = redact_text(value)
             elif value is None or kind in _SCALARS:
                 continue
-            elif kind is dict:
-                new = redact_dict(value, key in _META_FIELDS)
             else:
-                new = redact_value(value, keep_ids=key in _META_FIELDS)
+                new = redact_value(value, keep_ids=keep)
             if new is not value:
                 if out is None:
                     out = dict(event)
@@ -140,7 +166,7 @@ def in_batches(
     while failure is None:
         chars = 0
         try:
-            for event in it:
+            for event in islice(it, _BATCH_EVENTS):
                 append(event)
                 if event.get("type") != "message":
                     break
@@ -153,7 +179,7 @@ def in_batches(
                     for value in tool_input.values():
                         if value.__class__ is str:
                             chars += len(value)
-                if chars > _BATCH_CHARS or len(batch) >= _BATCH_EVENTS:
+                if chars > _BATCH_CHARS:
                     break
             else:
                 if not batch:
