@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import MAX_DEPTH, iter_lines, line_too_deep, opening_brackets, parse_line, refuse_deep_line, value_too_deep
+from sessionport.jsonl import MAX_DEPTH, iter_block_lines, iter_lines, line_too_deep, opening_brackets, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.claude_code.content import attachment_text, content_text
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
@@ -235,7 +235,12 @@ class _Transcript(MessageBuilder):
         # bytes, as the line reader would; one the census decodes its own
         # way is tested by the line reader.
         check_depth = source is None and partial_record is None
-        for line_no, line, complete in iter_lines(stream, ctx, check_depth=not check_depth) if source is None else source:
+        # Without the line reader's depth test, lines are cut out of one
+        # buffer (see jsonl.iter_block_lines): one copy of a line's bytes
+        # instead of a readline's and a strip's.
+        if source is None:
+            source = iter_block_lines(stream, ctx) if check_depth else iter_lines(stream, ctx)
+        for line_no, line, complete in source:
             lines += 1
             if line.startswith(_PREFIX_HEAD):
                 close = line.find(b'"', 9, _NAME_END)
