@@ -297,28 +297,41 @@ class _Transcript(MessageBuilder):
             if type(rtype) is not str:
                 rtype = None
             out: list[dict] | tuple
+            if rtype == "assistant" or rtype == "user":
+                # What repeated() tests, written out: every message line asks.
+                uid = record.get("uuid")
+                session = record.get("sessionId")
+                if uid is not None and uid == self.last_uuid and session != self.last_session:
+                    self.count_skip(f"{rtype} (repeated on resume)")
+                    continue
+                self.last_uuid = uid
+                self.last_session = session
+                if not self.session_sent:
+                    self.note_envelope(record)
             if rtype == "assistant":
-                if self.repeated(record):
-                    continue
-                if not self.session_sent:
-                    self.note_envelope(record)
-                msg_id, usage, events = self.assistant_events(record)
-                out = grouper.assistant(msg_id, usage, events)
-                messages += len(events)
+                common = self.common_assistant(record)
+                if common is not None:
+                    out = grouper.assistant_event(*common)
+                    messages += 1
+                else:
+                    msg_id, usage, events = self.assistant_events(record)
+                    out = grouper.assistant(msg_id, usage, events)
+                    messages += len(events)
             elif rtype == "user":
-                if self.repeated(record):
-                    continue
-                if not self.session_sent:
-                    self.note_envelope(record)
-                events, prompt = self.user_events(record)
-                if not events:
-                    self.count_skip("user (empty)")
-                    self.remember_skipped(record)
-                    continue
-                if self.queued and events[0]["role"] == "user":
-                    self.delivered(events[0]["text"])
-                messages += len(events)
-                out = grouper.other(events, ends_turn=prompt)
+                event = self.common_tool_result(record)
+                if event is not None:
+                    messages += 1
+                    out = grouper.other_event(event)
+                else:
+                    events, prompt = self.user_events(record)
+                    if not events:
+                        self.count_skip("user (empty)")
+                        self.remember_skipped(record)
+                        continue
+                    if self.queued and events[0]["role"] == "user":
+                        self.delivered(events[0]["text"])
+                    messages += len(events)
+                    out = grouper.other(events, ends_turn=prompt)
             elif rtype in TITLE_TYPES:
                 self.take_title(record, rtype)
                 continue

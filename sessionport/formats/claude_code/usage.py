@@ -110,6 +110,34 @@ class UsageGrouper:
                 out = [*out, *self.close()]
         return out
 
+    def assistant_event(self, message_id: Any, raw_usage: Any, event: dict) -> list[dict] | tuple:
+        """:meth:`assistant` for a line of one event (most lines)."""
+        if message_id is None or message_id != self.open_id:
+            out: list[dict] | tuple = self.close()
+            self._open(message_id)
+        else:
+            out = ()
+        if type(raw_usage) is dict:
+            self.open_raw = raw_usage
+        self.last_event = event
+        held = self.held
+        held.append(event)
+        chars = self.held_chars = self.held_chars + len(event["text"])
+        if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
+            out = [*out, *self.close()]
+        return out
+
+    def other_event(self, event: dict) -> list[dict] | tuple:
+        """:meth:`other` for a line of one event that does not end a turn."""
+        held = self.held
+        if self.open_id is None and not held:
+            return [event]
+        held.append(event)
+        chars = self.held_chars = self.held_chars + len(event["text"])
+        if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
+            return self.close()
+        return ()
+
     def other(self, events: list[dict], ends_turn: bool = False) -> list[dict] | tuple:
         """Events of any other line (tool results, prompts, system lines)."""
         held = self.held
