@@ -214,3 +214,33 @@ def test_a_long_run_of_one_message_is_released_at_the_bound_both_ways():
         lines.append(_altered(RESULT, ("uuid",), f"r{n}"))
     lines.append(NEXT)
     _same_both_ways(_file(lines))
+
+
+def _ordered_tool_label(name, tool_input):
+    """tool_label's definition: the first label key holding a non-empty text."""
+    from sessionport.formats.claude_code.content import _LABEL_KEYS, _LABEL_MAX
+
+    if isinstance(tool_input, dict):
+        for key in _LABEL_KEYS:
+            value = tool_input.get(key)
+            if isinstance(value, str) and value:
+                line = value.strip().replace("\n", " ")
+                if len(line) > _LABEL_MAX:
+                    line = line[: _LABEL_MAX - 1] + "…"
+                return f"{name}: {line}"
+    return name
+
+
+def test_tool_labels_are_the_first_label_key_holding_text():
+    import random
+
+    from sessionport.formats.claude_code.content import _LABEL_KEYS, tool_label
+
+    rng = random.Random(5)
+    keys = [*_LABEL_KEYS, "todos", "old_string", "x"]
+    values = [None, "", "ls", "  two\nlines ", 3, [], {}, "y" * 300, True]
+    for _ in range(20000):
+        tool_input = {key: rng.choice(values) for key in rng.sample(keys, rng.randint(0, 6))}
+        assert tool_label("T", tool_input) == _ordered_tool_label("T", tool_input), tool_input
+    for other in (None, 5, "text", [], ["command"]):
+        assert tool_label("T", other) == _ordered_tool_label("T", other)

@@ -10,9 +10,9 @@ message per content block (Claude Code writes exactly one per line).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from sessionport.lazy import lazy
 from sessionport.model import message_event
 from sessionport.formats.claude_code.content import block_text, content_text, search_results_text, tool_label
 
@@ -23,7 +23,8 @@ COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 # model_refusal_fallback (2.1.2xx): the notice that a refused request was
 # sent again to another model.
 SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback"))
-_AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
+# Compiled when a tool output first holds "agentId: " (rare).
+_AGENT_ID_IN_TEXT = lazy(r"agentId: ([0-9A-Za-z_-]{4,64})")
 
 
 def media_of(content: Any) -> list | None:

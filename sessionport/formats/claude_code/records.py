@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import MAX_DEPTH, iter_block_lines, iter_lines, line_too_deep, opening_brackets, parse_line, refuse_deep_line, value_too_deep
+from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, iter_lines, line_too_deep, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.claude_code.content import attachment_text, content_text
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
@@ -254,10 +254,11 @@ class _Transcript(MessageBuilder):
                     continue
             elif self.session_sent and line.startswith(_PROGRESS_HEAD):
                 # The type test (see _progress_link) is written out here: most
-                # of these lines are messages and so cost no call.
-                at = line.find(b"{", 1, _PROGRESS_SCAN) + 1 - _PROGRESS_TYPE_LEN
-                link = _progress_link(line, at) if at > 0 and line.startswith(_PROGRESS_TYPE, at) else None
-                if link is not None:
+                # of these lines are messages and so cost no call.  The bytes
+                # up to the first "{" after the opening one end with the type
+                # (never at the line's start, which is _PROGRESS_HEAD).
+                brace = line.find(b"{", 1, _PROGRESS_SCAN) + 1
+                if line.endswith(_PROGRESS_TYPE, 0, brace) and (link := _progress_link(line, brace - _PROGRESS_TYPE_LEN)) is not None:
                     if check_depth and line_too_deep(line):
                         refuse_deep_line(line_no, ctx)
                         lines -= 1
@@ -266,9 +267,12 @@ class _Transcript(MessageBuilder):
                     self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
                     skipped["progress"] += 1
                     continue
-            record = partial_record(line) if partial_record is not None and self.session_sent else None
-            if record is False:
-                continue
+            if partial_record is not None and self.session_sent:
+                record = partial_record(line)
+                if record is False:
+                    continue
+            else:
+                record = None
             if record is None:
                 # parse_line starts with this same call; it is only needed (and
                 # called) to report a line orjson cannot read.
@@ -281,7 +285,8 @@ class _Transcript(MessageBuilder):
                         continue
                     record = parse_line(line, line_no, complete, ctx)
                 else:
-                    if check_depth and (len(line) > _WALK_FROM or opening_brackets(line) > MAX_DEPTH) and value_too_deep(record):
+                    # (opening_brackets written out: a call less per line)
+                    if check_depth and (len(line) > _WALK_FROM or len(line.translate(None, NOT_OPENERS)) > MAX_DEPTH) and value_too_deep(record):
                         refuse_deep_line(line_no, ctx)
                         lines -= 1
                         continue

@@ -164,7 +164,22 @@ class UsageGrouper:
     def close(self) -> list[dict]:
         """Finish the open message: attach its usage, release held events."""
         raw = self.open_raw
-        final = shared_usage(raw) if raw is not None else self.open_usage
+        if raw is None:
+            final = self.open_usage
+        else:
+            # shared_usage written out for the usual counts (ints, none
+            # negative); anything else through it.
+            fresh = raw.get("input_tokens")
+            creation = raw.get("cache_creation_input_tokens")
+            read = raw.get("cache_read_input_tokens")
+            output = raw.get("output_tokens")
+            if (
+                type(fresh) is int and type(creation) is int and type(read) is int and type(output) is int
+                and fresh >= 0 and creation >= 0 and read >= 0 and output >= 0
+            ):
+                final = (fresh + creation + read, read, creation, output)
+            else:
+                final = shared_usage(raw)
         if final is not None:
             base = self.base
             if base is _ZERO:
