@@ -49,10 +49,10 @@ class _General(_Transcript):
         super().__init__(ctx, link, result)
         self.grouper = _ListGrouper()
 
-    def common_assistant(self, record):
+    def common_assistant(self, record, uid):
         return None
 
-    def common_tool_result(self, record):
+    def common_tool_result(self, record, uid):
         return None
 
 

@@ -180,10 +180,11 @@ class MessageBuilder:
     # the line.  tests/formats/test_claude_code_common_lines.py holds the
     # two paths to the same events on the corpus and on altered lines.
 
-    def common_assistant(self, record: dict) -> tuple[Any, Any, dict] | None:
+    def common_assistant(self, record: dict, uid: Any) -> tuple[Any, Any, dict] | None:
         """``(message id, usage, event)`` of an assistant line of one text,
         thinking or tool_use block, as :meth:`assistant_events` makes them;
-        None for any other line."""
+        None for any other line.  ``uid`` is the line's ``uuid`` as the
+        loop read it (None when absent)."""
         message = record.get("message")
         if type(message) is not dict:
             return None
@@ -199,7 +200,6 @@ class MessageBuilder:
         stamp = record.get("timestamp")
         if type(stamp) is not str or not stamp:
             stamp = None
-        uid = record.get("uuid")
         if type(uid) is not str or not uid:
             uid = None
         parent = record.get("parentUuid")
@@ -261,9 +261,10 @@ class MessageBuilder:
             event["meta"] = meta
         return msg_id, message.get("usage"), event
 
-    def common_tool_result(self, record: dict) -> dict | None:
+    def common_tool_result(self, record: dict, uid: Any) -> dict | None:
         """The event of a user line of one tool result, as
-        :meth:`user_events` makes it; None for any other line."""
+        :meth:`user_events` makes it; None for any other line.  ``uid``: as
+        for :meth:`common_assistant`."""
         message = record.get("message")
         content = message.get("content") if type(message) is dict else None
         if type(content) is not list or len(content) != 1:
@@ -274,7 +275,6 @@ class MessageBuilder:
         stamp = record.get("timestamp")
         if type(stamp) is not str or not stamp:
             stamp = None
-        uid = record.get("uuid")
         if type(uid) is not str or not uid:
             uid = None
         parent = record.get("parentUuid")

@@ -313,30 +313,30 @@ class _Transcript(MessageBuilder):
                 self.last_session = session
                 if not self.session_sent:
                     self.note_envelope(record)
-            if rtype == "assistant":
-                common = self.common_assistant(record)
-                if common is not None:
-                    out = grouper.assistant_event(*common)
-                    messages += 1
+                if rtype == "assistant":
+                    common = self.common_assistant(record, uid)
+                    if common is not None:
+                        out = grouper.assistant_event(*common)
+                        messages += 1
+                    else:
+                        msg_id, usage, events = self.assistant_events(record)
+                        out = grouper.assistant(msg_id, usage, events)
+                        messages += len(events)
                 else:
-                    msg_id, usage, events = self.assistant_events(record)
-                    out = grouper.assistant(msg_id, usage, events)
-                    messages += len(events)
-            elif rtype == "user":
-                event = self.common_tool_result(record)
-                if event is not None:
-                    messages += 1
-                    out = grouper.other_event(event)
-                else:
-                    events, prompt = self.user_events(record)
-                    if not events:
-                        self.count_skip("user (empty)")
-                        self.remember_skipped(record)
-                        continue
-                    if self.queued and events[0]["role"] == "user":
-                        self.delivered(events[0]["text"])
-                    messages += len(events)
-                    out = grouper.other(events, ends_turn=prompt)
+                    event = self.common_tool_result(record, uid)
+                    if event is not None:
+                        messages += 1
+                        out = grouper.other_event(event)
+                    else:
+                        events, prompt = self.user_events(record)
+                        if not events:
+                            self.count_skip("user (empty)")
+                            self.remember_skipped(record)
+                            continue
+                        if self.queued and events[0]["role"] == "user":
+                            self.delivered(events[0]["text"])
+                        messages += len(events)
+                        out = grouper.other(events, ends_turn=prompt)
             elif rtype in TITLE_TYPES:
                 self.take_title(record, rtype)
                 continue
