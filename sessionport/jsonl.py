@@ -542,25 +542,21 @@ def opening_brackets(line: bytes) -> int:
 def value_too_deep(value: Any) -> bool:
     """Whether ``value``, what orjson made of a line, nests deeper than
     MAX_DEPTH: the same answer as :func:`line_too_deep` on that line, at
-    the cost of a look at each value instead of each byte.  Walked level by
-    level, without recursion."""
-    level = [value] if type(value) in _CONTAINERS else ()
-    depth = 0
-    while level:
-        depth += 1
-        if depth > MAX_DEPTH:
-            return True
-        below = []
-        push = below.append
-        for node in level:
-            for child in node.values() if type(node) is dict else node:
-                if type(child) in _CONTAINERS:
-                    push(child)
-        level = below
+    the cost of a look at each value instead of each byte."""
+    kind = type(value)
+    return (kind is dict or kind is list) and _below_too_deep(value, MAX_DEPTH)
+
+
+def _below_too_deep(node: Any, left: int) -> bool:
+    """Whether a container below ``node`` passes the bound, ``left`` being
+    how many more levels ``node`` and those below it may take.  Recursive:
+    a call per container, not a list per level, and no deeper than the
+    bound (far below the interpreter's limit)."""
+    for child in node.values() if type(node) is dict else node:
+        if type(child) is dict or type(child) is list:
+            if left == 1 or _below_too_deep(child, left - 1):
+                return True
     return False
-
-
-_CONTAINERS = frozenset((dict, list))
 
 
 def _drop_nul(line: bytes, line_no: int, ctx: ReadContext) -> bytes:

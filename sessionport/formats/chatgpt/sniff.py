@@ -10,8 +10,12 @@ from __future__ import annotations
 from sessionport.lazy import lazy
 
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
-# The key as JSON writes it, not an escaped quote inside some string.
-_MAPPING_KEY = lazy(rb'(?<!\\)"mapping"\s*:\s*[{n]')
+# The key as JSON writes it, not an escaped quote inside some string.  The
+# literal comes first and the look-behind after it: a pattern that starts
+# with a look-behind is tried at every byte of the head (about 10 M
+# instructions for 64 KB of another format), one that starts with a literal
+# only where the literal is.
+_MAPPING_KEY = lazy(rb'"mapping"(?<=(?<!\\)"mapping")\s*:\s*[{n]')
 _NODE_KEYS = (b'"current_node"', b'"children"', b'"author"', b'"parent"')
 
 

@@ -141,6 +141,12 @@ class ReleasingGrouper(UsageGrouper):
             return [*out, *events] if out else events
         return UsageGrouper.other(self, events, ends_turn)
 
+    def assistant_event(self, message_id: Any, raw_usage: Any, event: dict) -> list[dict] | tuple:
+        return self.assistant(message_id, raw_usage, [event])
+
+    def other_event(self, event: dict) -> list[dict] | tuple:
+        return self.other([event])
+
 
 class TranscriptCensus(_Transcript):
     """``_Transcript`` with the partial parse of the common lines."""

@@ -97,10 +97,19 @@ def content_text(content: Any, sep: str = "\n") -> str:
     return block_text(content)
 
 
+_LABEL_SET = frozenset(_LABEL_KEYS)
+
+
 def tool_label(name: str, tool_input: Any) -> str:
     """Short text for a tool call: ``Bash: ls -la`` or the tool name."""
     if isinstance(tool_input, dict):
-        for key in _LABEL_KEYS:
+        # Which label keys the input holds, found by one pass in C over its
+        # keys (most inputs hold one or none): the ordered look-ups only
+        # when it holds several.
+        found = _LABEL_SET.intersection(tool_input)
+        if not found:
+            return name
+        for key in _LABEL_KEYS if len(found) > 1 else found:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
                 line = value.strip().replace("\n", " ")

@@ -10,9 +10,9 @@ message per content block (Claude Code writes exactly one per line).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from sessionport.lazy import lazy
 from sessionport.model import message_event
 from sessionport.formats.claude_code.content import block_text, content_text, search_results_text, tool_label
 
@@ -23,7 +23,8 @@ COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 # model_refusal_fallback (2.1.2xx): the notice that a refused request was
 # sent again to another model.
 SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback"))
-_AGENT_ID_IN_TEXT = re.compile(r"agentId: ([0-9A-Za-z_-]{4,64})")
+# Compiled when a tool output first holds "agentId: " (rare).
+_AGENT_ID_IN_TEXT = lazy(r"agentId: ([0-9A-Za-z_-]{4,64})")
 
 
 def media_of(content: Any) -> list | None:
@@ -166,6 +167,151 @@ class MessageBuilder:
             media = media_of(content)
             if media:
                 event["media"] = media
+        return event
+
+    # -- the common lines, in one call each ---------------------------------
+    # Most lines of a log are an assistant line of one text, thinking or
+    # tool_use block, or a user line of one tool result.  The two methods
+    # below make of such a line, in one call, exactly the event the general
+    # methods make (assistant_events -> line_fields, assistant_block,
+    # message_event; user_events -> tool_result), with the same fields in
+    # the same order and the same side effects; for any other shape they
+    # return None before touching any state, and the general method reads
+    # the line.  tests/formats/test_claude_code_common_lines.py holds the
+    # two paths to the same events on the corpus and on altered lines.
+
+    def common_assistant(self, record: dict, uid: Any) -> tuple[Any, Any, dict] | None:
+        """``(message id, usage, event)`` of an assistant line of one text,
+        thinking or tool_use block, as :meth:`assistant_events` makes them;
+        None for any other line.  ``uid`` is the line's ``uuid`` as the
+        loop read it (None when absent)."""
+        message = record.get("message")
+        if type(message) is not dict:
+            return None
+        content = message.get("content")
+        if type(content) is not list or len(content) != 1:
+            return None
+        block = content[0]
+        if type(block) is not dict:
+            return None
+        btype = block.get("type")
+        if btype != "text" and btype != "tool_use" and btype != "thinking":
+            return None
+        stamp = record.get("timestamp")
+        if type(stamp) is not str or not stamp:
+            stamp = None
+        if type(uid) is not str or not uid:
+            uid = None
+        parent = record.get("parentUuid")
+        parent = self.alias.get(parent, parent) if type(parent) is str else None
+        meta = {"kind": btype, **self.base_meta(record)} if record.get("isSidechain") is True else {"kind": btype}
+        model = message.get("model")
+        if type(model) is str and model:
+            meta["model"] = model
+        msg_id = message.get("id")
+        if type(msg_id) is not str:
+            msg_id = None
+        elif msg_id:
+            meta["messageId"] = msg_id
+        request = record.get("requestId")
+        if type(request) is str and request:
+            meta["requestId"] = request
+        if record.get("isApiErrorMessage") is True:
+            meta["apiError"] = True
+        if btype == "tool_use":
+            name = block.get("name")
+            if type(name) is not str or not name:
+                name = "tool"
+            call_id = block.get("id")
+            tool_input = block.get("input")
+            if type(tool_input) is not dict:
+                tool_input = {} if tool_input is None else {"input": tool_input}
+            event = {"type": "message", "role": "tool", "text": tool_label(name, tool_input)}
+            if stamp is not None:
+                event["timestamp"] = stamp
+            if uid is not None:
+                event["id"] = uid
+            if parent is not None:
+                event["parentId"] = parent
+            event["toolName"] = name
+            if type(call_id) is str and call_id:
+                event["toolCallId"] = call_id
+            event["toolInput"] = tool_input
+            event["meta"] = meta
+            return msg_id, message.get("usage"), event
+        if btype == "text":
+            text = block.get("text")
+        else:
+            signature = block.get("signature")
+            if type(signature) is str and signature:
+                meta["signature"] = signature
+            text = block.get("thinking")
+        if type(text) is not str:
+            text = content_text(text)
+        if stamp is not None and uid is not None and parent is not None:
+            event = {"type": "message", "role": "assistant", "text": text, "timestamp": stamp, "id": uid, "parentId": parent, "meta": meta}
+        else:
+            event = {"type": "message", "role": "assistant", "text": text}
+            if stamp is not None:
+                event["timestamp"] = stamp
+            if uid is not None:
+                event["id"] = uid
+            if parent is not None:
+                event["parentId"] = parent
+            event["meta"] = meta
+        return msg_id, message.get("usage"), event
+
+    def common_tool_result(self, record: dict, uid: Any) -> dict | None:
+        """The event of a user line of one tool result, as
+        :meth:`user_events` makes it; None for any other line.  ``uid``: as
+        for :meth:`common_assistant`."""
+        message = record.get("message")
+        content = message.get("content") if type(message) is dict else None
+        if type(content) is not list or len(content) != 1:
+            return None
+        block = content[0]
+        if type(block) is not dict or block.get("type") != "tool_result":
+            return None
+        stamp = record.get("timestamp")
+        if type(stamp) is not str or not stamp:
+            stamp = None
+        if type(uid) is not str or not uid:
+            uid = None
+        parent = record.get("parentUuid")
+        parent = self.alias.get(parent, parent) if type(parent) is str else None
+        text = block.get("content")
+        if type(text) is not str:
+            base = self.base_meta(record) if record.get("isSidechain") is True else {}
+            return self.tool_result(record, block, stamp, uid, parent, base, 0)
+        meta = {"kind": "tool_result", **self.base_meta(record)} if record.get("isSidechain") is True else {"kind": "tool_result"}
+        call_id = block.get("tool_use_id")
+        if type(call_id) is not str or not call_id:
+            call_id = None
+        tur = record.get("toolUseResult")
+        agent = tur.get("agentId") if type(tur) is dict else None
+        if type(agent) is not str or not agent:
+            agent = None
+            # See tool_result: the one-character search first.
+            if "I" in text and "agentId: " in text:
+                found = _AGENT_ID_IN_TEXT.search(text)
+                agent = found.group(1) if found else None
+        if agent:
+            meta["spawnedAgentId"] = agent
+            if call_id:
+                self.result.agent_calls.setdefault(agent, call_id)
+        event = {"type": "message", "role": "tool", "text": text}
+        if stamp is not None:
+            event["timestamp"] = stamp
+        if uid is not None:
+            event["id"] = uid
+        if parent is not None:
+            event["parentId"] = parent
+        if call_id is not None:
+            event["toolCallId"] = call_id
+        is_error = block.get("is_error")
+        if type(is_error) is bool:
+            event["isError"] = is_error
+        event["meta"] = meta
         return event
 
     def assistant_events(self, record: dict) -> tuple[Any, Any, list[dict]]:

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import MAX_DEPTH, iter_lines, line_too_deep, opening_brackets, parse_line, refuse_deep_line, value_too_deep
+from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, iter_lines, line_too_deep, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.claude_code.content import attachment_text, content_text
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
@@ -236,7 +236,12 @@ class _Transcript(MessageBuilder):
         # bytes, as the line reader would; one the census decodes its own
         # way is tested by the line reader.
         check_depth = source is None and partial_record is None
-        for line_no, line, complete in iter_lines(stream, ctx, check_depth=not check_depth) if source is None else source:
+        # Without the line reader's depth test, lines are cut out of one
+        # buffer (see jsonl.iter_block_lines): one copy of a line's bytes
+        # instead of a readline's and a strip's.
+        if source is None:
+            source = iter_block_lines(stream, ctx) if check_depth else iter_lines(stream, ctx)
+        for line_no, line, complete in source:
             lines += 1
             if line.startswith(_PREFIX_HEAD):
                 close = line.find(b'"', 9, _NAME_END)
@@ -250,10 +255,11 @@ class _Transcript(MessageBuilder):
                     continue
             elif self.session_sent and line.startswith(_PROGRESS_HEAD):
                 # The type test (see _progress_link) is written out here: most
-                # of these lines are messages and so cost no call.
-                at = line.find(b"{", 1, _PROGRESS_SCAN) + 1 - _PROGRESS_TYPE_LEN
-                link = _progress_link(line, at) if at > 0 and line.startswith(_PROGRESS_TYPE, at) else None
-                if link is not None:
+                # of these lines are messages and so cost no call.  The bytes
+                # up to the first "{" after the opening one end with the type
+                # (never at the line's start, which is _PROGRESS_HEAD).
+                brace = line.find(b"{", 1, _PROGRESS_SCAN) + 1
+                if line.endswith(_PROGRESS_TYPE, 0, brace) and (link := _progress_link(line, brace - _PROGRESS_TYPE_LEN)) is not None:
                     if check_depth and line_too_deep(line):
                         refuse_deep_line(line_no, ctx)
                         lines -= 1
@@ -262,9 +268,12 @@ class _Transcript(MessageBuilder):
                     self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
                     skipped["progress"] += 1
                     continue
-            record = partial_record(line) if partial_record is not None and self.session_sent else None
-            if record is False:
-                continue
+            if partial_record is not None and self.session_sent:
+                record = partial_record(line)
+                if record is False:
+                    continue
+            else:
+                record = None
             if record is None:
                 # parse_line starts with this same call; it is only needed (and
                 # called) to report a line orjson cannot read.
@@ -277,7 +286,8 @@ class _Transcript(MessageBuilder):
                         continue
                     record = parse_line(line, line_no, complete, ctx)
                 else:
-                    if check_depth and (len(line) > _WALK_FROM or opening_brackets(line) > MAX_DEPTH) and value_too_deep(record):
+                    # (opening_brackets written out: a call less per line)
+                    if check_depth and (len(line) > _WALK_FROM or len(line.translate(None, NOT_OPENERS)) > MAX_DEPTH) and value_too_deep(record):
                         refuse_deep_line(line_no, ctx)
                         lines -= 1
                         continue
@@ -293,28 +303,41 @@ class _Transcript(MessageBuilder):
             if type(rtype) is not str:
                 rtype = None
             out: list[dict] | tuple
-            if rtype == "assistant":
-                if self.repeated(record):
+            if rtype == "assistant" or rtype == "user":
+                # What repeated() tests, written out: every message line asks.
+                uid = record.get("uuid")
+                session = record.get("sessionId")
+                if uid is not None and uid == self.last_uuid and session != self.last_session:
+                    self.count_skip(f"{rtype} (repeated on resume)")
                     continue
+                self.last_uuid = uid
+                self.last_session = session
                 if not self.session_sent:
                     self.note_envelope(record)
-                msg_id, usage, events = self.assistant_events(record)
-                out = grouper.assistant(msg_id, usage, events)
-                messages += len(events)
-            elif rtype == "user":
-                if self.repeated(record):
-                    continue
-                if not self.session_sent:
-                    self.note_envelope(record)
-                events, prompt = self.user_events(record)
-                if not events:
-                    self.count_skip("user (empty)")
-                    self.remember_skipped(record)
-                    continue
-                if self.queued and events[0]["role"] == "user":
-                    self.delivered(events[0]["text"])
-                messages += len(events)
-                out = grouper.other(events, ends_turn=prompt)
+                if rtype == "assistant":
+                    common = self.common_assistant(record, uid)
+                    if common is not None:
+                        out = grouper.assistant_event(*common)
+                        messages += 1
+                    else:
+                        msg_id, usage, events = self.assistant_events(record)
+                        out = grouper.assistant(msg_id, usage, events)
+                        messages += len(events)
+                else:
+                    event = self.common_tool_result(record, uid)
+                    if event is not None:
+                        messages += 1
+                        out = grouper.other_event(event)
+                    else:
+                        events, prompt = self.user_events(record)
+                        if not events:
+                            self.count_skip("user (empty)")
+                            self.remember_skipped(record)
+                            continue
+                        if self.queued and events[0]["role"] == "user":
+                            self.delivered(events[0]["text"])
+                        messages += len(events)
+                        out = grouper.other(events, ends_turn=prompt)
             elif rtype in TITLE_TYPES:
                 self.take_title(record, rtype)
                 continue

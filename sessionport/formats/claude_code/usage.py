@@ -136,6 +136,34 @@ class UsageGrouper:
                 out = [*out, *self.close()]
         return out
 
+    def assistant_event(self, message_id: Any, raw_usage: Any, event: dict) -> list[dict] | tuple:
+        """:meth:`assistant` for a line of one event (most lines)."""
+        if message_id is None or message_id != self.open_id:
+            out: list[dict] | tuple = self.close()
+            self._open(message_id)
+        else:
+            out = ()
+        if type(raw_usage) is dict:
+            self.open_raw = raw_usage
+        self.last_event = event
+        held = self.held
+        held.append(event)
+        chars = self.held_chars = self.held_chars + len(event["text"])
+        if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
+            out = [*out, *self.close()]
+        return out
+
+    def other_event(self, event: dict) -> list[dict] | tuple:
+        """:meth:`other` for a line of one event that does not end a turn."""
+        held = self.held
+        if self.open_id is None and not held:
+            return [event]
+        held.append(event)
+        chars = self.held_chars = self.held_chars + len(event["text"])
+        if len(held) > MAX_HELD_EVENTS or chars > MAX_HELD_CHARS:
+            return self.close()
+        return ()
+
     def other(self, events: list[dict], ends_turn: bool = False) -> list[dict] | tuple:
         """Events of any other line (tool results, prompts, system lines)."""
         held = self.held
@@ -162,7 +190,22 @@ class UsageGrouper:
     def close(self) -> list[dict]:
         """Finish the open message: attach its usage, release held events."""
         raw = self.open_raw
-        final = shared_usage(raw) if raw is not None else self.open_usage
+        if raw is None:
+            final = self.open_usage
+        else:
+            # shared_usage written out for the usual counts (ints, none
+            # negative); anything else through it.
+            fresh = raw.get("input_tokens")
+            creation = raw.get("cache_creation_input_tokens")
+            read = raw.get("cache_read_input_tokens")
+            output = raw.get("output_tokens")
+            if (
+                type(fresh) is int and type(creation) is int and type(read) is int and type(output) is int
+                and fresh >= 0 and creation >= 0 and read >= 0 and output >= 0
+            ):
+                final = (fresh + creation + read, read, creation, output)
+            else:
+                final = shared_usage(raw)
         if final is not None:
             base = self.base
             if base is _ZERO:
