@@ -57,10 +57,18 @@ _PIECE = 1 << 20
 
 _MMAP_THRESHOLD = 1 << 20
 _allocator_tuned = False
+# An input that ends within this many bytes, or has no line this long, makes
+# no allocation of its own that glibc's mmap threshold governs (128 KiB until
+# a bigger block is freed): the readers tune the allocator only once they
+# have read more than this, or a line this long, before such a block is
+# made, so that a small conversion does not load ctypes for it.
+_SMALL_INPUT = 1 << 16
 
 
 def _keep_big_lines_off_the_heap() -> None:
-    """Fix glibc's mmap threshold at 1 MiB, once per process.
+    """Fix glibc's mmap threshold at 1 MiB, once per process, before the
+    first block of an input larger than ``_SMALL_INPUT`` or the first line
+    that long.
 
     glibc raises the threshold each time a large block is freed, so after the
     first lines of a few hundred KB, such lines are allocated on the heap,
@@ -189,11 +197,10 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext, *, check_depth: bool = True) 
     cheaper than a pass over the bytes of a long line); it may skip the
     check for a line it read in a shape that cannot nest that deep.
     """
-    if not _allocator_tuned:
-        _keep_big_lines_off_the_heap()
     limit = max_line_size(ctx)
     readline = stream.readline
     piece = min(_PIECE, limit + 1)  # a line longer than the limit never fits one piece
+    small = min(piece, _SMALL_INPUT)
     nul_warned = False
     line_no = 0
     first = True
@@ -202,10 +209,13 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext, *, check_depth: bool = True) 
         if not raw:
             return
         line_no += 1
-        if len(raw) == piece and raw[-1:] != b"\n":
-            raw = _long_line(raw, readline, limit, line_no, ctx)
-            if raw is None:
-                continue
+        if len(raw) >= small:
+            if not _allocator_tuned:
+                _keep_big_lines_off_the_heap()
+            if len(raw) == piece and raw[-1:] != b"\n":
+                raw = _long_line(raw, readline, limit, line_no, ctx)
+                if raw is None:
+                    continue
         if first:
             first = False
             if raw.startswith(BOM):
@@ -266,19 +276,22 @@ def iter_line_blocks(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[bytes
     refuses those of a block longer than the limit, and cleans the others
     with a :class:`LineCleaner` (or reads their bytes as they are).
     """
-    if not _allocator_tuned:
-        _keep_big_lines_off_the_heap()
     limit = max_line_size(ctx)
     first_piece = min(_PIECE, limit + 1)
     read = stream.read
     carry: list[bytes] = []  # the start of a line without its end yet
     carried = 0
+    taken = 0  # bytes read, until the allocator is tuned
     while True:
         data = read(BLOCK)
         if not data:
             if carried:
                 yield b"".join(carry), 0, carried
             return
+        if not _allocator_tuned:
+            taken += len(data)
+            if taken > _SMALL_INPUT:
+                _keep_big_lines_off_the_heap()
         start = 0
         if carry:
             cut = data.find(b"\n") + 1
@@ -386,8 +399,6 @@ def iter_block_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, 
     handed over without a reference kept here.  As with ``iter_lines``, a
     last line without its newline is where reading stops.
     """
-    if not _allocator_tuned:
-        _keep_big_lines_off_the_heap()
     cleaner = LineCleaner(ctx)
     limit = cleaner.limit
     strip = cleaner.strip
@@ -405,7 +416,12 @@ def iter_block_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, 
     into = view[:_FIRST_READ]
     while True:
         size = readinto(into) or 0
-        into = buffer
+        if into is not buffer:
+            into = buffer
+        elif size and not _allocator_tuned:
+            # More than the first read's _SMALL_INPUT bytes: the buffer
+            # holds no line yet copied out of it.
+            _keep_big_lines_off_the_heap()
         pos = 0
         if carry:
             cut = find(b"\n", 0, size) + 1 if size else 0

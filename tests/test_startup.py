@@ -198,3 +198,46 @@ def test_inspect_of_a_claude_code_session_imports_no_other_format(tmp_path):
                if m not in _sniff_modules() | packages and not m.startswith("sessionport.formats.claude_code.")]
     assert foreign == [], f"inspect of a Claude Code session imported {foreign}"
     assert "sessionport.formats.claude_code.writer" not in report["modules"]
+
+
+# Loaded only for what a small conversion never needs: ctypes tunes the
+# allocator for big inputs (sessionport.jsonl), msgspec decodes the
+# censuses of ``inspect``, the AgentScope parts beyond the session-json
+# sniffer serve its own reader and writer.
+NOT_FOR_A_SMALL_CONVERSION = ("ctypes", "msgspec", "sessionport.typed_decode", "sessionport.summary")
+
+
+@pytest.mark.parametrize("fixture", ["codex/rollout-envelope.jsonl", "claude-code/session.jsonl"])
+def test_a_small_conversion_loads_nothing_it_does_not_use(tmp_path, fixture):
+    driver = DRIVER.replace('m.startswith("sessionport")', 'm.startswith(("sessionport", "ctypes", "msgspec"))')
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run([sys.executable, "-c", driver, "convert", str(FIXTURES / fixture), "--to", "portable-jsonl", "-o", str(out)],
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes().startswith(b'{"type":"session"')
+    modules = orjson.loads(proc.stderr.rsplit(b"\nREPORT ", 1)[1])["modules"]
+    loaded = [m for m in modules if m.startswith(NOT_FOR_A_SMALL_CONVERSION)]
+    agentscope = [m for m in modules if m.startswith("sessionport.agentscope.") and m not in _sniff_modules()]
+    assert loaded == [] and agentscope == [], f"a small conversion imported {loaded + agentscope}"
+
+
+def test_a_big_input_still_fixes_the_allocator(tmp_path):
+    # Fixed before the first line of 64 KiB or more (what the threshold is
+    # fixed for, docs/performance.md); the block readers also once they
+    # have read more than 64 KiB, before the block they copy lines out of.
+    many = tmp_path / "many.jsonl"
+    many.write_bytes(b'{"type":"session","id":"s","source":"x","version":"sessionport/v1"}\n' + b'{"k":"%s"}\n' % (b"v" * 100) * 1000)
+    long_line = tmp_path / "long.jsonl"
+    long_line.write_bytes(b'{"k":"%s"}\n' % (b"v" * (1 << 17)))
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(b'{"k":"v"}\n' * 100)
+    probe = ("import io, sys\nfrom sessionport import jsonl\nfrom sessionport.context import ReadContext\n"
+             "path, how = sys.argv[1:]\nwith open(path, 'rb') as f:\n"
+             "    reader = jsonl.iter_lines if how == 'lines' else jsonl.iter_block_lines if how == 'block' else jsonl.iter_line_blocks\n"
+             "    for _ in reader(f, ReadContext()): pass\n"
+             "print(jsonl._allocator_tuned, 'ctypes' in sys.modules)")
+    for how in ("lines", "block", "blocks"):
+        seen = {p.name: subprocess.run([sys.executable, "-c", probe, str(p), how], capture_output=True, text=True, cwd=ROOT, timeout=60).stdout.split()
+                for p in (many, long_line, small)}
+        many_tuned = str(how != "lines")
+        assert seen == {"many.jsonl": [many_tuned] * 2, "long.jsonl": ["True", "True"], "small.jsonl": ["False", "False"]}, how
