@@ -10,7 +10,6 @@ flat however long the rollout is.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, OrderedDict
 from typing import Any
 
@@ -20,6 +19,7 @@ from sessionport import media
 
 from sessionport.model import message_event
 from sessionport.model import human_size
+from sessionport.lazy import lazy
 
 # Harness-injected context that Codex writes as user (or developer) messages.
 INJECTED_PREFIXES = (
@@ -45,7 +45,7 @@ INJECTED_PREFIXES = (
     "<recommended_plugins>",
 )
 
-_EXIT_CODE = re.compile(r"(?:^Exit code: |\nProcess exited with code )(-?\d+)")
+_EXIT_CODE = lazy(r"(?:^Exit code: |\nProcess exited with code )(-?\d+)")
 TOOL_TEXT_LIMIT = 300
 # A tuple, not a set: a malformed part's type may be unhashable.
 _TEXT_PARTS = ("input_text", "output_text", "text", "summary_text", "reasoning_text")

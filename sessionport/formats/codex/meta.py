@@ -3,14 +3,14 @@ and the clues a rollout gives about where and when it ran."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
 from sessionport.formats.codex.items import content_text
+from sessionport.lazy import lazy
 
-_CWD = re.compile(r"<cwd>([^<\n]+)</cwd>")
-_CREDENTIALS = re.compile(r"(://)[^/@\s]+@")
+_CWD = lazy(r"<cwd>([^<\n]+)</cwd>")
+_CREDENTIALS = lazy(r"(://)[^/@\s]+@")
 
 
 def seconds(timestamp: Any) -> float | None:

@@ -18,7 +18,6 @@ Bounded look-ahead, and only where the format demands it:
 
 from __future__ import annotations
 
-import re
 from collections import Counter, OrderedDict, deque
 from typing import Any, BinaryIO, Iterator
 
@@ -32,6 +31,7 @@ from sessionport.model import human_size
 from sessionport.formats.codex.meta import find_cwd, is_header, meta_metadata, seconds
 from sessionport.formats.codex.usage import TokenTotals
 from sessionport.formats.codex.items import _HANDLERS
+from sessionport.lazy import lazy
 
 # sessionport.formats.codex.typed, imported on first use (with msgspec, which
 # costs a small rollout more to import than the typed decode saves it).
@@ -62,9 +62,9 @@ PRELUDE_LIMIT = 16
 COPY_BURST_GAP = 1.0
 # A paginated sub-agent rollout (0.15x) names the first ordinal that is its
 # own (``subagent_history_start_ordinal``): below it, the copy.
-_ORDINAL = re.compile(rb'\{"timestamp":"[^"]*","ordinal":(\d+),')
+_ORDINAL = lazy(rb'\{"timestamp":"[^"]*","ordinal":(\d+),')
 
-_HEAD = re.compile(rb'\{"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{(?:"type":"([a-z_]+)")?')
+_HEAD = lazy(rb'\{"timestamp":"([^"]*)",(?:"ordinal":\d+,)?"type":"([a-z_]+)","payload":\{(?:"type":"([a-z_]+)")?')
 USED_EVENTS = frozenset((
     b"user_message", b"token_count", b"thread_rolled_back",
     # the only trace of a call when no response item records it
@@ -107,14 +107,14 @@ _ITEM_HEAD = b'","type":"response_item","payload":{"type":"'
 # needs two bytes a level, and orjson refuses for depth (too_deep's other
 # answer) only far deeper.
 _SHALLOW = 2 * MAX_DEPTH + 2
-_CALL_ID = re.compile(rb'"call_id":"([^"\\]{1,200})"')
+_CALL_ID = lazy(rb'"call_id":"([^"\\]{1,200})"')
 # Shell results held (call id -> event) until the call's output item shows
 # they are mirrors; at most this many.
 EXEC_HOLD = 256
 # How far (in lines) a web_search_end and its web_search_call item may be apart.
 SEARCH_SPAN = 64
-_TOTAL = re.compile(rb'"total_token_usage":\{[^{}]*?"total_tokens":(\d+)')
-_MODEL = re.compile(rb'"model":"([^"]*)"')
+_TOTAL = lazy(rb'"total_token_usage":\{[^{}]*?"total_tokens":(\d+)')
+_MODEL = lazy(rb'"model":"([^"]*)"')
 
 
 class RolloutReader:
