@@ -276,6 +276,14 @@ class ChunkedWriter:
         if self.size > self.chunk:
             self.flush()
 
+    def emit_all(self, pieces: list[str]) -> None:
+        """:meth:`emit` of each piece in turn, in one step (a tool call and
+        its result come in half a dozen pieces)."""
+        self.parts.extend(pieces)
+        self.size += sum(map(len, pieces))
+        if self.size > self.chunk:
+            self.flush()
+
     def flush(self) -> None:
         parts = self.parts
         if parts:
