@@ -27,7 +27,6 @@ from sessionport.render.session import (
     extra_metadata,
     format_time,
     header_facts,
-    message_parts,
     feed,
     parent_call,
     spawned_agent,
@@ -35,13 +34,14 @@ from sessionport.render.session import (
     session_title,
     turn_label_of,
     _TURN_LABELS,
+    _utc_seconds,
 )
 from sessionport.render.text import ChunkedWriter, count_lines, fence_for, trim_lines
 from sessionport.render.tools import view_tool_call
-from sessionport.render.markdown_blocks import clean, code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
+from sessionport.render.markdown_blocks import _SPAN_WORK, clean, code_span, command_markdown, details, fenced, inline, message_markdown, summary_text
 from sessionport.render.commands import is_caveat, parse_command
 from sessionport.render.text import plain_label
-from sessionport.render.pairing import PendingCalls
+from sessionport.render.pairing import PendingCalls, Unit
 from sessionport.render.markdown_frontmatter import front_matter, iso_date, tag
 from sessionport.io import spool_file
 from sessionport.model import session_event
@@ -66,8 +66,12 @@ class _TocEntry:
 
 
 class MarkdownWriter:
-    def __init__(self, emit: Callable[[str], None], options: RenderOptions) -> None:
+    def __init__(self, emit: Callable[[str], None], options: RenderOptions, emit_all: Callable[[list[str]], None] | None = None) -> None:
         self.emit = emit
+        # pieces written in one step (ChunkedWriter.emit_all), else one by one
+        self.emit_all = emit_all if emit_all is not None else (lambda pieces: [emit(piece) for piece in pieces] and None)
+        self.turn_heads: dict[str, str] = {}  # turn label -> "## label" as written
+        self.call_heads: dict[str, str] = {}  # tool name -> "**Tool call:** `name`"
         self.options = options
         self.toc: list[_TocEntry] = []
         self.tracker: SessionTracker | None = None
@@ -147,7 +151,17 @@ class MarkdownWriter:
         if tracker is None:
             self.start(session_event("unknown"))
             tracker = self.tracker
-        meta, kind, text = message_parts(message)
+        # message_parts, inlined: this runs for every message
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta, kind = None, "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
         shown = self.show_all or self.options.shows(message)
         tracker.see(message, shown, meta)
         if not shown:
@@ -174,9 +188,16 @@ class MarkdownWriter:
         head = ""
         if label != self.turn:
             self.turn = label
+            heading = self.turn_heads.get(label)
+            if heading is None:
+                heading = self.turn_heads[label] = f"## {inline(label)}"
             stamp = message.get("timestamp")
-            when = format_time(stamp) if stamp is not None else ""
-            head = f"## {inline(label)}" + (f" · {inline(when)}" if when else "") + "\n\n"
+            plain = _utc_seconds(stamp) if stamp.__class__ is str else None
+            if plain is not None:  # digits, "-", ":" and spaces: inline() leaves it as it is
+                head = f"{heading} · {plain} UTC\n\n"
+            else:
+                when = format_time(stamp) if stamp is not None else ""
+                head = heading + (f" · {inline(when)}" if when else "") + "\n\n"
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
             call = self._tool_call(message, text)
             call[0] = head + call[0]
@@ -190,12 +211,27 @@ class MarkdownWriter:
                 result.append(f"[Subagent session ↓](#{agent})\n\n")
             elif agent:
                 result.append(f"*Subagent {code_span(str(meta['spawnedAgentId']))}: its session is not in this document*\n\n")
-            if not self.pending.result(message.get("toolCallId"), result, sum(map(len, result))):
-                self.pending.text(head + "".join(result))
+            pending, call_id = self.pending, message.get("toolCallId")
+            queue = pending.queue
+            unit = queue[0] if len(queue) == 1 else None
+            if unit.__class__ is Unit and unit.key == call_id and call_id.__class__ is str and unit.call.__class__ is list and pending.waiting.get(call_id) is unit:
+                # the usual case, the result right after its call and nothing
+                # else held: what pending.result and _write_unit do for it
+                del pending.waiting[call_id]
+                queue.clear()
+                pending.chars -= unit.size
+                self.emit_all(unit.call + result)
+            elif not pending.result(call_id, result, sum(map(len, result))):
+                pending.text(head + "".join(result))
         elif command is not None:
             self._command(command, head)
         elif kind == "thinking":
-            self.pending.text(head + details("Thinking", message_markdown(text)) + "\n")
+            # details("Thinking", ...) + "\n", written at once unless calls wait
+            block = f"{head}<details>\n<summary>Thinking</summary>\n\n{message_markdown(text).rstrip()}\n\n</details>\n\n"
+            if self.pending.queue:
+                self.pending.text(block)
+            else:
+                self.emit(block)
         elif kind in ("summary", "compaction"):
             self.pending.text(head + details(summary_text(kind.capitalize()), message_markdown(text)) + "\n")
         elif role == "system":
@@ -206,7 +242,11 @@ class MarkdownWriter:
                 self.pending.flush()  # a new prompt: calls still waiting are not answered any more
                 head = self._prompt_anchor(text) + head
             images = self._images(message) if "media" in message else ""
-            self.pending.text(head + (message_markdown(text) if has_text else "*(empty message)*") + "\n\n" + images)
+            block = head + (message_markdown(text) if has_text else "*(empty message)*") + "\n\n" + images
+            if self.pending.queue:
+                self.pending.text(block)
+            else:
+                self.emit(block)
 
     def _prompt_anchor(self, text: str) -> str:
         """An anchor for the prompts list written after the session."""
@@ -249,22 +289,23 @@ class MarkdownWriter:
             output = unit.result
             self.emit(head + command_markdown(command, output))
             return
-        emit = self.emit
-        for piece in unit.call:
-            emit(piece)
-        if unit.result is not None:
-            for piece in unit.result:
-                emit(piece)
+        self.emit_all(unit.call if unit.result is None else unit.call + unit.result)
 
     def _tool_call(self, message: dict, text: str) -> list[str]:
         """The call as pieces, its input (a command, a diff, JSON) a piece of
         its own, as for results (see :meth:`_tool_result`)."""
-        view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
-        head = f"**Tool call:** {code_span(str(message.get('toolName') or 'tool'))}"
+        name = message.get("toolName")
+        view = view_tool_call(name, message.get("toolInput"), text)
+        head = self.call_heads.get(name) if name.__class__ is str else None
+        if head is None:
+            head = f"**Tool call:** {code_span(str(name or 'tool'))}"
+            if name.__class__ is str and len(self.call_heads) < 256:
+                self.call_heads[name] = head
         if view.summary and view.kind in ("diff", "markdown"):
             head += f" · {inline(view.summary)}"
-        if message.get("toolCallId") is not None:
-            head += f" · {code_span(str(message['toolCallId']))}"
+        call_id = message.get("toolCallId")
+        if call_id is not None:
+            head += f" · `{call_id}`" if call_id.__class__ is str and call_id and _SPAN_WORK(call_id) is None else f" · {code_span(str(call_id))}"
         if view.kind == "read":
             detail = f" ({inline(view.detail)})" if view.detail else ""
             return [f"{head}\n\nRead {code_span(view.body)}{detail}\n\n"]
@@ -295,10 +336,13 @@ class MarkdownWriter:
         lines = body.count("\n") + 1 if body else 0  # count_lines, inlined
         body = clean(body)
         fence = fence_for(body)
-        if lines > LONG_OUTPUT_LINES:
-            return [f"<details>\n<summary>{summary_text(label)} · {lines:,} lines</summary>\n\n{fence}text\n", body, f"\n{fence}\n\n</details>\n{after}"]
+        if lines > LONG_OUTPUT_LINES:  # the label is plain text: summary_text(label) is the label
+            return [f"<details>\n<summary>{label} · {lines:,} lines</summary>\n\n{fence}text\n", body, f"\n{fence}\n\n</details>\n{after}"]
         call_id = message.get("toolCallId")
-        head = f"**{label}:** {code_span(str(call_id))}" if call_id is not None else f"**{label}:**"
+        if call_id.__class__ is str and call_id and _SPAN_WORK(call_id) is None:  # code_span, inlined
+            head = f"**{label}:** `{call_id}`"
+        else:
+            head = f"**{label}:** {code_span(str(call_id))}" if call_id is not None else f"**{label}:**"
         return [f"{head}\n\n{fence}text\n", body, f"\n{fence}\n{after}"]
 
     def _command(self, command, head: str) -> None:
@@ -365,7 +409,7 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     options = RenderOptions.from_options(ctx.options)
     with spool_file(SPOOL_MEMORY) as spool:
         body = ChunkedWriter(spool, BODY_CHUNK)
-        writer = MarkdownWriter(body.emit, options)
+        writer = MarkdownWriter(body.emit, options, body.emit_all)
         if options.image_dir is not None:
             writer.image_dir, writer.image_link = image_directory(options.image_dir, ctx.name)
         feed(events, writer)

@@ -108,7 +108,7 @@ def message_markdown(text: str) -> str:
     # no fence can open: one prose segment (a fence character is looked
     # for first: memchr, several times faster than a search for the run)
     if ("`" not in text or "```" not in text) and ("~" not in text or "~~~" not in text):
-        out = _prose(text)
+        out = _neutralise(text) if "`" not in text else _prose(text)  # _prose's own first test, without its call
     else:
         out = _with_fences(text)
     if _needs_check(out) and not safe_markdown(out):

@@ -276,12 +276,21 @@ class ChunkedWriter:
         if self.size > self.chunk:
             self.flush()
 
+    def emit_all(self, pieces: list[str]) -> None:
+        """:meth:`emit` of each piece in turn, in one step (a tool call and
+        its result come in half a dozen pieces)."""
+        self.parts.extend(pieces)
+        self.size += sum(map(len, pieces))
+        if self.size > self.chunk:
+            self.flush()
+
     def flush(self) -> None:
         parts = self.parts
         if parts:
-            text = "".join(parts)
-            if text.isascii():
-                data = text.encode("utf-8", "replace")
+            # str.isascii reads a flag: testing the pieces costs less than
+            # joining a chunk that is then not used
+            if all(map(str.isascii, parts)):
+                data = "".join(parts).encode("utf-8", "replace")
             else:
                 # UTF-8 encoding copies ASCII text at memory speed but takes
                 # a step per character for the rest (30 times slower), and

@@ -162,6 +162,20 @@ def test_parallel_calls_get_their_results_out_of_order():
     assert "**Result (error):** `B`" in text
 
 
+def test_a_result_right_after_its_call_reads_as_one_held_behind_another():
+    """A call answered at once is written in one step; the same call and
+    result held behind an earlier waiting call go through the queue: the
+    unit reads the same either way, its headings made once per tool name."""
+    at = {"timestamp": "2025-06-01T09:00:04.123Z"}
+    direct = md([session_event("t"), message_event("user", "go", **at), call("A"), result("A", "out A"), call("B"), result("B", "out B")])
+    held = md([session_event("t"), message_event("user", "go", **at), call("Z"), call("A"), result("A", "out A"), call("B"), result("B", "out B"), result("Z", "out Z")])
+    unit = "**Tool call:** `Bash` · `A`\n\n```sh\necho A\n```\n\n**Result:** `A`\n\n```text\nout A\n```\n\n"
+    assert unit in direct and unit in held
+    assert direct.index("out A") < direct.index("echo B")
+    assert held.index("out Z") < held.index("echo A")  # Z's unit first, in the order of the calls
+    assert "## User · 2025-06-01 09:00:04 UTC\n\n" in direct
+
+
 def test_unmatched_calls_and_results_stay_visible():
     events = [session_event("t"), call("lonely"), result("nobody", "orphan output"), message_event("assistant", "after")]
     page = html(events)

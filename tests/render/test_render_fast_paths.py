@@ -97,8 +97,14 @@ def test_chunked_writer_bytes_are_the_whole_text_encoded(seed: int) -> None:
         parts = [rng.choice(pieces) for _ in range(rng.randint(0, 40))]
         out = io.BytesIO()
         writer = ChunkedWriter(out, rng.choice((1, 64, 1 << 16)))
-        for part in parts:
-            writer.emit(part)
+        i = 0
+        while i < len(parts):  # pieces one by one and several in one step
+            step = rng.randint(1, 5)
+            if step == 1:
+                writer.emit(parts[i])
+            else:
+                writer.emit_all(parts[i : i + step])
+            i += step
         writer.flush()
         assert out.getvalue() == "".join(parts).encode("utf-8", "replace")
 
