@@ -145,3 +145,36 @@ def test_inspect_reports_a_bad_input_and_goes_on(tmp_path):
     assert converting.returncode == 1 and b"2 of 3 input(s) converted, 1 failed" in converting.stderr
     single = run_cli("inspect", folder / "b.json")
     assert single.returncode == 1 and b"b.json" in single.stderr and not single.stdout
+
+
+_SECOND_SIGNAL = """
+import os, signal, sys
+from sessionport.pipeline import batch, signals
+if sys.argv[1] == "parent":
+    signals.raise_on_termination()
+else:
+    batch._worker_start()
+    batch._in_job = True
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    for _ in range(1000):
+        pass
+    print("not terminated")
+except signals.Terminated as exc:
+    handler = signal.getsignal(signal.SIGTERM)
+    # A second signal while cleaning up finds a handler that lets the
+    # clean-up go on (never SIG_IGN, which a signal already on its way
+    # turns into an OSError raised in the middle of the clean-up).
+    assert callable(handler) and handler is not signal.SIG_IGN, handler
+    os.kill(os.getpid(), signal.SIGTERM)
+    total = sum(range(100000))
+    print("cleaned up", exc.exit_code, total > 0)
+"""
+
+
+@pytest.mark.parametrize("process", ["parent", "worker"])
+def test_a_second_sigterm_while_cleaning_up_lets_the_clean_up_finish(process):
+    result = subprocess.run([sys.executable, "-c", _SECOND_SIGNAL, process], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "cleaned up 143 True"
+    assert result.stderr == ""

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
 from sessionport.pipeline import stream
-from sessionport.pipeline.signals import SIGNALS, Terminated
+from sessionport.pipeline.signals import SIGNALS, Terminated, ignore_later
 from sessionport.registry import LossCounter, get_registry
 
 StageFactory = Callable[[], Callable[[Iterable[dict]], Iterator[dict]]]
@@ -158,7 +158,7 @@ _in_job = False
 def _worker_signal(signum, frame) -> None:
     if not _in_job:  # idle, waiting for work: nothing to clean up
         os._exit(128 + signum)
-    signal.signal(signum, signal.SIG_IGN)
+    signal.signal(signum, ignore_later)
     raise Terminated(signum)
 
 

@@ -31,11 +31,21 @@ class Terminated(BaseException):
         return signal.Signals(self.signum).name
 
 
+def ignore_later(signum, frame) -> None:
+    """The handler after the first signal: the clean-up goes on.
+
+    A handler that does nothing rather than ``SIG_IGN``: a second signal
+    can land while the first one's handler is being replaced, and Python
+    then finds it pending with no handler to run, which it reports as an
+    ``OSError`` ("ignored due to race condition") raised wherever the
+    clean-up happens to be."""
+
+
 def _raise(signum, frame) -> None:
     # Once is enough: a second signal while cleaning up must not cut the
     # clean-up short.
     for sig in SIGNALS:
-        signal.signal(sig, signal.SIG_IGN)
+        signal.signal(sig, ignore_later)
     raise Terminated(signum)
 
 
