@@ -50,16 +50,24 @@ class FieldCheck:
         # A set's order follows the hash seed, so what is dropped is
         # dropped in the event's own key order: the warning reads the same
         # from run to run.
-        bad = [key for key in event.keys() & table.keys() if type(event[key]) is not table[key]]
+        bad = None
+        for key in event.keys() & table.keys():
+            if type(event[key]) is not table[key]:
+                bad = True
+                break
         if bad:
-            for key in [key for key in event if key in bad]:
+            for key in [key for key in event if key in table and type(event[key]) is not table[key]]:
                 self._drop(event, key, key, where)
         if table is _MESSAGE:
             meta = event.get("meta")
             if meta:
-                bad = [key for key in meta.keys() & _META_KEYS if type(meta[key]) is not _META[key]]
+                bad = None
+                for key in meta.keys() & _META_KEYS:
+                    if type(meta[key]) is not _META[key]:
+                        bad = True
+                        break
                 if bad:
-                    for key in [key for key in meta if key in bad]:
+                    for key in [key for key in meta if key in _META_KEYS and type(meta[key]) is not _META[key]]:
                         self._drop(meta, key, f"meta.{key}", where)
         return event
 
