@@ -221,6 +221,25 @@ def test_a_small_conversion_loads_nothing_it_does_not_use(tmp_path, fixture):
     assert loaded == [] and agentscope == [], f"a small conversion imported {loaded + agentscope}"
 
 
+def test_filter_loads_no_detector_of_redact(tmp_path):
+    # Every stage command is built from the registry's stages, redact's
+    # included: its detectors (RE2, compiled sets) load only for a run
+    # that redacts.
+    driver = DRIVER.replace('m.startswith("sessionport")', 'm.startswith(("sessionport", "re2"))')
+    source = FIXTURES / "portable-jsonl" / "session.jsonl"
+    out = tmp_path / "out.jsonl"
+    proc = subprocess.run([sys.executable, "-c", driver, "filter", str(source), "--role", "user", "-o", str(out)],
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert b'"role":"user"' in out.read_bytes()
+    modules = orjson.loads(proc.stderr.rsplit(b"\nREPORT ", 1)[1])["modules"]
+    assert [m for m in modules if m.startswith(("re2", "sessionport.redaction"))] == []
+    redacted = subprocess.run([sys.executable, "-c", driver, "redact", str(source), "-o", str(tmp_path / "r.jsonl")],
+                              capture_output=True, cwd=ROOT, timeout=60)
+    assert redacted.returncode == 0, redacted.stderr
+    assert "sessionport.redaction.engine" in orjson.loads(redacted.stderr.rsplit(b"\nREPORT ", 1)[1])["modules"]
+
+
 def test_a_big_input_still_fixes_the_allocator(tmp_path):
     # Fixed before the first line of 64 KiB or more (what the threshold is
     # fixed for, docs/performance.md); the block readers also once they

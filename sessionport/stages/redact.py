@@ -18,13 +18,15 @@ import re
 import sys
 from collections import Counter
 from itertools import islice
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import click
 
 from sessionport.errors import SessionportError, UsageError
-from sessionport.redaction import Redactor
 from sessionport.registry import Stage
+
+if TYPE_CHECKING:
+    from sessionport.redaction import Redactor
 
 # Message fields that are identifiers or enumerations, never free text.
 _MESSAGE_KEEP = frozenset(("type", "role", "timestamp", "id", "parentId", "toolName", "toolCallId", "isError"))
@@ -289,6 +291,10 @@ def build(
                 raise UsageError(f"{flag} {value!r}: invalid regular expression ({exc})") from None
 
     def stage(events: Iterable[dict]) -> Iterator[dict]:
+        # The detectors (RE2 and its compiled sets) load when a run redacts:
+        # every stage command is built from this module, filter's too.
+        from sessionport.redaction import Redactor
+
         redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
         redact = event_redactor(redactor)
         if check:
@@ -339,6 +345,8 @@ def check_inputs(
     unreadable = 0
     for source in sources:
         name = "<stdin>" if source.spec == "-" else source.spec
+        from sessionport.redaction import Redactor
+
         redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
         log = FindingsLog(redactor, name)
         ctx = ReadContext(on_warning=(lambda message: None) if quiet else (lambda message: print(f"sessionport: warning: {message}", file=sys.stderr)))
