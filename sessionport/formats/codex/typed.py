@@ -239,9 +239,17 @@ def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
         meta["codexArguments"] = "value"
     if item.namespace is not None:
         meta["namespace"] = item.namespace
-    # ItemConverter._call, from its meta on; the same steps in
-    # custom_tool_call (one call a line fewer than a shared helper).
-    name = item.name or "unknown"
+    return _call(conv, item.name or "unknown", tool_input, timestamp, item, meta)
+
+
+def custom_tool_call(conv, item: CustomToolCall, timestamp: str) -> list[dict]:
+    raw = item.input
+    tool_input = {"input": raw if raw is not None else "null"}
+    return _call(conv, item.name or "unknown", tool_input, timestamp, item, {"kind": "tool_use", "codexType": "custom_tool_call"})
+
+
+def _call(conv, name: str, tool_input: dict, timestamp: str, item: Any, meta: dict) -> list[dict]:
+    """ItemConverter._call, from its ``meta`` (kind, codexType and extras) on."""
     if conv.model:
         meta["model"] = conv.model
     status = item.status
@@ -262,62 +270,13 @@ def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
     return [event]
 
 
-def custom_tool_call(conv, item: CustomToolCall, timestamp: str) -> list[dict]:
-    raw = item.input
-    tool_input = {"input": raw if raw is not None else "null"}
-    meta: dict[str, Any] = {"kind": "tool_use", "codexType": "custom_tool_call"}
-    name = item.name or "unknown"
-    if conv.model:
-        meta["model"] = conv.model
-    status = item.status
-    if status is not None and status != "completed":
-        meta["status"] = status
-    call_id = conv.open_call(item.call_id, name)
-    conv.counts["toolCalls"] += 1
-    event = {"type": "message", "role": "tool", "text": tool_text(name, tool_input), "timestamp": timestamp}
-    if item.id:
-        event["id"] = item.id
-    event["toolName"] = name
-    if call_id is not None:
-        event["toolCallId"] = call_id
-    event["toolInput"] = tool_input
-    event["meta"] = meta
-    return [event]
-
-
 def call_output(conv, item: FunctionCallOutput, timestamp: str) -> list[dict]:
     """ItemConverter._output of either output type (its ``codex_type``)."""
     call_id, name = conv.close_call(item.call_id)
     output = item.output
     meta = {"kind": "tool_result", "codexType": item.codex_type}
-    is_error = None
     if output is None:
-        text = ""
-    elif output.startswith("{"):
-        # output_result's branch for a string that starts with "{" (most
-        # outputs: Codex's {"output", "metadata"} written as a string),
-        # written out.  The value's types are orjson's own, so a class
-        # test is isinstance's answer (bool counts as an int there too).
-        try:
-            value = _loads(output)
-        except _JSONDecodeError:
-            value = None
-        if value.__class__ is dict and value.get("output").__class__ is str and len(value) == 1 + ("metadata" in value):
-            metadata = value.get("metadata")
-            if metadata.__class__ is dict:
-                code = metadata.get("exit_code")
-                if code.__class__ is int or code.__class__ is bool:
-                    meta["exitCode"] = code
-                    is_error = code != 0
-                duration = metadata.get("duration_seconds")
-                if duration.__class__ is float or duration.__class__ is int or duration.__class__ is bool:
-                    meta["durationSeconds"] = duration
-            meta["outputShape"] = "json"
-            text = value["output"]
-        else:
-            # Any other value is the plain string: it cannot start with
-            # the prefixes output_result reads an exit code after.
-            text = output
+        text, is_error = "", None
     else:
         text, is_error, meta = output_result(output, meta)
     if name is None and call_id is not None:
