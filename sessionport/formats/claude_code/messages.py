@@ -205,19 +205,7 @@ class MessageBuilder:
         parent = record.get("parentUuid")
         parent = self.alias.get(parent, parent) if type(parent) is str else None
         meta = {"kind": btype, **self.base_meta(record)} if record.get("isSidechain") is True else {"kind": btype}
-        model = message.get("model")
-        if type(model) is str and model:
-            meta["model"] = model
-        msg_id = message.get("id")
-        if type(msg_id) is not str:
-            msg_id = None
-        elif msg_id:
-            meta["messageId"] = msg_id
-        request = record.get("requestId")
-        if type(request) is str and request:
-            meta["requestId"] = request
-        if record.get("isApiErrorMessage") is True:
-            meta["apiError"] = True
+        msg_id = api_message_meta(message, record, meta)
         if btype == "tool_use":
             name = block.get("name")
             if type(name) is not str or not name:
@@ -320,19 +308,7 @@ class MessageBuilder:
             message = {}
         content = message.get("content")
         stamp, uid, parent, base = self.line_fields(record)
-        model = message.get("model")
-        if type(model) is str and model:
-            base["model"] = model
-        msg_id = message.get("id")
-        if type(msg_id) is not str:
-            msg_id = None
-        elif msg_id:
-            base["messageId"] = msg_id
-        request = record.get("requestId")
-        if type(request) is str and request:
-            base["requestId"] = request
-        if record.get("isApiErrorMessage") is True:
-            base["apiError"] = True
+        msg_id = api_message_meta(message, record, base)
         # Claude Code writes one block per line: no loop, no id suffix.
         if type(content) is list:
             if len(content) == 1:
@@ -467,3 +443,22 @@ def _assistant_text(text: Any, stamp: Any, mid: Any, parent: Any, meta: dict) ->
         parentId=parent,
         meta=meta,
     )
+
+
+def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
+    """Add an assistant line's model, message id, request id and API-error
+    flag to ``meta``; the message id (None when it is not a string)."""
+    model = message.get("model")
+    if type(model) is str and model:
+        meta["model"] = model
+    msg_id = message.get("id")
+    if type(msg_id) is not str:
+        msg_id = None
+    elif msg_id:
+        meta["messageId"] = msg_id
+    request = record.get("requestId")
+    if type(request) is str and request:
+        meta["requestId"] = request
+    if record.get("isApiErrorMessage") is True:
+        meta["apiError"] = True
+    return msg_id
