@@ -50,6 +50,9 @@ class ReadContext:
     # and its size when known (for progress).
     position: Callable[[], int] | None = None
     size: int | None = None
+    # Whether the stored file is compressed (its size then says little of
+    # how much there is to read).
+    compressed: bool = False
     # (what, type name) -> count, since the last report_unknown().
     unknown_counts: dict[tuple[str, str], int] = field(default_factory=dict)
     # Every unknown type of the whole run (what -> type -> count), for inspect.

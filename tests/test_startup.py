@@ -260,3 +260,33 @@ def test_a_big_input_still_fixes_the_allocator(tmp_path):
                 for p in (many, long_line, small)}
         many_tuned = str(how != "lines")
         assert seen == {"many.jsonl": [many_tuned] * 2, "long.jsonl": ["True", "True"], "small.jsonl": ["False", "False"]}, how
+
+
+@pytest.mark.parametrize("fixture", ["codex/rollout-envelope.jsonl", "claude-code/session.jsonl"])
+def test_inspect_of_a_small_file_reads_it_without_the_census(tmp_path, fixture):
+    # The censuses decode with msgspec, whose import costs a small file's
+    # inspect a tenth of its time; below summary.CENSUS_FROM the read is
+    # summarized instead (the same summaries: tests/formats/test_census.py).
+    driver = DRIVER.replace('m.startswith("sessionport")', 'm.startswith(("sessionport", "msgspec"))')
+    proc = subprocess.run([sys.executable, "-c", driver, "inspect", "--json", str(FIXTURES / fixture)],
+                          capture_output=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert orjson.loads(proc.stdout)["sessions"][0]["messages"] > 0
+    modules = orjson.loads(proc.stderr.rsplit(b"\nREPORT ", 1)[1])["modules"]
+    assert [m for m in modules if m.startswith(("msgspec", "sessionport.typed_decode")) or m.endswith(".census")] == []
+
+
+def test_inspect_of_a_compressed_small_file_takes_the_census(tmp_path):
+    # A compressed file's stored size says little of what it holds.
+    import gzip
+
+    packed = tmp_path / "rollout.jsonl.gz"
+    packed.write_bytes(gzip.compress((FIXTURES / "codex" / "rollout-envelope.jsonl").read_bytes()))
+    driver = DRIVER.replace('m.startswith("sessionport")', 'm.startswith(("sessionport", "msgspec"))')
+    proc = subprocess.run([sys.executable, "-c", driver, "inspect", "--json", str(packed)], capture_output=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    plain = subprocess.run([sys.executable, "-m", "sessionport", "inspect", "--json", str(FIXTURES / "codex" / "rollout-envelope.jsonl")],
+                           capture_output=True, cwd=ROOT, timeout=60)
+    assert orjson.loads(proc.stdout)["sessions"] == orjson.loads(plain.stdout)["sessions"]
+    modules = orjson.loads(proc.stderr.rsplit(b"\nREPORT ", 1)[1])["modules"]
+    assert "sessionport.formats.codex.census" in modules

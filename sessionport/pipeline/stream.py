@@ -54,7 +54,7 @@ def read(
     inp = open_input(source)
     ctx = context or ReadContext()
     ctx.name, ctx.path = inp.name, inp.path
-    ctx.position, ctx.size = inp.bytes_read, inp.size
+    ctx.position, ctx.size, ctx.compressed = inp.bytes_read, inp.size, inp.compression is not None
     ctx.strict, ctx.skip_bad = strict or ctx.strict, skip_bad or ctx.skip_bad
     if options:
         ctx.options.update(options)
