@@ -237,7 +237,9 @@ class Stage:
     both the stand-alone command and the in-process chain step from them.
     ``check(inputs, **options)``, when given, is what the stand-alone
     command runs under ``--check``: a report over every input that returns
-    the exit code, instead of a conversion.
+    the exit code, instead of a conversion.  ``reads_all``: the stage pulls
+    every event of its input, never stopping early, so a big input may be
+    read ahead in pieces by other processes (see pipeline/chunks.py).
     """
 
     name: str
@@ -246,6 +248,7 @@ class Stage:
     params: tuple[Any, ...] = ()
     help: str = ""
     check: Callable[..., int] | None = None
+    reads_all: bool = False
 
 
 class FormatInfo:

@@ -35,17 +35,17 @@ def _tiny(monkeypatch, chunk: str, warm_up: str) -> None:
     monkeypatch.setenv(chunks.WARM_UP_ENV, warm_up)
 
 
-def _convert(path, out, capsys, jobs: int, options: dict) -> tuple[bytes, str]:
-    run([str(path)], reading=Reading(options=dict(options)), sink=Sink("portable-jsonl", str(out)), jobs=jobs)
+def _convert(path, out, capsys, jobs: int, options: dict, to: str = "portable-jsonl", stages=()) -> tuple[bytes, str]:
+    run([str(path)], reading=Reading(options=dict(options)), sink=Sink(to, str(out)), jobs=jobs, stages=stages)
     err = capsys.readouterr().err
     return out.read_bytes(), err
 
 
-def _same_as_one_process(path, tmp_path, capsys, monkeypatch, options) -> tuple[int, int]:
+def _same_as_one_process(path, tmp_path, capsys, monkeypatch, options, to: str = "portable-jsonl", stages=()) -> tuple[int, int]:
     monkeypatch.delenv("SESSIONPORT_DEBUG", raising=False)
-    one, one_err = _convert(path, tmp_path / "one.jsonl", capsys, 1, options)
+    one, one_err = _convert(path, tmp_path / "one.out", capsys, 1, options, to, stages)
     monkeypatch.setenv("SESSIONPORT_DEBUG", "1")
-    many, many_err = _convert(path, tmp_path / "many.jsonl", capsys, 2, options)
+    many, many_err = _convert(path, tmp_path / "many.out", capsys, 2, options, to, stages)
     notes = [line for line in many_err.splitlines() if "debug:" in line]
     assert many == one, f"{path.name}: the output differs from one process's ({notes})"
     assert [line for line in many_err.splitlines() if "debug:" not in line] == one_err.splitlines()
@@ -60,6 +60,48 @@ def test_fixtures_cut_after_every_line_give_the_same_bytes(path, options, tmp_pa
     pieces, _ = _same_as_one_process(path, tmp_path, capsys, monkeypatch, options)
     lines = sum(1 for line in path.read_bytes().splitlines() if line.strip())
     assert pieces >= lines - 1, "a cut after every line"
+
+
+def _redact_stage():
+    from sessionport.pipeline.batch import stage_factory
+    from sessionport.registry import get_registry
+
+    return (stage_factory(get_registry().stage("redact").build, report=True),)
+
+
+# Writers that keep state from event to event, and a stage that reads the
+# whole stream: the workers write portable-jsonl, this process reads their
+# events back and writes (see pipeline/chunks.py).
+WRITTEN_HERE = {
+    "markdown": ("markdown", ()),
+    "html": ("html", ()),
+    "codex": ("codex", ()),
+    "claude-code": ("claude-code", ()),
+    "agentscope-trace": ("agentscope-trace", ()),
+    "redact": ("portable-jsonl", "redact"),
+    "redact-markdown": ("markdown", "redact"),
+}
+
+
+@pytest.mark.parametrize("output", WRITTEN_HERE, ids=list(WRITTEN_HERE))
+@pytest.mark.parametrize("path", CODEX_FIXTURES, ids=lambda p: p.name)
+def test_pieces_written_here_give_the_bytes_of_one_process(path, output, tmp_path, capsys, monkeypatch):
+    to, stage = WRITTEN_HERE[output]
+    _tiny(monkeypatch, "1", "0")
+    stages = _redact_stage() if stage else ()
+    pieces, _ = _same_as_one_process(path, tmp_path, capsys, monkeypatch, {}, to, stages)
+    lines = sum(1 for line in path.read_bytes().splitlines() if line.strip())
+    assert pieces >= lines - 1, "a cut after every line"
+
+
+@requires_corpus
+@pytest.mark.parametrize("output", ["markdown", "html", "redact"])
+@pytest.mark.parametrize("path", CODEX_CORPUS, ids=lambda p: p.name)
+def test_real_rollouts_written_here_give_the_bytes_of_one_process(path, output, tmp_path, capsys, monkeypatch):
+    to, stage = WRITTEN_HERE[output]
+    _tiny(monkeypatch, "3k", "2k")
+    pieces, _ = _same_as_one_process(path, tmp_path, capsys, monkeypatch, {}, to, _redact_stage() if stage else ())
+    assert pieces > 4
 
 
 @requires_corpus
@@ -163,6 +205,22 @@ def test_the_program_reads_a_big_rollout_in_worker_processes(generated, tmp_path
     assert (tmp_path / "out.jsonl").read_bytes() == one.stdout
 
 
+@pytest.mark.parametrize("args", [["convert", "--to", "html"], ["redact", "--to", "markdown", "--report"]], ids=["html", "redact"])
+def test_the_program_renders_what_worker_processes_read(args, generated, tmp_path):
+    env = {chunks.MIN_SIZE_ENV: "1M", chunks.CHUNK_SIZE_ENV: "256k", "SESSIONPORT_DEBUG": "1"}
+    command, *options = args
+    one = run_cli(command, generated, *options, "--jobs", "1")
+    many = run_cli(command, generated, *options, "--jobs", "2", env=env)
+    assert one.returncode == many.returncode == 0
+    assert many.stdout == one.stdout and len(one.stdout) > 100_000
+    notes = [line for line in many.stderr.decode().splitlines() if "debug:" in line]
+    assert [line for line in many.stderr.decode().splitlines() if "debug:" not in line] == one.stderr.decode().splitlines()
+    found = NOTE.search("\n".join(notes))
+    assert found and "which wrote their events" in notes[-1], notes
+    pieces, processes, again = map(int, found.groups())
+    assert pieces >= 10 and processes == 2 and again == 0
+
+
 def _one_process_note(*args, input=None, env=None):
     result = run_cli(*map(str, args), input=input, env={chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "1", "SESSIONPORT_DEBUG": "1", **(env or {})})
     return result, [line for line in result.stderr.decode().splitlines() if "debug:" in line]
@@ -174,8 +232,8 @@ def _one_process_note(*args, input=None, env=None):
         ("claude-code", "parentUuid"),
         ("stdin", "stdin"),
         ("gzip", "compressed"),
-        ("markdown", "markdown writer"),
-        ("selection", "a stage"),
+        ("filter", "a stage that may stop reading early"),
+        ("selection", "a stage that may stop reading early"),
         ("jobs-1", "--jobs 1"),
     ],
 )
@@ -183,6 +241,7 @@ def test_what_cannot_be_split_is_read_in_one_process(case, why, tmp_path):
     rollout = FIXTURES / "codex" / "rollout-envelope.jsonl"
     claude = next((FIXTURES / "claude-code").glob("*.jsonl"))
     args, stdin, path = ["--to", "portable-jsonl", "--jobs", "2"], None, rollout
+    command = "convert"
     if case == "claude-code":
         path = claude
     elif case == "stdin":
@@ -190,14 +249,15 @@ def test_what_cannot_be_split_is_read_in_one_process(case, why, tmp_path):
     elif case == "gzip":
         path = tmp_path / "rollout.jsonl.gz"
         path.write_bytes(gzip.compress(rollout.read_bytes()))
-    elif case == "markdown":
-        args = ["--to", "markdown", "--jobs", "2"]
+    elif case == "filter":
+        # --head stops reading once it has its messages: no read ahead.
+        command, args = "filter", ["--head", "2", "--to", "markdown", "--jobs", "2"]
     elif case == "selection":
         args = args + ["--title", "."]
     elif case == "jobs-1":
         args = ["--to", "portable-jsonl", "--jobs", "1"]
-    result, notes = _one_process_note("convert", path, *args, input=stdin)
-    plain = run_cli("convert", str(path), *args, input=stdin)
+    result, notes = _one_process_note(command, path, *args, input=stdin)
+    plain = run_cli(command, str(path), *args, input=stdin)
     assert result.returncode == plain.returncode
     assert result.stdout == plain.stdout
     assert len(notes) == 1 and "read in one process" in notes[0] and why in notes[0], notes
@@ -217,8 +277,9 @@ def test_a_bad_line_fails_at_its_line_as_in_one_process(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads the process tree from /proc")
+@pytest.mark.parametrize("to", ["portable-jsonl", "markdown"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, generated, tmp_path):
+def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, to, generated, tmp_path):
     target = tmp_path / "out.jsonl"
     target.write_text("previous")
     scratch = tmp_path / "tmp"
@@ -226,7 +287,7 @@ def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, generate
     env = dict(os.environ, TMPDIR=str(scratch), **{chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "8k"})
     env.pop("SESSIONPORT_DEBUG", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sessionport", "convert", str(generated), "--to", "portable-jsonl", "--jobs", "2", "-o", str(target)],
+        [sys.executable, "-m", "sessionport", "convert", str(generated), "--to", to, "--jobs", "2", "-o", str(target)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env, start_new_session=True,
     )
     wait_for(lambda: len(child_pids(proc.pid)) >= 2 and any(n.endswith(".part") for n in os.listdir(tmp_path)), "the workers and the .part file")

@@ -117,7 +117,7 @@ def report_option(f):
 def batch_options(f):
     """--jobs and --glob, for commands that take many inputs."""
     f = click.option("--glob", "globs", multiple=True, metavar="PATTERN", help="File names to pick up in directory inputs (repeatable; default: *.jsonl, *.json, *.jsonl.zst, ...).")(f)
-    f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: the number of cores): this many files at once, or the pieces of one big Codex rollout (64 MiB or more) converted to portable-jsonl; the output is the same as with --jobs 1.")(f)
+    f = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: the number of cores): this many files at once, or the pieces of one big Codex rollout (64 MiB or more), read in worker processes; the output is the same as with --jobs 1.")(f)
     return f
 
 

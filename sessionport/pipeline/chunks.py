@@ -10,19 +10,24 @@ Only where the output can be the very bytes one process writes:
   :mod:`sessionport.formats.codex.split`).  Claude Code's records form a
   tree by ``parentUuid`` (and ``--branch`` picks a path through it),
   documents are one JSON value: both are read in one process;
-- the writer keeps no state from one event to the next (portable-jsonl;
-  Markdown and HTML pair calls with results and write headers) and no stage
-  (``--session``, ``--title``, filter, redact) sees the stream;
 - the file holds no NUL bytes (the one warning about them belongs to the
   first place they are found).
 
-A progress bar (stderr a terminal) moves on as pieces are written.
+Each worker writes its piece's events to a temporary file.  When the writer
+keeps no state from one event to the next (portable-jsonl) and no stage sees
+the stream, those files are the output: the parent copies them in order.
+Otherwise (Markdown and HTML pair calls with results and write headers;
+``--session``, ``--title``, filter and redact see the whole stream) the
+pieces are written as portable-jsonl, and the parent reads their events back
+in order and runs them through the stages and the writer as one process
+would: the workers decode and normalise, the parent renders.
+
+A progress bar (stderr a terminal) moves on as pieces are taken.
 
 Anything else is read in one process as before, with a note on stderr when
-``SESSIONPORT_DEBUG`` is set.  Each worker writes its piece's output to a
-temporary file; the parent copies them to the output in order, so no
-process holds more than one piece's state.  On SIGINT or SIGTERM the
-workers end, the temporary files go, and ``-o`` is left as it was.
+``SESSIONPORT_DEBUG`` is set.  No process holds more than one piece's state.
+On SIGINT or SIGTERM the workers end, the temporary files go, and ``-o`` is
+left as it was.
 """
 
 from __future__ import annotations
@@ -107,9 +112,22 @@ def convert_in_pieces(source: Any, output: str | None, reading: Any, stages: Any
         if why is not None:
             debug(f"{spec}: read in one process: {why}")
             return False
-        return _Split(splitter, inp, importer, reading, sink, output, workers).run()
+        return _Split(splitter, inp, importer, reading, sink, output, workers, stages).run()
     finally:
         inp.close()
+
+
+def _reads_all(factory: Any) -> bool:
+    """Whether a stage factory (batch.stage_factory) builds a registered
+    stage that pulls its whole input (``Stage.reads_all``)."""
+    build = getattr(factory, "func", None)
+    return build is not None and any(stage.build is build and stage.reads_all for stage in get_registry().stages.values())
+
+
+def copies_pieces(stages: Any, sink: Any) -> bool:
+    """Whether the pieces' own output is the output (else the parent reads
+    their events back and writes them, see the module's doc)."""
+    return not stages and sink.format in STATELESS_WRITERS and not LossCounter(get_registry().exporter(sink.format)).losses
 
 
 def _detect(inp):
@@ -125,12 +143,8 @@ def _refusal(spec: str | None, reading: Any, stages: Any, sink: Any, workers: in
         return "stdin is read as one stream"
     if is_url(spec):
         return "a URL is read as one stream"
-    if stages:
-        return "a stage (--session, --title, filter, redact) sees the whole stream"
-    if sink.format not in STATELESS_WRITERS:
-        return f"the {sink.format} writer carries state from event to event; only {', '.join(sorted(STATELESS_WRITERS))} output is split"
-    if LossCounter(get_registry().exporter(sink.format)).losses:
-        return f"{sink.format} counts what it cannot carry over the whole stream"
+    if stages and not all(_reads_all(factory) for factory in stages):
+        return "a stage that may stop reading early (filter, --session, --title) sees the stream"
     path = spec[len("file://") :] if spec.startswith("file://") else spec
     try:
         size = os.stat(path).st_size
@@ -213,9 +227,11 @@ def _call(fn: Callable, *args: Any) -> Any:
 
 
 class _Split:
-    def __init__(self, splitter, inp, importer, reading, sink, output, workers: int) -> None:
+    def __init__(self, splitter, inp, importer, reading, sink, output, workers: int, stages: Any = ()) -> None:
         self.splitter, self.inp, self.importer = splitter, inp, importer
         self.reading, self.sink, self.output, self.workers = reading, sink, output, workers
+        self.stages = tuple(stages or ())
+        self.copy = copies_pieces(self.stages, sink)
 
     def run(self) -> bool:
         inp, reading = self.inp, self.reading
@@ -254,7 +270,7 @@ class _Split:
         def piece(index: int, window_line: int, start_line: int):
             return splitter.Piece(
                 index, inp.path, inp.name, starts[index], ends[index], windows[index], window_line, start_line,
-                os.path.join(scratch, f"{index:06d}.jsonl"), self.sink.format, reading.strict, reading.skip_bad,
+                os.path.join(scratch, f"{index:06d}.jsonl"), self.sink.format if self.copy else "portable-jsonl", reading.strict, reading.skip_bad,
                 dict(self.ctx.options),
             )
 
@@ -287,7 +303,6 @@ class _Split:
 
         submit_more(0)
         registry = get_registry()
-        exporter = registry.exporter(self.sink.format)
         inputs = [inp.name]
         if self.output is not None and self.output != "-":
             from sessionport.pipeline.targets import OutputGuard
@@ -298,7 +313,11 @@ class _Split:
         again = 0
         before = None
         bar = _bar(inp, size) if reading.progress else None
-        with open_output(self.output, inputs) as out, bar or contextlib.nullcontext():
+
+        def results():
+            """Each piece's result in order, its warnings shown; the
+            output of ``take(result)`` comes before the piece's error."""
+            nonlocal messages, again, before
             for index in range(len(pieces)):
                 submit_more(index)
                 result = futures.pop(index).result()
@@ -308,7 +327,7 @@ class _Split:
                     result = splitter.read_piece(splitter.resumed(pieces[index], before))
                 for message in result.warnings:
                     self.ctx.warn(message)
-                _copy(result.out, out)
+                yield result
                 _remove(result.out)
                 if result.error is not None:
                     splitter.raise_error(result.error)
@@ -317,14 +336,36 @@ class _Split:
                     bar.update(pieces[index].end - pieces[index].start)
                 messages += result.messages
                 before = result
+
+        def end_events():
             events = splitter.end_events(before.end_state, sums, self.ctx)
             if reading.format and not messages:
                 events = _forced(events, self.importer, inp, self.ctx, registry)
-            exporter.write(events, out, WriteContext(name=self.output or "<stdout>"))
+            return events
+
+        with bar or contextlib.nullcontext():
+            if self.copy:
+                with open_output(self.output, inputs) as out:
+                    for result in results():
+                        _copy(result.out, out)
+                    registry.exporter(self.sink.format).write(end_events(), out, WriteContext(name=self.output or "<stdout>"))
+            else:
+                from sessionport.pipeline import stream
+
+                def events():
+                    for result in results():
+                        yield from _events(result.out)
+                    yield from end_events()
+
+                stream.write(
+                    stream.apply_stages(events(), self.stages), self.output,
+                    format=self.sink.format, options=dict(self.sink.options), inputs=inputs,
+                )
         self.ctx.report_bad()
         debug(
             f"{inp.name}: read in {len(pieces)} pieces by {min(self.workers, len(pieces))} processes; {again} read again in order "
-            f"(the state they started from was not the one before them); this process: {time.process_time() - self.cpu:.2f} s CPU"
+            f"(the state they started from was not the one before them); this process"
+            f"{'' if self.copy else ' (which wrote their events)'}: {time.process_time() - self.cpu:.2f} s CPU"
         )
         return True
 
@@ -344,6 +385,17 @@ def _forced(events, importer, inp, ctx, registry):
     from sessionport.pipeline.stream import _forced as forced, _is_message
 
     return forced(events, _is_message, importer, inp, ctx, registry)
+
+
+def _events(path: str):
+    """The events a worker wrote (portable-jsonl, from the reader's own
+    events: one object per line, nothing to check again)."""
+    import orjson
+
+    loads = orjson.loads
+    with open(path, "rb", buffering=1 << 20) as written:
+        for line in written:
+            yield loads(line)
 
 
 def _copy(path: str, out) -> None:

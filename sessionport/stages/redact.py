@@ -382,6 +382,7 @@ STAGE = Stage(
     ),
     build=build,
     check=check_inputs,
+    reads_all=True,
     params=(
         click.Option(["--pattern"], multiple=True, metavar="REGEX", help="Also redact matches of REGEX (its group 's' or 1 if present) as 'custom' (repeatable)."),
         click.Option(["--allow"], multiple=True, metavar="REGEX", help="Keep findings whose text matches REGEX (repeatable)."),
