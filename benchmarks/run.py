@@ -90,8 +90,8 @@ def register(case: Case) -> Case:
 # -- sessionport --------------------------------------------------------------
 
 def _convert(to: str, jobs: int = 1) -> Callable[[Path], list[str]]:
-    # --jobs 1: one process, whatever the cores (a big rollout to
-    # portable-jsonl is otherwise read in pieces by every core)
+    # --jobs 1: one process, whatever the cores (a big rollout is
+    # otherwise read in pieces by every core)
     return lambda p: SP + ["convert", str(p), "--to", to, "-o", "/dev/null", "--jobs", str(jobs)]
 
 
@@ -107,8 +107,9 @@ register(Case("claude-code -> markdown", "claude-code", _convert("markdown")))
 register(Case("claude-code -> html", "claude-code", _convert("html")))
 register(Case("codex -> markdown", "codex", _convert("markdown")))
 register(Case("codex -> html", "codex", _convert("html")))
-register(Case("claude-code -> redact -> portable-jsonl", "claude-code", lambda p: SP + ["redact", str(p), "-o", "/dev/null"]))
-register(Case("codex -> redact -> portable-jsonl", "codex", lambda p: SP + ["redact", str(p), "-o", "/dev/null"]))
+register(Case("codex in pieces (--jobs 2) -> html", "codex", _convert("html", jobs=2), instructions=False, notes="wall against the --jobs 1 case: the workers read, this process renders"))
+register(Case("claude-code -> redact -> portable-jsonl", "claude-code", lambda p: SP + ["redact", str(p), "-o", "/dev/null", "--jobs", "1"]))
+register(Case("codex -> redact -> portable-jsonl", "codex", lambda p: SP + ["redact", str(p), "-o", "/dev/null", "--jobs", "1"]))
 register(Case("3-process pipe: convert | filter | to markdown", "claude-code", _pipe))
 register(Case("one process: chain filter to markdown", "claude-code", lambda p: SP + ["chain", "-i", str(p), "filter", "--role", "user", "--role", "assistant", "to", "markdown", "-o", "/dev/null"]))
 register(Case("inspect codex", "codex", lambda p: SP + ["inspect", "--json", str(p)]))
@@ -348,6 +349,7 @@ def comparisons(by: dict[str, dict]) -> dict:
             instr = f", {r['instructions_ratio']:.2f}x instructions" if "instructions_ratio" in r else ""
             print(f"{case} / floor: {r['ratio']:.2f}x wall, {r['cpu_ratio']:.2f}x CPU{instr} (target <= {target})")
     both("codex in pieces (--jobs 2) -> portable-jsonl", "codex -> portable-jsonl", "codex: one file in pieces, --jobs 2 / --jobs 1", "target <= 0.75 wall with both cores free", "codex_pieces")
+    both("codex in pieces (--jobs 2) -> html", "codex -> html", "codex -> html: one file in pieces, --jobs 2 / --jobs 1", "wall, both cores free", "codex_pieces_html")
     both("inspect codex", "ccusage codex session", "inspect codex / ccusage codex session", "target < 1", "inspect_codex_vs_ccusage")
     both("inspect claude-code", "ccusage claude session", "inspect claude-code / ccusage claude session", "target < 1", "inspect_claude_vs_ccusage")
     both("inspect --usage codex", "ccusage codex session", "inspect --usage codex / ccusage codex session", "target < 1", "inspect_usage_codex_vs_ccusage")
