@@ -239,7 +239,8 @@ class Stage:
     command runs under ``--check``: a report over every input that returns
     the exit code, instead of a conversion.  ``reads_all``: the stage pulls
     every event of its input, never stopping early, so a big input may be
-    read ahead in pieces by other processes (see pipeline/chunks.py).
+    read ahead in pieces by other processes (see pipeline/chunks.py); a
+    function of the stage's options when that depends on them.
     """
 
     name: str
@@ -248,7 +249,7 @@ class Stage:
     params: tuple[Any, ...] = ()
     help: str = ""
     check: Callable[..., int] | None = None
-    reads_all: bool = False
+    reads_all: bool | Callable[[dict], bool] = False
 
 
 class FormatInfo:

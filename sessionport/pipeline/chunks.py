@@ -121,7 +121,13 @@ def _reads_all(factory: Any) -> bool:
     """Whether a stage factory (batch.stage_factory) builds a registered
     stage that pulls its whole input (``Stage.reads_all``)."""
     build = getattr(factory, "func", None)
-    return build is not None and any(stage.build is build and stage.reads_all for stage in get_registry().stages.values())
+    if build is None:
+        return False
+    for stage in get_registry().stages.values():
+        if stage.build is build:
+            reads_all = stage.reads_all
+            return bool(reads_all(dict(getattr(factory, "keywords", None) or {})) if callable(reads_all) else reads_all)
+    return False
 
 
 def copies_pieces(stages: Any, sink: Any) -> bool:
@@ -144,7 +150,7 @@ def _refusal(spec: str | None, reading: Any, stages: Any, sink: Any, workers: in
     if is_url(spec):
         return "a URL is read as one stream"
     if stages and not all(_reads_all(factory) for factory in stages):
-        return "a stage that may stop reading early (filter, --session, --title) sees the stream"
+        return "a stage that may stop reading early (filter --head, --session, --title) sees the stream"
     path = spec[len("file://") :] if spec.startswith("file://") else spec
     try:
         size = os.stat(path).st_size

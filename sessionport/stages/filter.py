@@ -460,6 +460,8 @@ STAGE = Stage(
         "--head, reading stops as soon as enough messages were kept."
     ),
     build=build,
+    # --head stops pulling once it has its messages: nothing to read ahead.
+    reads_all=lambda options: options.get("head") is None,
     params=(
         click.Option(["--role"], multiple=True, type=click.Choice(ROLES), help="Keep messages with this role (repeatable)."),
         click.Option(["--kind"], multiple=True, type=click.Choice(MESSAGE_KINDS), help="Keep messages of this meta.kind (repeatable)."),
