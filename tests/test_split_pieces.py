@@ -265,16 +265,24 @@ def test_what_cannot_be_split_is_read_in_one_process(case, why, tmp_path):
     assert plain.stderr == b"" or b"debug" not in plain.stderr
 
 
-def test_a_bad_line_fails_at_its_line_as_in_one_process(tmp_path):
+@pytest.mark.parametrize("to", ["portable-jsonl", "markdown"])
+def test_a_bad_line_fails_at_its_line_as_in_one_process(to, tmp_path):
     lines = (FIXTURES / "codex" / "rollout-envelope.jsonl").read_bytes().splitlines(keepends=True)
     bad = tmp_path / "rollout-bad.jsonl"
     bad.write_bytes(b"".join(lines[:-2]) + b"{not json\n" + b"".join(lines[-2:]))
     env = {chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "1"}
     for extra in ([], ["--skip-bad"]):
-        one = run_cli("convert", bad, "--to", "portable-jsonl", "--jobs", "1", *extra)
-        many = run_cli("convert", bad, "--to", "portable-jsonl", "--jobs", "2", *extra, env=env)
-        assert (many.returncode, many.stdout, many.stderr) == (one.returncode, one.stdout, one.stderr)
+        one = run_cli("convert", bad, "--to", to, "--jobs", "1", *extra)
+        many = run_cli("convert", bad, "--to", to, "--jobs", "2", *extra, env=env)
+        assert (many.returncode, many.stdout, many.stderr) == (one.returncode, one.stdout, one.stderr), extra
     assert one.returncode == 0 and b"line %d" % (len(lines) - 1) in one.stderr
+    strict = run_cli("convert", bad, "--to", to, "--jobs", "1", "--strict")
+    many = run_cli("convert", bad, "--to", to, "--jobs", "2", "--strict", env=env)
+    assert (many.returncode, many.stdout, many.stderr) == (strict.returncode, strict.stdout, strict.stderr)
+    assert strict.returncode == 1 and b"Traceback" not in strict.stderr
+    target = tmp_path / f"out-{to}"
+    written = run_cli("convert", bad, "--to", to, "--jobs", "2", "--strict", "-o", target, env=env)
+    assert written.returncode == 1 and not target.exists(), "no output on failure"
 
 
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads the process tree from /proc")
