@@ -57,6 +57,10 @@ DEFAULT_MIN_SIZE = 64 << 20
 # busy machine holds up less.
 PIECES_PER_WORKER = 4
 MIN_CHUNK = 32 << 20
+# The largest piece when this process writes the pieces' events (a Markdown
+# or HTML writer, a stage): its output waits in a temporary file while the
+# writer catches up.
+MAX_WRITTEN_HERE_CHUNK = 128 << 20
 DEFAULT_WARM_UP = 1 << 20
 # ... and at least this many lines, when they start within a few warm-ups.
 WARM_UP_LINES = 8
@@ -243,7 +247,10 @@ class _Split:
         inp, reading = self.inp, self.reading
         self.cpu = time.process_time()
         size = inp.size or os.path.getsize(inp.path)
-        chunk = _size_setting(CHUNK_SIZE_ENV, max(MIN_CHUNK, -(-size // (self.workers * PIECES_PER_WORKER))))
+        chunk = max(MIN_CHUNK, -(-size // (self.workers * PIECES_PER_WORKER)))
+        if not self.copy:
+            chunk = min(chunk, MAX_WRITTEN_HERE_CHUNK)
+        chunk = _size_setting(CHUNK_SIZE_ENV, chunk)
         warm_up = _size_setting(WARM_UP_ENV, min(DEFAULT_WARM_UP, chunk)) if os.environ.get(WARM_UP_ENV) != "0" else 0
         starts, windows = cuts(inp.path, size, chunk, warm_up)
         if len(starts) < 2:
@@ -298,7 +305,10 @@ class _Split:
             return False
         for index in range(1, len(starts)):
             pieces.append(piece(index, line_at[windows[index]], line_at[starts[index]]))
-        ahead = max(2, self.workers * 2)
+        # Pieces read ahead of the one being written.  Written here, the
+        # writer is the slower side: the workers need no more than a piece
+        # each in hand, and the temporary files stay a few pieces' worth.
+        ahead = max(2, self.workers * 2) if self.copy else self.workers
         submitted = 1
 
         def submit_more(upto: int) -> None:
