@@ -10,6 +10,7 @@ few KB for the real files of the corpus."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import signal
@@ -206,10 +207,16 @@ def test_the_program_reads_a_big_rollout_in_worker_processes(generated, tmp_path
     assert (tmp_path / "out.jsonl").read_bytes() == one.stdout
 
 
-@pytest.mark.parametrize("args", [["convert", "--to", "html"], ["redact", "--to", "markdown", "--report"], ["filter", "--role", "user", "--to", "markdown"]], ids=["html", "redact", "filter"])
+@pytest.mark.parametrize(
+    "args",
+    [["convert", "--to", "html"], ["redact", "--to", "markdown", "--report"], ["filter", "--role", "user", "--to", "markdown"],
+     ["convert", "--session", "SESSION", "--to", "markdown"]],
+    ids=["html", "redact", "filter", "session"],
+)
 def test_the_program_renders_what_worker_processes_read(args, generated, tmp_path):
     env = {chunks.MIN_SIZE_ENV: "1M", chunks.CHUNK_SIZE_ENV: "256k", "SESSIONPORT_DEBUG": "1"}
-    command, *options = args
+    session_id = json.loads(generated.read_bytes().split(b"\n", 1)[0])["payload"]["id"]
+    command, *options = [session_id[:8] if arg == "SESSION" else arg for arg in args]
     one = run_cli(command, generated, *options, "--jobs", "1")
     many = run_cli(command, generated, *options, "--jobs", "2", env=env)
     assert one.returncode == many.returncode == 0
@@ -234,7 +241,6 @@ def _one_process_note(*args, input=None, env=None):
         ("stdin", "stdin"),
         ("gzip", "compressed"),
         ("filter", "a stage that may stop reading early"),
-        ("selection", "a stage that may stop reading early"),
         ("jobs-1", "--jobs 1"),
     ],
 )
@@ -253,8 +259,6 @@ def test_what_cannot_be_split_is_read_in_one_process(case, why, tmp_path):
     elif case == "filter":
         # --head stops reading once it has its messages: no read ahead.
         command, args = "filter", ["--head", "2", "--to", "markdown", "--jobs", "2"]
-    elif case == "selection":
-        args = args + ["--title", "."]
     elif case == "jobs-1":
         args = ["--to", "portable-jsonl", "--jobs", "1"]
     result, notes = _one_process_note(command, path, *args, input=stdin)

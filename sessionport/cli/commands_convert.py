@@ -35,6 +35,11 @@ def _selection_stage(sessions, titles, require_match=True):
     return lambda events: select_sessions(events, sessions, titles, require_match=require_match)
 
 
+# The selection reads the whole stream (see Stage.reads_all): a big input may
+# be read ahead in pieces.
+_selection_stage.reads_all = True
+
+
 def one_stream(inputs) -> bool:
     """True unless the inputs make a batch, where each input is selected on
     its own and one without a matching session is not an error."""

@@ -123,10 +123,13 @@ def convert_in_pieces(source: Any, output: str | None, reading: Any, stages: Any
 
 def _reads_all(factory: Any) -> bool:
     """Whether a stage factory (batch.stage_factory) builds a registered
-    stage that pulls its whole input (``Stage.reads_all``)."""
+    stage that pulls its whole input (``Stage.reads_all``), or a builder
+    that says so itself (the CLI's --session/--title selection)."""
     build = getattr(factory, "func", None)
     if build is None:
         return False
+    if getattr(build, "reads_all", False) is True:
+        return True
     for stage in get_registry().stages.values():
         if stage.build is build:
             reads_all = stage.reads_all
@@ -154,7 +157,7 @@ def _refusal(spec: str | None, reading: Any, stages: Any, sink: Any, workers: in
     if is_url(spec):
         return "a URL is read as one stream"
     if stages and not all(_reads_all(factory) for factory in stages):
-        return "a stage that may stop reading early (filter --head, --session, --title) sees the stream"
+        return "a stage that may stop reading early (filter --head) sees the stream"
     path = spec[len("file://") :] if spec.startswith("file://") else spec
     try:
         size = os.stat(path).st_size
