@@ -24,6 +24,11 @@ STATE_TYPES = frozenset((
     # (relocated), the remote-control bridge's session ids (bridge-session)
     # and a flag whose value is seen empty (atis-latch).
     "frame-link", "relocated", "bridge-session", "atis-latch",
+    # 2.1.3xx: the log of the API requests a session made (the system prompt
+    # and tools once per shape, content blobs by hash, each request's
+    # parameters) and the tools each turn used; what the model was sent is
+    # the chain itself.
+    "api-request-shape", "api-request-blob", "api-request", "tools-used",
 ))
 CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
 ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title", "cost-state"}
