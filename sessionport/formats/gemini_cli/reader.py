@@ -127,6 +127,7 @@ def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
 def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     converter = RecordConverter(ctx)
     messages: dict[str, dict] = {}
+    kept: dict[str, dict] = {}
     late: dict = {}
     skipped: dict[str, int] = {}
     notes: list[str] = []
@@ -141,13 +142,14 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
                 if isinstance(update.get("messages"), list):
                     # A checkpoint of the whole history (sync or compression).
                     messages.clear()
-                    _add_messages(messages, update["messages"])
+                    _add_messages(messages, update["messages"], kept)
                     notes.append(f"line {line_no}: the message list was replaced ($set.messages)")
                 late.update({k: v for k, v in update.items() if k != "messages"})
         elif "$rewindTo" in record:
             _rewind(messages, record["$rewindTo"])
         elif isinstance(record.get("id"), str):
             messages[record["id"]] = record  # upsert: first position, latest content
+            _keep(kept, record)
         elif isinstance(record.get("sessionId"), str):
             if isinstance(record.get("messages"), list):
                 _add_messages(messages, record["messages"])
@@ -173,9 +175,27 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         yield end
 
 
-def _add_messages(messages: dict[str, dict], records: list) -> None:
+# What a message written again in API form (0.61 rewrites the whole history
+# so on resume) no longer carries: kept by id from the records it replaces.
+_KEPT_ON_REWRITE = ("tokens", "model")
+
+
+def _keep(kept: dict[str, dict], record: dict) -> None:
+    found = {k: record[k] for k in _KEPT_ON_REWRITE if k in record}
+    if found:
+        kept[record["id"]] = {"type": record.get("type"), **found}
+
+
+def _add_messages(messages: dict[str, dict], records: list, kept: dict[str, dict] | None = None) -> None:
     for record in records:
         if isinstance(record, dict) and isinstance(record.get("id"), str):
+            if kept is not None:
+                earlier = kept.get(record["id"])
+                if earlier is not None and earlier["type"] == record.get("type"):
+                    missing = {k: v for k, v in earlier.items() if k != "type" and k not in record}
+                    if missing:
+                        record = {**record, **missing}
+                _keep(kept, record)
             messages[record["id"]] = record
 
 
