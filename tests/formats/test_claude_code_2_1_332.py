@@ -108,3 +108,29 @@ def test_inspect_lists_no_unknown_types():
     assert b"unknown" not in result.stdout
     assert b"api-request=1" in result.stdout
     assert b"system=" in result.stdout
+
+
+# Rows of other kinds, in the shapes 2.1.332's own writer builds them (its
+# bundled source: each object literal, values made up here).
+STATE_ROWS = [
+    {"type": "continued-in", "timestamp": "2026-12-01T19:52:12.000Z", "sessionId": "S", "continuedInSessionId": "6f0c1d2e-0000-4000-8000-000000000001"},
+    {"type": "ended-by-model", "timestamp": "2026-12-01T19:52:12.000Z", "sessionId": "S"},
+    {"type": "history-suppression", "sessionId": "S", "cause": "account-switch", "ts": "2026-12-01T19:52:12.000Z"},
+    {"type": "memory-mode", "mode": "on", "afterUuid": "u", "timestamp": "2026-12-01T19:52:12.000Z", "sessionId": "S"},
+    {"type": "file-history-delta", "messageId": "m", "snapshotMessageId": "m0", "trackingPath": "notes.txt", "backup": None, "timestamp": "2026-12-01T19:52:12.000Z"},
+    {"type": "derived-from", "v": 1, "sessionId": "S", "sessions": []},
+    {"type": "hybrid-organization", "organizationUuid": "o", "sessionId": "S"},
+]
+
+
+def test_other_state_rows_of_2_1_332_are_counted_without_a_warning():
+    base = SESSION.read_bytes()
+    rows = "".join(json.dumps({**row, **({"sessionId": records()[0]["sessionId"]} if "sessionId" in row else {})}) + "\n" for row in STATE_ROWS)
+    result = run_cli("convert", "-", "--from", "claude-code", "--to", "portable-jsonl", input=base + rows.encode())
+    assert result.returncode == 0, result.stderr
+    assert b"does not know" not in result.stderr
+    end = json.loads(result.stdout.splitlines()[-1])
+    for row in STATE_ROWS:
+        assert end["skipped"][row["type"]] == 1
+    plain = convert()[0]
+    assert [e for e in json.loads(b"[" + b",".join(result.stdout.splitlines()[:-1]) + b"]")] == plain[:-1]
