@@ -81,3 +81,25 @@ def test_usage_is_the_last_token_count():
     last = [r["payload"]["info"]["total_token_usage"] for r in records() if r["type"] == "event_msg" and r["payload"]["type"] == "token_count"][-1]
     for key in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens"):
         assert usage[key] == last[key]
+
+
+# Event types Codex's rollout policy names beside those it always writes
+# (codex-rs/rollout/src/policy.rs); only their type tag is known here, so the
+# lines carry nothing else.
+POLICY_EVENTS = (
+    "safety_buffering", "model_verification", "turn_moderation_metadata", "guardian_warning",
+    "hook_started", "hook_completed", "request_permissions", "patch_apply_updated",
+    "realtime_conversation_sdp", "realtime_conversation_realtime", "realtime_conversation_list_voices_response",
+)
+
+
+def test_the_other_policy_events_are_counted_without_a_warning():
+    stamp = records()[-1]["timestamp"]
+    extra = "".join(json.dumps({"timestamp": stamp, "type": "event_msg", "payload": {"type": name}}) + "\n" for name in POLICY_EVENTS)
+    result = run_cli("convert", "-", "--from", "codex", "--to", "portable-jsonl", input=ROLLOUT.read_bytes() + extra.encode())
+    assert result.returncode == 0, result.stderr
+    assert b"does not know" not in result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    for name in POLICY_EVENTS:
+        assert events[-1]["skipped"][f"event_msg/{name}"] == 1
+    assert [e for e in events if e["type"] == "message"] == [e for e in convert() if e["type"] == "message"]
