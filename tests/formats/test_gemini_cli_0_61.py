@@ -93,3 +93,16 @@ def test_texts_and_thoughts_follow_the_final_list():
     answers = [m["content"] if isinstance(m["content"], str) else "".join(p["text"] for p in m["content"] if "text" in p and not p.get("thought")) for m in final if m["type"] == "gemini"]
     assert [e["text"] for e in messages if e["role"] == "assistant" and e["meta"]["kind"] == "text" and e["text"]] == [a for a in answers if a]
     assert len([e for e in messages if e["meta"].get("kind") == "thinking"]) == 2
+
+
+def test_written_back_as_gemini_cli_the_usage_of_answers_made_of_calls_is_kept(tmp_path):
+    out = tmp_path / "session-back.jsonl"
+    result = run_cli("convert", SESSION, "--to", "gemini-cli", "-o", out)
+    assert result.returncode == 0, result.stderr
+    again = run_cli("convert", out, "--to", "portable-jsonl")
+    assert again.returncode == 0, again.stderr
+    back = [json.loads(line) for line in again.stdout.splitlines()]
+    first = convert()
+    assert back[-1]["usage"] == first[-1]["usage"]
+    kinds = lambda events: [(e["role"], e.get("meta", {}).get("kind"), e.get("toolCallId")) for e in events if e.get("type") == "message"]
+    assert kinds(back) == kinds(first)
