@@ -106,3 +106,27 @@ def test_written_back_as_gemini_cli_the_usage_of_answers_made_of_calls_is_kept(t
     assert back[-1]["usage"] == first[-1]["usage"]
     kinds = lambda events: [(e["role"], e.get("meta", {}).get("kind"), e.get("toolCallId")) for e in events if e.get("type") == "message"]
     assert kinds(back) == kinds(first)
+
+
+def test_timestamps_are_those_of_the_records_the_rewrite_replaced():
+    events = [e for e in convert() if e.get("type") == "message"]
+    first_seen: dict[str, str] = {}
+    for record in lines():
+        if "id" in record and "$set" not in record:
+            first_seen.setdefault(record["id"], record["timestamp"])
+    for record in lines():
+        for message in record.get("$set", {}).get("messages", []):
+            first_seen.setdefault(message["id"], message["timestamp"])
+    rewritten = {m["id"] for r in lines() for m in r.get("$set", {}).get("messages", [])}
+    checked = 0
+    for event in events:
+        base = event["id"].split("#")[0]
+        if base in rewritten and not base.endswith("_response"):
+            assert event["timestamp"] == first_seen[base], event["id"]
+            checked += 1
+        elif base.endswith("_response"):
+            assert event["timestamp"] == first_seen[base[: -len("_response")]]
+            checked += 1
+    assert checked >= 6
+    stamps = [e["timestamp"] for e in events]
+    assert stamps == sorted(stamps)

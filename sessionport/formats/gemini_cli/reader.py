@@ -176,25 +176,39 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
 
 
 # What a message written again in API form (0.61 rewrites the whole history
-# so on resume) no longer carries: kept by id from the records it replaces.
+# so on resume, with new timestamps) no longer carries: kept by id from the
+# records it replaces, as the app keeps them for a message it still holds.
 _KEPT_ON_REWRITE = ("tokens", "model")
+_RESPONSE_SUFFIX = "_response"
 
 
 def _keep(kept: dict[str, dict], record: dict) -> None:
-    found = {k: record[k] for k in _KEPT_ON_REWRITE if k in record}
-    if found:
-        kept[record["id"]] = {"type": record.get("type"), **found}
+    entry: dict = {"type": record.get("type")}
+    if isinstance(record.get("timestamp"), str):
+        entry["timestamp"] = record["timestamp"]
+    for key in _KEPT_ON_REWRITE:
+        if key in record:
+            entry[key] = record[key]
+    kept[record["id"]] = entry
 
 
 def _add_messages(messages: dict[str, dict], records: list, kept: dict[str, dict] | None = None) -> None:
     for record in records:
         if isinstance(record, dict) and isinstance(record.get("id"), str):
             if kept is not None:
-                earlier = kept.get(record["id"])
+                record_id = record["id"]
+                earlier = kept.get(record_id)
                 if earlier is not None and earlier["type"] == record.get("type"):
-                    missing = {k: v for k, v in earlier.items() if k != "type" and k not in record}
-                    if missing:
-                        record = {**record, **missing}
+                    restored = {k: earlier[k] for k in _KEPT_ON_REWRITE if k in earlier and k not in record}
+                    if "timestamp" in earlier:
+                        restored["timestamp"] = earlier["timestamp"]
+                    if restored:
+                        record = {**record, **restored}
+                elif earlier is None and record_id.endswith(_RESPONSE_SUFFIX):
+                    # the results of a call, answered right after the call's message
+                    call = kept.get(record_id[: -len(_RESPONSE_SUFFIX)])
+                    if call is not None and "timestamp" in call:
+                        record = {**record, "timestamp": call["timestamp"]}
                 _keep(kept, record)
             messages[record["id"]] = record
 
