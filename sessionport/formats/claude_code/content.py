@@ -181,12 +181,12 @@ def rendered_attachment(record: dict) -> tuple[str, str] | None:
     system message, each without its ``<system-reminder>`` wrapper."""
     rendered = record.get("rendered")
     role = record.get("renderedRole")
-    if type(rendered) is not list or role not in _RENDERED_ROLES:
+    if type(rendered) is not list or type(role) is not str or role not in _RENDERED_ROLES:
         return None
     pieces = []
     for piece in rendered:
         body = piece.get("content") if type(piece) is dict else piece
-        text = body if type(body) is str else content_text(body)
+        text = body if type(body) is str else content_text(body) if type(body) is list else ""
         if role == "system" and text.startswith(_REMINDER_OPEN) and text.endswith(_REMINDER_CLOSE):
             text = text[len(_REMINDER_OPEN):-len(_REMINDER_CLOSE)]
         if text:

@@ -408,7 +408,7 @@ class _Transcript(MessageBuilder):
         text = attachment_text(attachment) if type(attachment) is dict else ""
         if self.queued and text and kind == "queued_command":
             self.delivered(text)
-        shown = rendered_attachment(record)
+        shown = rendered_attachment(record) if type(attachment) is dict else None
         if shown is not None:
             # 2.1.3xx writes what it sends: the rendered text and its role
             role, text = shown
