@@ -167,3 +167,28 @@ def attachment_text(attachment: dict) -> str:
         if isinstance(value, dict):
             return content_text(value.get("content")) if "content" in value else ""
     return ""
+
+
+_RENDERED_ROLES = frozenset(("system", "user"))
+_REMINDER_OPEN = "<system-reminder>\n"
+_REMINDER_CLOSE = "\n</system-reminder>"
+
+
+def rendered_attachment(record: dict) -> tuple[str, str] | None:
+    """The role and text an attachment line says it is sent to the model as
+    (2.1.3xx: ``rendered`` [{content}], ``renderedRole``), or None for a line
+    without them.  Claude Code sends the system ones as one mid-conversation
+    system message, each without its ``<system-reminder>`` wrapper."""
+    rendered = record.get("rendered")
+    role = record.get("renderedRole")
+    if type(rendered) is not list or type(role) is not str or role not in _RENDERED_ROLES:
+        return None
+    pieces = []
+    for piece in rendered:
+        body = piece.get("content") if type(piece) is dict else piece
+        text = body if type(body) is str else content_text(body) if type(body) is list else ""
+        if role == "system" and text.startswith(_REMINDER_OPEN) and text.endswith(_REMINDER_CLOSE):
+            text = text[len(_REMINDER_OPEN):-len(_REMINDER_CLOSE)]
+        if text:
+            pieces.append(text)
+    return role, "\n".join(pieces)

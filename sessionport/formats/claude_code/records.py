@@ -22,7 +22,7 @@ import orjson
 from sessionport.context import ReadContext
 from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, iter_lines, line_too_deep, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
-from sessionport.formats.claude_code.content import attachment_text, content_text
+from sessionport.formats.claude_code.content import attachment_text, content_text, rendered_attachment
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
 from sessionport.formats.claude_code.sniff import STATE_TYPES
 from sessionport.formats.claude_code.usage import UsageGrouper
@@ -406,14 +406,20 @@ class _Transcript(MessageBuilder):
         kind = attachment.get("type") if type(attachment) is dict else None
         kind = kind if type(kind) is str and kind else "unknown"
         text = attachment_text(attachment) if type(attachment) is dict else ""
-        if text and kind in HOOK_OUTPUT_ATTACHMENTS and _hook_event(attachment) not in HOOK_EVENTS_SEEN_BY_MODEL:
-            text = ""  # the output of a tool or stop hook is shown to the user only
+        if self.queued and text and kind == "queued_command":
+            self.delivered(text)
+        shown = rendered_attachment(record) if type(attachment) is dict else None
+        if shown is not None:
+            # 2.1.3xx writes what it sends: the rendered text and its role
+            role, text = shown
+        else:
+            role = "user"
+            if text and kind in HOOK_OUTPUT_ATTACHMENTS and _hook_event(attachment) not in HOOK_EVENTS_SEEN_BY_MODEL:
+                text = ""  # the output of a tool or stop hook is shown to the user only
         if not text:
             self.remember_skipped(record)
             self.count_skip(f"attachment/{kind}")
             return []
-        if self.queued and kind == "queued_command":
-            self.delivered(text)
         stamp, uid, parent, base = self.line_fields(record)
         if uid is not None:
             # A leaf beside the chain: the line that names it as parent is
@@ -423,7 +429,7 @@ class _Transcript(MessageBuilder):
         hook_event = _hook_event(attachment)
         if hook_event:
             meta["hookEvent"] = hook_event
-        return [message_event("user", text, timestamp=stamp, id=uid, parentId=parent, meta=meta)]
+        return [message_event(role, text, timestamp=stamp, id=uid, parentId=parent, meta=meta)]
 
     def queue_operation(self, record: dict) -> list[dict]:
         """A prompt put in Claude Code's queue (typed while the model works,

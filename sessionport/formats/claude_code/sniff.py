@@ -24,6 +24,20 @@ STATE_TYPES = frozenset((
     # (relocated), the remote-control bridge's session ids (bridge-session)
     # and a flag whose value is seen empty (atis-latch).
     "frame-link", "relocated", "bridge-session", "atis-latch",
+    # 2.1.3xx: the log of the API requests a session made (the system prompt
+    # and tools once per shape, content blobs by hash, each request's
+    # parameters) and the tools each turn used; what the model was sent is
+    # the chain itself.
+    "api-request-shape", "api-request-blob", "api-request", "api-request-resumed", "tools-used",
+    # 2.1.332 lists these beside the message types as rows its resume
+    # ignores, keeps the last or every one of: ownership, latches, memory
+    # and REPL modes, data-flow and file-history bookkeeping, a pointer to
+    # the session a conversation continued in, a fork's reference to its
+    # parent's context, resume checksums.
+    "file-history-delta", "session-owner", "hybrid-organization", "isolation-latch", "dev-mods",
+    "repl-mode", "memory-mode", "derived-from", "data-flow-records", "data-flow-incomplete",
+    "history-suppression", "ended-by-model", "artifact-comment-monitor", "artifact-autoreact-ledger",
+    "continued-in", "fork-context-ref", "observer-ref", "resume-head-vouch", "host-row",
 ))
 CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
 ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title", "cost-state"}

@@ -94,6 +94,12 @@ MIRROR_EVENTS = frozenset(name.encode() for name in (
     "collab_resume_begin", "collab_resume_end", "guardian_assessment", "sub_agent_activity",
     "dynamic_tool_call_request", "dynamic_tool_call_response", "thread_settings_applied", "model_reroute",
     "realtime_conversation_started", "realtime_conversation_closed", "user_message_delta",
+    # 0.17x: the other events its rollout policy names (written in the
+    # extended persistence mode): model and moderation checks, hooks,
+    # permission prompts, patch progress, voice sessions
+    "safety_buffering", "model_verification", "turn_moderation_metadata", "guardian_warning",
+    "hook_started", "hook_completed", "request_permissions", "patch_apply_updated",
+    "realtime_conversation_sdp", "realtime_conversation_realtime", "realtime_conversation_list_voices_response",
 ))
 # A turn ends here: shell results seen only as events are written out.
 TURN_BOUNDARY_EVENTS = frozenset((b"task_started", b"task_complete", b"turn_started", b"turn_complete", b"turn_aborted"))

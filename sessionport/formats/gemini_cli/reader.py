@@ -127,6 +127,7 @@ def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
 def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     converter = RecordConverter(ctx)
     messages: dict[str, dict] = {}
+    kept: dict[str, dict] = {}
     late: dict = {}
     skipped: dict[str, int] = {}
     notes: list[str] = []
@@ -141,13 +142,14 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
                 if isinstance(update.get("messages"), list):
                     # A checkpoint of the whole history (sync or compression).
                     messages.clear()
-                    _add_messages(messages, update["messages"])
+                    _add_messages(messages, update["messages"], kept)
                     notes.append(f"line {line_no}: the message list was replaced ($set.messages)")
                 late.update({k: v for k, v in update.items() if k != "messages"})
         elif "$rewindTo" in record:
             _rewind(messages, record["$rewindTo"])
         elif isinstance(record.get("id"), str):
             messages[record["id"]] = record  # upsert: first position, latest content
+            _keep(kept, record)
         elif isinstance(record.get("sessionId"), str):
             if isinstance(record.get("messages"), list):
                 _add_messages(messages, record["messages"])
@@ -173,9 +175,41 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
         yield end
 
 
-def _add_messages(messages: dict[str, dict], records: list) -> None:
+# What a message written again in API form (0.61 rewrites the whole history
+# so on resume, with new timestamps) no longer carries: kept by id from the
+# records it replaces, as the app keeps them for a message it still holds.
+_KEPT_ON_REWRITE = ("tokens", "model")
+_RESPONSE_SUFFIX = "_response"
+
+
+def _keep(kept: dict[str, dict], record: dict) -> None:
+    entry: dict = {"type": record.get("type")}
+    if isinstance(record.get("timestamp"), str):
+        entry["timestamp"] = record["timestamp"]
+    for key in _KEPT_ON_REWRITE:
+        if key in record:
+            entry[key] = record[key]
+    kept[record["id"]] = entry
+
+
+def _add_messages(messages: dict[str, dict], records: list, kept: dict[str, dict] | None = None) -> None:
     for record in records:
         if isinstance(record, dict) and isinstance(record.get("id"), str):
+            if kept is not None:
+                record_id = record["id"]
+                earlier = kept.get(record_id)
+                if earlier is not None and earlier["type"] == record.get("type"):
+                    restored = {k: earlier[k] for k in _KEPT_ON_REWRITE if k in earlier and k not in record}
+                    if "timestamp" in earlier:
+                        restored["timestamp"] = earlier["timestamp"]
+                    if restored:
+                        record = {**record, **restored}
+                elif earlier is None and record_id.endswith(_RESPONSE_SUFFIX):
+                    # the results of a call, answered right after the call's message
+                    call = kept.get(record_id[: -len(_RESPONSE_SUFFIX)])
+                    if call is not None and "timestamp" in call:
+                        record = {**record, "timestamp": call["timestamp"]}
+                _keep(kept, record)
             messages[record["id"]] = record
 
 
@@ -222,5 +256,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
-    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)"),
+    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)", "0.61.0"),
 )

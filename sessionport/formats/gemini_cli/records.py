@@ -120,6 +120,10 @@ class RecordConverter:
 
     def _user(self, record: dict, path: str, base: dict) -> Iterator[dict]:
         content = _drop_answered(record.get("content"), self.answered)
+        # A history rewritten in API form (0.61, on resume) answers calls in
+        # "<id>_response" user messages and keeps the user records that
+        # repeat the same results after them.
+        self.answered.update(_response_ids(content))
         meta: dict = {}
         display = record.get("displayContent")
         text = _text_of(content)
@@ -257,6 +261,17 @@ def _drop_answered(content: Any, answered: set[str]) -> Any:
         return isinstance(response, dict) and isinstance(response.get("id"), str) and response["id"] in answered
 
     return [p for p in content if not repeated(p)]
+
+
+def _response_ids(content: Any) -> list[str]:
+    if not isinstance(content, list):
+        return []
+    ids = []
+    for part in content:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if isinstance(response, dict) and isinstance(response.get("id"), str):
+            ids.append(response["id"])
+    return ids
 
 
 _ORDER = {"type": 0, "role": 1, "text": 2, "timestamp": 3, "id": 4}

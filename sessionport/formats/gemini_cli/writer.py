@@ -213,6 +213,11 @@ class SessionWriter:
         held = self.held
         if held is None or any("result" in c for c in held.get("toolCalls", ())):
             held = self.gemini_record(event, meta)
+        if "tokens" not in held:
+            # an answer made only of calls carries its usage on a call
+            tokens = _tokens(meta.get("usage"))
+            if tokens:
+                held["tokens"] = tokens
         name, args = event.get("toolName"), event.get("toolInput")
         if not isinstance(args, dict):
             args = {} if args is None else {"value": args}
