@@ -19,6 +19,7 @@ import re
 from typing import Iterator
 
 from sessionport.lazy import LazyPattern, lazy
+from sessionport.redaction import keywords
 from sessionport.redaction.re2_spelling import Re2OrRe
 
 Span = tuple[int, int, str]
@@ -118,7 +119,7 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("discord-webhook", r"(?<=/api/webhooks/)\d{15,20}/[A-Za-z0-9_-]{50,}", ('/api/webhooks/',)),
     ("discord-token", r"[MNO][A-Za-z\d]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}", None),
     ("grafana-token", r"(?:glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})", ('glsa_', 'glc_')),
-    ("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ('dp.',)),
+    ("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,}", ('dp.',)),
     ("pulumi-token", r"pul-[a-f0-9]{40}", ('pul-',)),
     ("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}", ('.atlasv1.',)),
     ("netlify-token", r"nfp_[A-Za-z0-9]{36}", ('nfp_',)),
@@ -142,7 +143,8 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("rubygems-token", r"rubygems_[a-f0-9]{48}", ('rubygems_',)),
     ("nuget-key", r"oy2[a-z0-9]{43}", ('oy2',)),
     ("crates-token", r"cio[A-Za-z0-9]{32}(?![A-Za-z0-9])", ('cio',)),
-    ("onepassword-token", r"ops_eyJ[A-Za-z0-9_-]{50,}", ('ops_eyJ',)),
+    ("onepassword-token", r"ops_eyJ[A-Za-z0-9+/_-]{50,}={0,3}", ('ops_eyJ',)),
+    ("onepassword-secret-key", r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Z0-9])", ('A3-',)),
     ("render-key", r"rnd_[A-Za-z0-9]{32,}", ('rnd_',)),
     ("neon-key", r"napi_[a-z0-9]{64}", ('napi_',)),
     ("tailscale-key", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}", ('tskey-',)),
@@ -158,6 +160,34 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("frameio-token", r"fio-u-[A-Za-z0-9_=-]{64}", ('fio-u-',)),
     ("twitter-bearer-token", r"A{21,}[A-Za-z0-9%]{30,}", ('AAAAAAAAAAAAAAAAAAAAA',)),
     ("cloudflare-origin-key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ('v1.0-',)),
+    ("alibaba-access-key-id", r"LTAI[A-Za-z0-9]{12,28}(?![A-Za-z0-9])", ('LTAI',)),
+    ("tencent-secret-id", r"AKID[A-Za-z0-9]{32}(?![A-Za-z0-9])", ('AKID',)),
+    ("dynatrace-token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ('dt0c01.',)),
+    ("harness-token", r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}", ('pat.', 'sat.')),
+    ("octopus-deploy-key", r"API-[A-Z0-9]{26}(?![A-Z0-9])", ('API-',)),
+    ("settlemint-token", r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16,}", ('sm_aat_', 'sm_pat_', 'sm_sat_')),
+    ("shippo-token", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", ('shippo_',)),
+    ("typeform-token", r"tfp_[A-Za-z0-9_.=-]{40,}", ('tfp_',)),
+    ("duffel-token", r"duffel_(?:test|live)_[A-Za-z0-9_=-]{40,}", ('duffel_',)),
+    ("firecrawl-key", r"fc-[a-f0-9]{32}(?![a-f0-9])", ('fc-',)),
+    ("resend-key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}(?![A-Za-z0-9])", ('re_',)),
+    ("hubspot-token", r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('pat-na', 'pat-eu', 'pat-ap')),
+    ("clickup-token", r"pk_\d{5,12}_[A-Z0-9]{32}(?![A-Z0-9])", ('pk_',)),
+    ("appwrite-key", r"standard_[a-f0-9]{128,}", ('standard_',)),
+    ("django-secret-key", r"django-insecure-[^\s\"'`\\]{30,}", ('django-insecure-',)),
+    ("zapier-webhook", r"(?<=hooks\.zapier\.com/hooks/catch/)\d+/[A-Za-z0-9]{5,}", ('hooks.zapier.com/',)),
+    ("tavily-key", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32,}", ('tvly-',)),
+    ("together-key", r"tgp_v1_[A-Za-z0-9_-]{40,}", ('tgp_v1_',)),
+    ("cerebras-key", r"csk-[a-z0-9]{40,}", ('csk-',)),
+    ("langfuse-key", r"sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('sk-lf-',)),
+    ("e2b-key", r"e2b_[a-f0-9]{40}", ('e2b_',)),
+    ("posthog-personal-key", r"phx_[A-Za-z0-9]{40,}", ('phx_',)),
+    ("sonarqube-token", r"sq[pua]_[a-f0-9]{40}", ('sqp_', 'squ_', 'sqa_')),
+    ("buildkite-token", r"bkua_[a-f0-9]{40}", ('bkua_',)),
+    ("circleci-token", r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}", ('CCIPAT_',)),
+    ("trello-token", r"ATTA[a-f0-9]{64}[A-F0-9]{8}", ('ATTA',)),
+    ("polar-token", r"polar_(?:oat|pat|at_u|rt)_[A-Za-z0-9]{40,}", ('polar_',)),
+    ("bedrock-api-key", r"ABSK[A-Za-z0-9+/]{100,}={0,2}", ('ABSK',)),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", ('eyJ',)),
 ]
 
@@ -170,6 +200,9 @@ _VENDOR: list[tuple[str, LazyPattern, tuple[str, ...] | None]] = [
 ]
 # Discord bot tokens have no literal; two dots six characters apart is the cheapest test.
 _DISCORD_HINT = lazy(r"\.[A-Za-z0-9_-]{6}\.")
+
+# The rest of a token whose "+", "/" or "=" a URL spells %2B, %2F, %3D.
+_PERCENT_TAIL = lazy(r"(?:%(?:2[BbFf]|3[Dd])[A-Za-z0-9_-]*)+")
 
 _WORDCHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -230,6 +263,8 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
                 continue  # (a bot token follows "bot" in API URLs)
             if kind == "jwt" and text.count(".", start, end) < 2:
                 continue
+            if text.startswith("%", end) and _PERCENT_TAIL.match(text, end):
+                end = _PERCENT_TAIL.match(text, end).end()  # base64 "+/=" percent-encoded in a URL
             yield start, end, kind
 
 
@@ -249,8 +284,13 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("url-password", lazy(r"://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[a-z0-9\[.-])"), ("://",)),
     # credentials in query strings and form bodies
     ("url-token", lazy(
-        r"[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth)=(?P<s>[^&\s\"'#\\<>]{6,})"
-    ), ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "sig=", "signature=", "code=", "auth=")),
+        r"[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth|appid|jwt)=(?P<s>[^&\s\"'#\\<>]{6,})"
+    ), ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "sig=", "signature=", "code=", "auth=", "appid=", "jwt=")),
+    # other parameters named like a credential (app_key=, private_token=,
+    # hapikey=, subscription-key=): the name must be a secret name
+    ("url-token", lazy(
+        r"[?&;](?P<n>[a-z0-9_-]{1,40}(?:token|key|secret|password|passwd))=(?P<s>[^&\s\"'#\\<>]{6,})"
+    ), ("token=", "key=", "secret=", "password=", "passwd=")),
     ("azure-storage-key", lazy(r"(?:accountkey|sharedaccesskey|sharedaccesssignature|sig)=(?P<s>[a-z0-9+/%=_-]{16,})"), ("accountkey=", "sharedaccess", "sig=")),
     ("aws-signature", lazy(r"signature=(?P<s>[0-9a-f]{64})"), ("signature=",)),
     # curl -u user:pass, --user user:pass
@@ -271,6 +311,12 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
         r"\b(?:(?:redis|keydb|valkey)-cli\b[^\n|;&]{0,200}?\s-a|(?:mongo(?:sh|dump|restore|export|import)?|cqlsh)\b[^\n|;&]{0,200}?\s-p|"
         r"(?:sqlcmd|bcp|isql|osql)\b[^\n|;&]{0,200}?\s-p)[ =]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
     ), ("redis-cli", "keydb-cli", "valkey-cli", "mongo", "cqlsh", "sqlcmd", "bcp", "isql", "osql")),
+    # secret stores set from the command line: gh secret set NAME --body V,
+    # az keyvault secret set --value V, aws secretsmanager --secret-string V,
+    # aws ssm put-parameter --value V
+    ("secret-value", lazy(
+        r"(?:\bsecrets? set\b|\bkeyvault\b|\bsecretsmanager\b|\bput-parameter\b)[^\n|;&]{0,200}?\s(?:--body|-b|--value|--secret-string)[= ][ \t]*\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("secret set", "secrets set", "keyvault", "secretsmanager", "put-parameter")),
     ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
     ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
     # prose: "the password is X" (a value with a digit or a symbol, not a word)
@@ -301,6 +347,8 @@ def context_spans(text: str, lower: str, present: set[str]) -> Iterator[Span]:
                 continue
             if kind == "url-password" and not (at and lower[at - 1].isalpha()):
                 continue
+            if match.re.groupindex.get("n") and keywords.classify_name(match.group("n")) is None:
+                continue  # page_token=, idempotency_key=, sort_key=: not credentials
             start, end = match.span("s")
             yield start, _trim_escape(text, start, end), kind
 
