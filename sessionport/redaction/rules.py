@@ -226,6 +226,13 @@ _TRIGGER_SCAN = lazy("|".join(map(re.escape, _LITERALS)))
 # alone and puts a backslash before everything else: RE2 reads both the same).
 _TRIGGER_FIND = Re2OrRe(_TRIGGER_SCAN.pattern, _TRIGGER_SCAN)
 _IMPLIED = {lit: frozenset(t for t in _LITERALS if t in lit) for lit in _LITERALS}
+# The rules a found literal can start (its own and those of the triggers it
+# implies), so a string costs a loop over the rules it may hold, not all.
+_RULES_OF = {
+    lit: frozenset(i for i, (_, _, triggers) in enumerate(VENDOR_RULES) if triggers and not _IMPLIED[lit].isdisjoint(triggers))
+    for lit in _LITERALS
+}
+_UNTRIGGERED = frozenset(i for i, (_, _, triggers) in enumerate(VENDOR_RULES) if triggers is None)
 
 
 # Every vendor token lies inside a run of token characters at least this
@@ -245,18 +252,15 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
     if not runs:
         return
     joined = "\n".join(text[s:e] for s, e in runs)
-    present: set[str] = set()
+    chosen: set[int] = set()
     for literal in set(_TRIGGER_FIND.findall(joined)):
-        present |= _IMPLIED[literal]
-    discord = None
-    for kind, pattern, triggers in _VENDOR:
-        if triggers is None:
-            if discord is None:
-                discord = _DISCORD_HINT.search(joined) is not None
-            if not discord:
-                continue
-        elif present.isdisjoint(triggers):
-            continue
+        chosen |= _RULES_OF[literal]
+    if _DISCORD_HINT.search(joined) is not None:
+        chosen |= _UNTRIGGERED
+    if not chosen:
+        return
+    for index in sorted(chosen):  # in rule order: earlier rules win overlaps
+        kind, pattern, _ = _VENDOR[index]
         for match in pattern.finditer(text):
             start, end = match.span()
             if kind != "telegram-bot-token" and not starts_at_boundary(text, start):
@@ -317,6 +321,20 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("secret-value", lazy(
         r"(?:\bsecrets? set\b|\bkeyvault\b|\bsecretsmanager\b|\bput-parameter\b)[^\n|;&]{0,200}?\s(?:--body|-b|--value|--secret-string)[= ][ \t]*\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
     ), ("secret set", "secrets set", "keyvault", "secretsmanager", "put-parameter")),
+    # CLI settings stored by a "config set NAME VALUE" command (npm, yarn,
+    # pnpm, aws configure set, poetry config) when NAME names a credential
+    ("config-value", lazy(
+        r"\b(?:config(?:ure)? set|poetry config)\s+(?:--[a-z-]+\s+)*(?P<n>[^\s=\"']+)[ =][ \t]*\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("config set", "configure set", "poetry config")),
+    # ngrok config add-authtoken VALUE, ngrok authtoken VALUE
+    ("token", lazy(r"\bngrok\b[^\n|;&]{0,40}?\s(?:add-)?authtoken\s+\\?[\"']?(?P<s>[a-z0-9_]{20,})"), ("authtoken",)),
+    # passwords given to archivers and key tools as a short option:
+    # zip -P X, 7z a -pX, openssl enc -k X, ssh-keygen -N X (case checked in Python)
+    ("password", lazy(
+        r"\b(?:zip|7z [ax]|openssl\b[^\n|;&]{0,200}?|ssh-keygen\b[^\n|;&]{0,200}?)\s-(?P<f>[pkn])[ ]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("zip ", "7z ", "openssl", "ssh-keygen")),
+    # ~/.pgpass: host:port:database:user:password
+    ("password", lazy(r"(?:^|(?<=\n)|(?<=\\n))[a-z0-9.*_-]+:(?:\d{2,5}|\*):[^:\s\\]+:[^:\s\\]+:(?P<s>[^\s\\]{3,})"), (":5432:", ":*:")),
     ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
     ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
     # prose: "the password is X" (a value with a digit or a symbol, not a word)
@@ -347,10 +365,36 @@ def context_spans(text: str, lower: str, present: set[str]) -> Iterator[Span]:
                 continue
             if kind == "url-password" and not (at and lower[at - 1].isalpha()):
                 continue
-            if match.re.groupindex.get("n") and keywords.classify_name(match.group("n")) is None:
-                continue  # page_token=, idempotency_key=, sort_key=: not credentials
+            if match.re.groupindex.get("n") and not _named_secret(match.group("n"), text[match.start("s") : match.end("s")]):
+                continue  # page_token=, idempotency_key=, "config set key value": not credentials
+            if match.re.groupindex.get("f") and text[match.start("f")] != _FLAG_CASE[lower[match.start() : match.start() + 2]]:
+                continue  # unzip -p (to a pipe), ssh-keygen -n (principals): not passwords
             start, end = match.span("s")
-            yield start, _trim_escape(text, start, end), kind
+            # a stored setting is tagged by what its name says (password, token, ...)
+            named = keywords.kind_for_name(_last_part(match.group("n"))) if kind == "config-value" else kind
+            yield start, _trim_escape(text, start, end), named
+
+
+# The password option of each tool of the archiver rule, by the tool's first letters.
+_FLAG_CASE = {"zi": "P", "7z": "p", "op": "k", "ss": "N"}
+
+
+def _named_secret(name: str, value: str) -> bool:
+    """Whether ``value`` under ``name`` is a credential: a secret name, or a
+    name with only "key" in it and a random-looking value."""
+    name_class = keywords.classify_name(_last_part(name))
+    return name_class == "strong" or (name_class == "weak" and keywords.looks_random(value, min_length=12))
+
+
+def _last_part(name: str) -> str:
+    """``//registry.npmjs.org/:_authToken`` -> ``_authToken``, ``pypi-token.pypi`` -> ``pypi-token``."""
+    for cut in ("/:", ":"):
+        if cut in name:
+            name = name.rsplit(cut, 1)[1]
+    if name.count(".") == 1 and not name.endswith("."):
+        head, tail = name.split(".")
+        return head if keywords.classify_name(head) else tail
+    return name.rsplit(".", 1)[-1]
 
 
 def _trim_escape(text: str, start: int, end: int) -> int:
