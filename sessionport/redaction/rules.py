@@ -344,6 +344,42 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("password", lazy(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
     ("docker-auth", lazy(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
 ]
+CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in CONTEXT_RULES for t in triggers}))
+_trigger_set = None  # the RE2 Set of CONTEXT_TRIGGERS, built on first use (False: not available)
+
+
+def context_triggers(lower: str) -> set[str]:
+    """The trigger literals of :data:`CONTEXT_RULES` found in ``lower``: one
+    pass of an RE2 set (every literal that occurs, overlapping or not) when
+    google-re2 is installed, else one substring test per literal."""
+    global _trigger_set
+    if _trigger_set is None:
+        _trigger_set = _build_trigger_set()
+    if _trigger_set:
+        try:
+            hits = _trigger_set(lower.encode())
+        except Exception:  # a lone surrogate: the substring tests below
+            hits = None
+        if hits is not None:
+            return {CONTEXT_TRIGGERS[i] for i in hits}
+    return {t for t in CONTEXT_TRIGGERS if t in lower}
+
+
+def _build_trigger_set():
+    try:
+        import re2
+    except ImportError:
+        return False
+    try:
+        patterns = re2.Set.SearchSet(re2.Options())
+        for trigger in CONTEXT_TRIGGERS:
+            patterns.Add(re.escape(trigger))
+        patterns.Compile()
+    except Exception:  # an older or broken binding: substring tests
+        return False
+    return getattr(getattr(patterns, "_set", None), "Match", None) or patterns.Match
+
+
 # Rules whose match must start a word (checked in Python: a leading
 # lookbehind would stop the regex engine from skipping ahead to a literal).
 _WORD_START = frozenset(("authorization", "bearer-token", "api-key-header", "azure-storage-key"))
