@@ -225,13 +225,23 @@ _TRIGGER_SCAN = lazy("|".join(map(re.escape, _LITERALS)))
 # The literals escaped for RE2 too (re.escape leaves letters, digits and "_"
 # alone and puts a backslash before everything else: RE2 reads both the same).
 _TRIGGER_FIND = Re2OrRe(_TRIGGER_SCAN.pattern, _TRIGGER_SCAN)
-_IMPLIED = {lit: frozenset(t for t in _LITERALS if t in lit) for lit in _LITERALS}
+_BY_TRIGGER: dict[str, set[int]] = {}
+for _index, (_, _, _triggers) in enumerate(VENDOR_RULES):
+    for _trigger in _triggers or ():
+        _BY_TRIGGER.setdefault(_trigger, set()).add(_index)
 # The rules a found literal can start (its own and those of the triggers it
-# implies), so a string costs a loop over the rules it may hold, not all.
-_RULES_OF = {
-    lit: frozenset(i for i, (_, _, triggers) in enumerate(VENDOR_RULES) if triggers and not _IMPLIED[lit].isdisjoint(triggers))
-    for lit in _LITERALS
-}
+# implies), so a string costs a loop over the rules it may hold, not all;
+# worked out for a literal when it is first found (few ever are).
+_RULES_OF: dict[str, frozenset[int]] = {}
+
+
+def _rules_of(literal: str) -> frozenset[int]:
+    rules = _RULES_OF.get(literal)
+    if rules is None:
+        rules = _RULES_OF[literal] = frozenset().union(*(_BY_TRIGGER[t] for t in _LITERALS if t in literal))
+    return rules
+
+
 _UNTRIGGERED = frozenset(i for i, (_, _, triggers) in enumerate(VENDOR_RULES) if triggers is None)
 
 
@@ -254,7 +264,7 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
     joined = "\n".join(text[s:e] for s, e in runs)
     chosen: set[int] = set()
     for literal in set(_TRIGGER_FIND.findall(joined)):
-        chosen |= _RULES_OF[literal]
+        chosen |= _rules_of(literal)
     if _DISCORD_HINT.search(joined) is not None:
         chosen |= _UNTRIGGERED
     if not chosen:
@@ -348,11 +358,19 @@ CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in CONTEXT_RULES for t in 
 _trigger_set = None  # the RE2 Set of CONTEXT_TRIGGERS, built on first use (False: not available)
 
 
+# Below this length the substring tests cost less than encoding the text
+# for the set (and most runs never build the set).
+_SET_MIN = 2048
+
+
 def context_triggers(lower: str) -> set[str]:
-    """The trigger literals of :data:`CONTEXT_RULES` found in ``lower``: one
-    pass of an RE2 set (every literal that occurs, overlapping or not) when
-    google-re2 is installed, else one substring test per literal."""
+    """The trigger literals of :data:`CONTEXT_RULES` found in ``lower``: for
+    a long text, one pass of an RE2 set (every literal that occurs,
+    overlapping or not) when google-re2 is installed; else one substring
+    test per literal."""
     global _trigger_set
+    if len(lower) < _SET_MIN:
+        return {t for t in CONTEXT_TRIGGERS if t in lower}
     if _trigger_set is None:
         _trigger_set = _build_trigger_set()
     if _trigger_set:
