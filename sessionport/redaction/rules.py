@@ -344,7 +344,12 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
         r"\b(?:zip|7z [ax]|openssl\b[^\n|;&]{0,200}?|ssh-keygen\b[^\n|;&]{0,200}?)\s-(?P<f>[pkn])[ ]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
     ), ("zip ", "7z ", "openssl", "ssh-keygen")),
     # ~/.pgpass: host:port:database:user:password
-    ("password", lazy(r"(?:^|(?<=\n)|(?<=\\n))[a-z0-9.*_-]+:(?:\d{2,5}|\*):[^:\s\\]+:[^:\s\\]+:(?P<s>[^\s\\]{3,})"), (":5432:", ":*:")),
+    # (also as a Read result's numbered line or a patch's added line)
+    ("password", lazy(
+        r"(?:^|(?<=\n)|(?<=\\n))(?:\+|[ \t]*\d+(?:\u2192|\t))?[a-z0-9.*_-]+:(?:\d{2,5}|\*):[^:\s\\]+:[^:\s\\]+:(?P<s>[^\s\\]{3,})"
+    ), (":5432:", ":*:")),
+    # poetry config http-basic.REPO USER PASSWORD
+    ("password", lazy(r"\bpoetry config\s+http-basic\.[a-z0-9_.-]+\s+[^\s\"']+\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("poetry config",)),
     ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
     ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
     # prose: "the password is X" (a value with a digit or a symbol, not a word)
