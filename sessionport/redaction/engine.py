@@ -40,8 +40,6 @@ _OPAQUE_MAX = 256
 _USER_PASS = lazy(r"^[A-Za-z][A-Za-z0-9._@+-]{0,63}:[^\s:]{3,128}$")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
 _MIN_TEXT = 6
-# Substring tests (C speed) beat one regex alternation of the same literals.
-_CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in rules.CONTEXT_RULES for t in triggers}))
 # Lower-cases ASCII letters only, so positions in the result match the original.
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 _CACHE_CHARS = 32 << 20
@@ -161,7 +159,7 @@ class Redactor:
             runs = screen.token_runs(text)
         offer(rules.vendor_spans(text, runs), _VENDOR_PLACEHOLDER.search)
         offer(cards.card_spans(text))
-        present = {t for t in _CONTEXT_TRIGGERS if t in lower}
+        present = rules.context_triggers(lower)
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
         if "cookie" in lower or ("curl" in lower and " -b" in lower):
             offer(rules.cookie_spans(text, lower), keywords.is_placeholder)

@@ -60,6 +60,15 @@ _NOT_SECRET = lazy(
 )
 
 
+# The password or token *of* a key store or a secret manager is a secret,
+# though the store's name alone is not (keystore_password, key_vault_secret).
+_STORE_SECRET = lazy(
+    r"(?:keystore|key_?store|truststore|trust_?store|keychain|keyring|key_?file|key_?vault|secrets?_?manager)_"
+    r"(?:[a-z0-9]+_)*(?:password|passwd|passphrase|pass|pwd|secret|token)$"
+)
+# A personal access token named by its abbreviation: GITHUB_PAT, ado_pat
+_PAT_NAME = lazy(r"(?:^|[_.-])pat$")
+
 # The same language in RE2's spelling (see .re2_spelling): "author" not
 # followed by "iz" is "author" followed by the end, by a letter other than
 # "i", or by "i" and then the end or a letter other than "z".
@@ -73,9 +82,9 @@ def classify_name(name: str) -> str | None:
     normal = re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()).strip("_")
     if not normal:
         return None
-    if _NOT_SECRET_SEARCH.search(normal):
+    if _NOT_SECRET_SEARCH.search(normal) and not _STORE_SECRET.search(normal):
         return None
-    if _STRONG.search(lowered):
+    if _STRONG.search(lowered) or _PAT_NAME.search(normal):
         return "strong"
     if _WEAK.search(normal):
         return "weak"
@@ -88,7 +97,7 @@ def kind_for_name(name: str) -> str:
         return "password"
     if "aws" in lowered and "secret" in lowered:
         return "aws-secret-key"
-    if "token" in lowered or "bearer" in lowered:
+    if "token" in lowered or "bearer" in lowered or lowered.endswith("pat"):
         return "token"
     if "private" in lowered:
         return "private-key"
@@ -100,7 +109,7 @@ def kind_for_name(name: str) -> str:
 
 
 _PLACEHOLDER = lazy(
-    r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{|\{\{|^\$[A-Za-z_]|^%\(|^%s$|^#\{|"
+    r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{[\w{.:-]+[^}]*\}|\$\{\w*$|\{\{[ \t]*[\w.$\-\[\]\"']+.*\}\}|\{\{[ \t]*[\w.$]*$|^\$[A-Za-z_]|^%\(|^%s$|^#\{|"
     r"your[_-]?(?:own[_-]?)?(?:api[_-]?)?(?:key|token|secret|password|pass)|changeme|change[_-]me|replace[_-]?me|"
     r"placeholder|redacted|^\[redacted|<redacted>|^(?:true|false|null|none|nil|undefined|yes|no|on|off|empty|"
     r"string|str|int|integer|bool|boolean|number|any|object|optional|required|secret|password|token|value|"
@@ -108,13 +117,29 @@ _PLACEHOLDER = lazy(
     r"negotiate|bot|apikey|api-key|key|ssws)$"
 )
 _CODE_REF = lazy(
-    r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$"  # settings.API_KEY, process.env.TOKEN
-    r"|[()\[\]{}<>]"  # calls, indexing, literals, generics: getpass(), os.environ["X"], Option<String>
+    # calls, indexing, generics: getpass(), os.environ["X"], ENV.fetch('K'), Option<String>
+    # (also cut off at a quote: ``re.compile(r"...``, ``ENV[``)
+    # (also cut off at a quote: ``re.compile(r"...``, ``ENV[``), references
+    # and types: ``&Option<Auth>``, ``&[u8]``, ``*mut T``
+    r"^[&*!]*(?:[A-Za-z_$][\w$.:]*[(\[<]|[(\[])"
     r"|^(?:self|this|os|env|process|config|settings|cfg|args|opts|options|ctx|request|req|params)\b"
     r"|^[A-Z][A-Z0-9_]*_(?:KEY|TOKEN|SECRET|PASSWORD|PASS)$"  # another variable's name
 )
+# settings.API_KEY, process.env.TOKEN: a dotted name whose parts are words.
+# A dotted value with a random part is a token (Vault ``s.``, Doppler
+# ``dp.st.``, Dynatrace ``dt0c01.``, a password such as ``Kx9fQ2.bz7``).
+_DOTTED_NAME = lazy(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$")
 # Public by design: publishable keys, age recipients, SSH public keys.
 _PUBLIC_VALUE = lazy(r"^(?:pk_(?:live|test)_|age1[02-9ac-hj-np-z]{50,}$|ssh-(?:rsa|dss|ed25519) |ecdsa-sha2-|AAAA[BCE][0-9A-Za-z]{3}NzaC1|AAAAC3NzaC1|LS0tLS1CRUdJTiBDRVJU)")
+_IDENTIFIER_WORD = lazy(r"^[A-Za-z$]*\d{0,3}$")
+
+
+def _name_part(part: str) -> bool:
+    """A part of a dotted name in code (``settings``, ``OPENAI_API_KEY``,
+    ``v2``), not a random part of a token (``s.eac5uebh9itickvv10oxd7ve``)."""
+    return len(part) <= 3 or (all(_IDENTIFIER_WORD.match(word) for word in part.split("_")) and is_wordy(part))
+
+
 _KEYWORD_IN_VALUE = lazy(r"(?i)key|token|secret|pass|pwd|auth|cred")
 _IDENTIFIER = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -126,6 +151,8 @@ def is_placeholder(value: str) -> bool:
     if _PLACEHOLDER.search(value) or _PUBLIC_VALUE.match(value):
         return True
     if _CODE_REF.search(value):
+        return True
+    if "." in value and _DOTTED_NAME.match(value) and all(map(_name_part, value.split("."))):
         return True
     # api_key=api_key, token: authToken -- a variable, not a value
     if _IDENTIFIER.match(value) and _KEYWORD_IN_VALUE.search(value) and not any(c.isdigit() for c in value):
@@ -168,7 +195,7 @@ _OPERATOR_VALUE = lazy(
 )
 # the first line of a block scalar, also behind a diff's "+" or a line number
 _BLOCK_SCALAR = lazy(r"[ \t]*(?:\n|\\n)(?:[+-]|[ \t]*\d+(?:\u2192|\t))?[ \t]+(?P<v>[^\s\\][^\n\\]*)")
-_KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig")
+_KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig|_pat(?![a-z0-9])")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _MAX_NAME = 80
 
@@ -314,7 +341,7 @@ def secret_kind_for_field(name: str, value: str) -> str | None:
 PHRASE_NOUN = lazy(
     r"(?<![a-z0-9_])(?:(?:personal[ _-])?access[ _-]token|api[ _-]?(?:key|token|secret)|auth(?:entication|orization)?[ _-]token|"
     r"bearer[ _-]token|refresh[ _-]token|client[ _-]secret|secret(?:[ _-](?:key|token|value))?|private[ _-]token|signing[ _-]key|"
-    r"license[ _-]key|recovery[ _-](?:key|code)|deploy[ _-](?:key|token)|password|passphrase|passcode|credentials?|token|pat)s?(?![a-z0-9_])"
+    r"license[ _-]key|recovery[ _-](?:key|code)|deploy[ _-](?:key|token)|password|passphrase|passcode|credentials?|token|pat|key)s?(?![a-z0-9_])"
 )
 # Substrings one of which every noun holds ("pat" as a word: " pat", or at
 # the start of the text, which callers test)
@@ -326,7 +353,12 @@ _PHRASE_STOP = lazy(
     r"length|expires?|expiry|expiration|at|checksum|fingerprint|model|session|user|username|email|account|org|project|"
     r"type|scope|scopes|prefix|last|ends|ending|hint)(?![a-z0-9])"
 )
-_PHRASE_BEFORE_STOP = lazy(r"(?:page|next|continuation|sync|cancellation|csrf|xsrf|max|input|output|total|cache|reasoning|id)[ _-]?$")
+_PHRASE_BEFORE_STOP = lazy(
+    r"(?:page|next|continuation|sync|cancellation|csrf|xsrf|max|input|output|total|cache|reasoning|id|"
+    # keys that name a row, an object or a public half, not a credential
+    r"primary|foreign|sort|partition|hash|range|row|lookup|object|s3|map|dict|idempotency|dedup|public|host|gpg|pgp|ssh|"
+    r"composite|unique|index|cache|registry|translation|i18n|react|list)[ _-]?$"
+)
 _CANDIDATE = lazy(r"(?:(?<![A-Za-z0-9_\-./+=~])|(?<=\n\+))[A-Za-z0-9][A-Za-z0-9_\-.+/=~]{19,199}(?![A-Za-z0-9_\-+/=~])")
 _UUID_SHAPE = lazy(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _HEXISH = lazy(r"^[0-9a-fA-F]{16,}$")

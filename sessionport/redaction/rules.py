@@ -19,6 +19,7 @@ import re
 from typing import Iterator
 
 from sessionport.lazy import LazyPattern, lazy
+from sessionport.redaction import keywords
 from sessionport.redaction.re2_spelling import Re2OrRe
 
 Span = tuple[int, int, str]
@@ -118,7 +119,7 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("discord-webhook", r"(?<=/api/webhooks/)\d{15,20}/[A-Za-z0-9_-]{50,}", ('/api/webhooks/',)),
     ("discord-token", r"[MNO][A-Za-z\d]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}", None),
     ("grafana-token", r"(?:glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}|glc_[A-Za-z0-9+/=]{32,})", ('glsa_', 'glc_')),
-    ("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", ('dp.',)),
+    ("doppler-token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9_-]{1,40}\.)?[A-Za-z0-9]{40,}", ('dp.',)),
     ("pulumi-token", r"pul-[a-f0-9]{40}", ('pul-',)),
     ("terraform-token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}", ('.atlasv1.',)),
     ("netlify-token", r"nfp_[A-Za-z0-9]{36}", ('nfp_',)),
@@ -142,7 +143,8 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("rubygems-token", r"rubygems_[a-f0-9]{48}", ('rubygems_',)),
     ("nuget-key", r"oy2[a-z0-9]{43}", ('oy2',)),
     ("crates-token", r"cio[A-Za-z0-9]{32}(?![A-Za-z0-9])", ('cio',)),
-    ("onepassword-token", r"ops_eyJ[A-Za-z0-9_-]{50,}", ('ops_eyJ',)),
+    ("onepassword-token", r"ops_eyJ[A-Za-z0-9+/_-]{50,}={0,3}", ('ops_eyJ',)),
+    ("onepassword-secret-key", r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}(?![A-Z0-9])", ('A3-',)),
     ("render-key", r"rnd_[A-Za-z0-9]{32,}", ('rnd_',)),
     ("neon-key", r"napi_[a-z0-9]{64}", ('napi_',)),
     ("tailscale-key", r"tskey-[a-z]+-[A-Za-z0-9]{8,}-[A-Za-z0-9]{16,}", ('tskey-',)),
@@ -158,6 +160,34 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("frameio-token", r"fio-u-[A-Za-z0-9_=-]{64}", ('fio-u-',)),
     ("twitter-bearer-token", r"A{21,}[A-Za-z0-9%]{30,}", ('AAAAAAAAAAAAAAAAAAAAA',)),
     ("cloudflare-origin-key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ('v1.0-',)),
+    ("alibaba-access-key-id", r"LTAI[A-Za-z0-9]{12,28}(?![A-Za-z0-9])", ('LTAI',)),
+    ("tencent-secret-id", r"AKID[A-Za-z0-9]{32}(?![A-Za-z0-9])", ('AKID',)),
+    ("dynatrace-token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ('dt0c01.',)),
+    ("harness-token", r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}", ('pat.', 'sat.')),
+    ("octopus-deploy-key", r"API-[A-Z0-9]{26}(?![A-Z0-9])", ('API-',)),
+    ("settlemint-token", r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16,}", ('sm_aat_', 'sm_pat_', 'sm_sat_')),
+    ("shippo-token", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", ('shippo_',)),
+    ("typeform-token", r"tfp_[A-Za-z0-9_.=-]{40,}", ('tfp_',)),
+    ("duffel-token", r"duffel_(?:test|live)_[A-Za-z0-9_=-]{40,}", ('duffel_',)),
+    ("firecrawl-key", r"fc-[a-f0-9]{32}(?![a-f0-9])", ('fc-',)),
+    ("resend-key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}(?![A-Za-z0-9])", ('re_',)),
+    ("hubspot-token", r"pat-(?:na|eu|ap)\d-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('pat-na', 'pat-eu', 'pat-ap')),
+    ("clickup-token", r"pk_\d{5,12}_[A-Z0-9]{32}(?![A-Z0-9])", ('pk_',)),
+    ("appwrite-key", r"standard_[a-f0-9]{128,}", ('standard_',)),
+    ("django-secret-key", r"django-insecure-[^\s\"'`\\]{30,}", ('django-insecure-',)),
+    ("zapier-webhook", r"(?<=hooks\.zapier\.com/hooks/catch/)\d+/[A-Za-z0-9]{5,}", ('hooks.zapier.com/',)),
+    ("tavily-key", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32,}", ('tvly-',)),
+    ("together-key", r"tgp_v1_[A-Za-z0-9_-]{40,}", ('tgp_v1_',)),
+    ("cerebras-key", r"csk-[a-z0-9]{40,}", ('csk-',)),
+    ("langfuse-key", r"sk-lf-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('sk-lf-',)),
+    ("e2b-key", r"e2b_[a-f0-9]{40}", ('e2b_',)),
+    ("posthog-personal-key", r"phx_[A-Za-z0-9]{40,}", ('phx_',)),
+    ("sonarqube-token", r"sq[pua]_[a-f0-9]{40}", ('sqp_', 'squ_', 'sqa_')),
+    ("buildkite-token", r"bkua_[a-f0-9]{40}", ('bkua_',)),
+    ("circleci-token", r"CCIPAT_[A-Za-z0-9]{20,}_[a-f0-9]{40}", ('CCIPAT_',)),
+    ("trello-token", r"ATTA[a-f0-9]{64}[A-F0-9]{8}", ('ATTA',)),
+    ("polar-token", r"polar_(?:oat|pat|at_u|rt)_[A-Za-z0-9]{40,}", ('polar_',)),
+    ("bedrock-api-key", r"ABSK[A-Za-z0-9+/]{100,}={0,2}", ('ABSK',)),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", ('eyJ',)),
 ]
 
@@ -170,6 +200,9 @@ _VENDOR: list[tuple[str, LazyPattern, tuple[str, ...] | None]] = [
 ]
 # Discord bot tokens have no literal; two dots six characters apart is the cheapest test.
 _DISCORD_HINT = lazy(r"\.[A-Za-z0-9_-]{6}\.")
+
+# The rest of a token whose "+", "/" or "=" a URL spells %2B, %2F, %3D.
+_PERCENT_TAIL = lazy(r"(?:%(?:2[BbFf]|3[Dd])[A-Za-z0-9_-]*)+")
 
 _WORDCHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
@@ -192,7 +225,24 @@ _TRIGGER_SCAN = lazy("|".join(map(re.escape, _LITERALS)))
 # The literals escaped for RE2 too (re.escape leaves letters, digits and "_"
 # alone and puts a backslash before everything else: RE2 reads both the same).
 _TRIGGER_FIND = Re2OrRe(_TRIGGER_SCAN.pattern, _TRIGGER_SCAN)
-_IMPLIED = {lit: frozenset(t for t in _LITERALS if t in lit) for lit in _LITERALS}
+_BY_TRIGGER: dict[str, set[int]] = {}
+for _index, (_, _, _triggers) in enumerate(VENDOR_RULES):
+    for _trigger in _triggers or ():
+        _BY_TRIGGER.setdefault(_trigger, set()).add(_index)
+# The rules a found literal can start (its own and those of the triggers it
+# implies), so a string costs a loop over the rules it may hold, not all;
+# worked out for a literal when it is first found (few ever are).
+_RULES_OF: dict[str, frozenset[int]] = {}
+
+
+def _rules_of(literal: str) -> frozenset[int]:
+    rules = _RULES_OF.get(literal)
+    if rules is None:
+        rules = _RULES_OF[literal] = frozenset().union(*(_BY_TRIGGER[t] for t in _LITERALS if t in literal))
+    return rules
+
+
+_UNTRIGGERED = frozenset(i for i, (_, _, triggers) in enumerate(VENDOR_RULES) if triggers is None)
 
 
 # Every vendor token lies inside a run of token characters at least this
@@ -212,24 +262,23 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
     if not runs:
         return
     joined = "\n".join(text[s:e] for s, e in runs)
-    present: set[str] = set()
+    chosen: set[int] = set()
     for literal in set(_TRIGGER_FIND.findall(joined)):
-        present |= _IMPLIED[literal]
-    discord = None
-    for kind, pattern, triggers in _VENDOR:
-        if triggers is None:
-            if discord is None:
-                discord = _DISCORD_HINT.search(joined) is not None
-            if not discord:
-                continue
-        elif present.isdisjoint(triggers):
-            continue
+        chosen |= _rules_of(literal)
+    if _DISCORD_HINT.search(joined) is not None:
+        chosen |= _UNTRIGGERED
+    if not chosen:
+        return
+    for index in sorted(chosen):  # in rule order: earlier rules win overlaps
+        kind, pattern, _ = _VENDOR[index]
         for match in pattern.finditer(text):
             start, end = match.span()
             if kind != "telegram-bot-token" and not starts_at_boundary(text, start):
                 continue  # (a bot token follows "bot" in API URLs)
             if kind == "jwt" and text.count(".", start, end) < 2:
                 continue
+            if text.startswith("%", end) and _PERCENT_TAIL.match(text, end):
+                end = _PERCENT_TAIL.match(text, end).end()  # base64 "+/=" percent-encoded in a URL
             yield start, end, kind
 
 
@@ -249,8 +298,13 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("url-password", lazy(r"://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[a-z0-9\[.-])"), ("://",)),
     # credentials in query strings and form bodies
     ("url-token", lazy(
-        r"[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth)=(?P<s>[^&\s\"'#\\<>]{6,})"
-    ), ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "sig=", "signature=", "code=", "auth=")),
+        r"[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth|appid|jwt)=(?P<s>[^&\s\"'#\\<>]{6,})"
+    ), ("token=", "key=", "secret=", "password=", "passwd=", "pwd=", "sig=", "signature=", "code=", "auth=", "appid=", "jwt=")),
+    # other parameters named like a credential (app_key=, private_token=,
+    # hapikey=, subscription-key=): the name must be a secret name
+    ("url-token", lazy(
+        r"[?&;](?P<n>[a-z0-9_-]{1,40}(?:token|key|secret|password|passwd))=(?P<s>[^&\s\"'#\\<>]{6,})"
+    ), ("token=", "key=", "secret=", "password=", "passwd=")),
     ("azure-storage-key", lazy(r"(?:accountkey|sharedaccesskey|sharedaccesssignature|sig)=(?P<s>[a-z0-9+/%=_-]{16,})"), ("accountkey=", "sharedaccess", "sig=")),
     ("aws-signature", lazy(r"signature=(?P<s>[0-9a-f]{64})"), ("signature=",)),
     # curl -u user:pass, --user user:pass
@@ -271,6 +325,31 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
         r"\b(?:(?:redis|keydb|valkey)-cli\b[^\n|;&]{0,200}?\s-a|(?:mongo(?:sh|dump|restore|export|import)?|cqlsh)\b[^\n|;&]{0,200}?\s-p|"
         r"(?:sqlcmd|bcp|isql|osql)\b[^\n|;&]{0,200}?\s-p)[ =]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
     ), ("redis-cli", "keydb-cli", "valkey-cli", "mongo", "cqlsh", "sqlcmd", "bcp", "isql", "osql")),
+    # secret stores set from the command line: gh secret set NAME --body V,
+    # az keyvault secret set --value V, aws secretsmanager --secret-string V,
+    # aws ssm put-parameter --value V
+    ("secret-value", lazy(
+        r"(?:\bsecrets? set\b|\bkeyvault\b|\bsecretsmanager\b|\bput-parameter\b)[^\n|;&]{0,200}?\s(?:--body|-b|--value|--secret-string)[= ][ \t]*\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("secret set", "secrets set", "keyvault", "secretsmanager", "put-parameter")),
+    # CLI settings stored by a "config set NAME VALUE" command (npm, yarn,
+    # pnpm, aws configure set, poetry config) when NAME names a credential
+    ("config-value", lazy(
+        r"\b(?:config(?:ure)? set|poetry config)\s+(?:--[a-z-]+\s+)*(?P<n>[^\s=\"']+)[ =][ \t]*\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("config set", "configure set", "poetry config")),
+    # ngrok config add-authtoken VALUE, ngrok authtoken VALUE
+    ("token", lazy(r"\bngrok\b[^\n|;&]{0,40}?\s(?:add-)?authtoken\s+\\?[\"']?(?P<s>[a-z0-9_]{20,})"), ("authtoken",)),
+    # passwords given to archivers and key tools as a short option:
+    # zip -P X, 7z a -pX, openssl enc -k X, ssh-keygen -N X (case checked in Python)
+    ("password", lazy(
+        r"\b(?:zip|7z [ax]|openssl\b[^\n|;&]{0,200}?|ssh-keygen\b[^\n|;&]{0,200}?)\s-(?P<f>[pkn])[ ]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+    ), ("zip ", "7z ", "openssl", "ssh-keygen")),
+    # ~/.pgpass: host:port:database:user:password
+    # (also as a Read result's numbered line or a patch's added line)
+    ("password", lazy(
+        r"(?:^|(?<=\n)|(?<=\\n))(?:\+|[ \t]*\d+(?:\u2192|\t))?[a-z0-9.*_-]+:(?:\d{2,5}|\*):[^:\s\\]+:[^:\s\\]+:(?P<s>[^\s\\]{3,})"
+    ), (":5432:", ":*:")),
+    # poetry config http-basic.REPO USER PASSWORD
+    ("password", lazy(r"\bpoetry config\s+http-basic\.[a-z0-9_.-]+\s+[^\s\"']+\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("poetry config",)),
     ("password", lazy(r"sshpass\s+-p\s*\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("sshpass",)),
     ("password", lazy(r"\b(?:docker|podman|helm|oras|skopeo)\b[^\n]{0,80}?\slogin\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), (" login",)),
     # prose: "the password is X" (a value with a digit or a symbol, not a word)
@@ -280,6 +359,50 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ("password", lazy(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
     ("docker-auth", lazy(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
 ]
+CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in CONTEXT_RULES for t in triggers}))
+_trigger_set = None  # the RE2 Set of CONTEXT_TRIGGERS, built on first use (False: not available)
+
+
+# Below this length the substring tests cost less than encoding the text
+# for the set (and most runs never build the set).
+_SET_MIN = 2048
+
+
+def context_triggers(lower: str) -> set[str]:
+    """The trigger literals of :data:`CONTEXT_RULES` found in ``lower``: for
+    a long text, one pass of an RE2 set (every literal that occurs,
+    overlapping or not) when google-re2 is installed; else one substring
+    test per literal."""
+    global _trigger_set
+    if len(lower) < _SET_MIN:
+        return {t for t in CONTEXT_TRIGGERS if t in lower}
+    if _trigger_set is None:
+        _trigger_set = _build_trigger_set()
+    if _trigger_set:
+        try:
+            hits = _trigger_set(lower.encode())
+        except Exception:  # a lone surrogate: the substring tests below
+            hits = None
+        if hits is not None:
+            return {CONTEXT_TRIGGERS[i] for i in hits}
+    return {t for t in CONTEXT_TRIGGERS if t in lower}
+
+
+def _build_trigger_set():
+    try:
+        import re2
+    except ImportError:
+        return False
+    try:
+        patterns = re2.Set.SearchSet(re2.Options())
+        for trigger in CONTEXT_TRIGGERS:
+            patterns.Add(re.escape(trigger))
+        patterns.Compile()
+    except Exception:  # an older or broken binding: substring tests
+        return False
+    return getattr(getattr(patterns, "_set", None), "Match", None) or patterns.Match
+
+
 # Rules whose match must start a word (checked in Python: a leading
 # lookbehind would stop the regex engine from skipping ahead to a literal).
 _WORD_START = frozenset(("authorization", "bearer-token", "api-key-header", "azure-storage-key"))
@@ -301,8 +424,36 @@ def context_spans(text: str, lower: str, present: set[str]) -> Iterator[Span]:
                 continue
             if kind == "url-password" and not (at and lower[at - 1].isalpha()):
                 continue
+            if match.re.groupindex.get("n") and not _named_secret(match.group("n"), text[match.start("s") : match.end("s")]):
+                continue  # page_token=, idempotency_key=, "config set key value": not credentials
+            if match.re.groupindex.get("f") and text[match.start("f")] != _FLAG_CASE[lower[match.start() : match.start() + 2]]:
+                continue  # unzip -p (to a pipe), ssh-keygen -n (principals): not passwords
             start, end = match.span("s")
-            yield start, _trim_escape(text, start, end), kind
+            # a stored setting is tagged by what its name says (password, token, ...)
+            named = keywords.kind_for_name(_last_part(match.group("n"))) if kind == "config-value" else kind
+            yield start, _trim_escape(text, start, end), named
+
+
+# The password option of each tool of the archiver rule, by the tool's first letters.
+_FLAG_CASE = {"zi": "P", "7z": "p", "op": "k", "ss": "N"}
+
+
+def _named_secret(name: str, value: str) -> bool:
+    """Whether ``value`` under ``name`` is a credential: a secret name, or a
+    name with only "key" in it and a random-looking value."""
+    name_class = keywords.classify_name(_last_part(name))
+    return name_class == "strong" or (name_class == "weak" and keywords.looks_random(value, min_length=12))
+
+
+def _last_part(name: str) -> str:
+    """``//registry.npmjs.org/:_authToken`` -> ``_authToken``, ``pypi-token.pypi`` -> ``pypi-token``."""
+    for cut in ("/:", ":"):
+        if cut in name:
+            name = name.rsplit(cut, 1)[1]
+    if name.count(".") == 1 and not name.endswith("."):
+        head, tail = name.split(".")
+        return head if keywords.classify_name(head) else tail
+    return name.rsplit(".", 1)[-1]
 
 
 def _trim_escape(text: str, start: int, end: int) -> int:

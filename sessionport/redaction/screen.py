@@ -56,7 +56,7 @@ _KEYWORDS_REVERSED = b"|".join(k[::-1].encode() for k in keywords.KEYWORDS)
 # Read backwards from an operator: optional spaces, quotes, escapes and an
 # arrow's dash, then a name (<= 80 name characters) holding a keyword.  This
 # is looser than keywords._OPERATOR_VALUE, so it never misses one.
-_ASSIGN_AT_OP = lazy(rb"=[=\" \\\]-]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
+_ASSIGN_AT_OP = lazy(rb"=[=\" \\\]-]{0,16}(?:[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")|tap_)")
 # The "name <whitespace> 'value'" form (strong names): quote, escapes, a space.
 _ASSIGN_AT_QUOTE = lazy(rb"\"\\{0,3} [\" \\]{0,16}[a-z0-9_.-]{0,80}?(?:" + _KEYWORDS_REVERSED + rb")")
 
@@ -222,6 +222,8 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
         "(?i)" + _alternation(keywords.KEYWORDS) + r"[a-z0-9_.-]*[\\\"'` \t\]]*(?:[:=>]|->|,[ \t]*\\*[\"']|" + _SPACE + r"\\*[\"'])",
         False,
     ),
+    # a name ending in "_pat" (GITHUB_PAT=, ado_pat:) and its operator
+    ("assignment-pat", r"(?i)_pat[\\\"'` \t\]]*(?:[:=>]|->)", False),
     ("card", _CARD_HINT.pattern, False),
     ("curl-cookie", r"(?i)curl\b.*\s(?:-b|--cookie)", False),
     # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e

@@ -374,7 +374,7 @@ STAGE = Stage(
     name="redact",
     description="Replace secrets and personal data with typed tags",
     help=(
-        "Replace secrets (API keys and tokens of ~70 vendors, private keys, JWTs, passwords in URLs, "
+        "Replace secrets (API keys and tokens of ~110 vendors, private keys, JWTs, passwords in URLs, "
         "headers, flags and assignments, tokens named by context, card numbers, high-entropy strings; "
         "also through terminal colour codes and inside base64) and personal data (emails, home-directory "
         "usernames, public IPs) with stable tags such as [REDACTED:github-token#2]. Ids and links "
