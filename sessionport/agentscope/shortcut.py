@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from typing import Iterator
+from typing import Iterable, Iterator
 
+from sessionport.context import WriteContext
 from sessionport.pipeline import stream
 from sessionport.io import open_output, spool_file
 
@@ -30,12 +31,17 @@ def import_session(source: str, output: str | None = None, *, skip_bad: bool = F
     beyond), then written atomically through :func:`sessionport.io.open_output`.
     ``options`` are agentscope-trace exporter options (``trace_branch``...).
     """
+    return write_trace(stream.read(source, format="session-json", skip_bad=skip_bad), source, output, options=options)
+
+
+def write_trace(events: Iterable[dict], source: str, output: str | None = None, *, options: dict | None = None, context: WriteContext | None = None) -> str:
+    """The events of ``source`` written as :func:`import_session` writes
+    them; ``context`` gets what the trace had no place for (``losses``)."""
     run_ids: list[str] = []
     write_opts = {k: v for k, v in (options or {}).items() if v is not None}
     write_opts["_run_ids"] = run_ids
-    events = stream.read(source, format="session-json", skip_bad=skip_bad)
     with spool_file(SPOOL_MEMORY) as spool:
-        stream.write_events(events, spool, format="agentscope-trace", options=write_opts)
+        stream.write_events(events, spool, format="agentscope-trace", options=write_opts, context=context)
         spool.seek(0)
         if output is not None:
             with open_output(output, [source]) as out:

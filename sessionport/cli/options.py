@@ -102,16 +102,23 @@ def split_format_options(kwargs: dict[str, Any]) -> tuple[dict, dict, dict]:
     return reading, writing, kwargs
 
 
-def report_option(f):
-    """--json-report: what the run did, per input, as one JSON object."""
-    return click.option(
-        "--json-report",
-        "json_report",
-        metavar="FILE",
-        type=click.Path(dir_okay=False, allow_dash=True),
-        help="Also write a JSON report of the run to FILE (- for stdout when -o is a file): per input its format, output, "
-        "messages, what the target has no place for (losses), unknown types, warnings and status; totals; exit code.",
-    )(f)
+def report_option(f=None, *, stdout: str = "- for stdout when -o is a file", files: str = "output"):
+    """--json-report: what the run did, per input, as one JSON object.
+
+    A decorator as it is, or called with what ``-`` means for the command
+    (``stdout``) and what the report names as an input's output (``files``)."""
+
+    def decorate(f):
+        return click.option(
+            "--json-report",
+            "json_report",
+            metavar="FILE",
+            type=click.Path(dir_okay=False, allow_dash=True),
+            help=f"Also write a JSON report of the run to FILE ({stdout}): per input its format, {files}, "
+            "messages, what the target has no place for (losses), unknown types, warnings and status; totals; exit code.",
+        )(f)
+
+    return decorate(f) if f is not None else decorate
 
 
 def batch_options(f):

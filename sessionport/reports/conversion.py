@@ -60,6 +60,8 @@ def _entry(outcome: Any, joined: str | None = None) -> dict[str, Any]:
         "unreadable": counts.get("unreadable", 0),
         "warnings": list(counts.get("warnings", outcome.warnings)),
         "error": outcome.error,
+        # split: the files written from this input (one per session)
+        **({"files": counts["files"]} if "files" in counts else {}),
     }
 
 
