@@ -1,7 +1,9 @@
 """Opening inputs and writing outputs.
 
 Inputs: a path, ``-`` or nothing (stdin); gzip, bz2, xz and zstd are
-recognised by their magic bytes and decompressed on the fly.  The first
+recognised by their magic bytes and decompressed on the fly, and UTF-16 or
+UTF-32 text (a byte order mark, or JSON's first character beside a NUL
+byte) is read as UTF-8.  The first
 ``HEAD_SIZE`` decompressed bytes are kept so that detection can look at them
 without consuming the stream.
 
@@ -181,6 +183,67 @@ class _StopAtDamage(io.RawIOBase):
         super().close()
 
 
+# Text that is not UTF-8: what a Windows shell redirect (PowerShell's ``>``,
+# Notepad's "Unicode") writes.  Read as UTF-8 after transcoding, so every
+# reader, line number and error sees the same text.  UTF-32 first: its
+# little-endian mark starts with UTF-16's.
+_TEXT_MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+    # no mark, but JSON's first character with a NUL byte beside it
+    (b"{\x00", "utf-16-le"),
+    (b"[\x00", "utf-16-le"),
+    (b"\x00{", "utf-16-be"),
+    (b"\x00[", "utf-16-be"),
+)
+
+
+def text_encoding(head: bytes) -> str | None:
+    """The encoding of a UTF-16 or UTF-32 text, told from its first bytes;
+    None for anything else (UTF-8 and binary data)."""
+    return next((encoding for mark, encoding in _TEXT_MARKS if head.startswith(mark)), None)
+
+
+class _Transcoded(io.RawIOBase):
+    """The text of a UTF-16 or UTF-32 stream as UTF-8 (its byte order mark dropped)."""
+
+    def __init__(self, stream: BinaryIO, encoding: str, name: str) -> None:
+        import codecs
+
+        self._stream = stream
+        self._encoding = encoding
+        self._decoder = codecs.getincrementaldecoder(encoding)("strict")
+        self._name = name
+        self._offset = 0
+        self._pending = memoryview(b"")
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._pending and not self._ended:
+            chunk = self._stream.read(READ_BUFFER)
+            try:
+                text = self._decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                label = self._encoding.upper().replace("-LE", " (little-endian)").replace("-BE", " (big-endian)")
+                raise DataError(
+                    self._name,
+                    f"read as {label} text, and the bytes at offset {self._offset + max(exc.start, 0)} are not {label}",
+                    hint=f"convert the file to UTF-8 (iconv -f {self._encoding.upper().replace('-', '')} -t UTF-8) or check that it is a transcript",
+                ) from None
+            self._offset += len(chunk)
+            self._ended = not chunk
+            self._pending = memoryview(text.encode("utf-8", "surrogatepass"))
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
 def _read_head(stream: BinaryIO, size: int) -> bytes:
     chunks = []
     remaining = size
@@ -211,6 +274,8 @@ class Input:
     size: int | None = None
     _closers: list = field(default_factory=list)
     _guard: _StopAtDamage | None = None
+    # UTF-16 or UTF-32 text read as UTF-8 (``stream`` is not the file's bytes)
+    encoding: str | None = None
 
     @property
     def damage(self) -> str | None:
@@ -319,8 +384,12 @@ def open_input(spec: str | None) -> Input:
         for closer in reversed(closers):
             closer()
         raise DataError(name, f"cannot be decompressed: {guard.damage}, before any data", hint="the file may be truncated")
+    encoding = text_encoding(head)
+    if encoding is not None:
+        stream = io.BufferedReader(_Transcoded(_Prepended(head, stream), encoding, name), buffer_size=READ_BUFFER)
+        head = _read_head(stream, HEAD_SIZE)
     buffered = io.BufferedReader(_Prepended(head, stream), buffer_size=READ_BUFFER)
-    return Input(name, path, buffered, head, raw, compression, size, closers, guard)
+    return Input(name, path, buffered, head, raw, compression, size, closers, guard, encoding)
 
 
 class SpoolError(OutputError):

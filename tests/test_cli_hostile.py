@@ -1,0 +1,132 @@
+"""Every command against unusual and hostile inputs, as real processes:
+one clear line on stderr, never a traceback, exit 0 ok / 1 bad data /
+2 usage, and no output left behind by a run that failed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import orjson
+import pytest
+
+from conftest import FIXTURES, ROOT, run_cli
+
+SESSION = FIXTURES / "claude-code" / "session.jsonl"
+TWO = FIXTURES / "filter" / "two-sessions.jsonl"
+ROLLOUT = FIXTURES / "codex" / "rollout-envelope.jsonl"
+EXPORT = FIXTURES / "chatgpt-export" / "conversations.json"
+
+
+def clean(proc: subprocess.CompletedProcess) -> None:
+    assert b"Traceback" not in proc.stderr and b"internal error" not in proc.stderr, proc.stderr
+
+
+# -- integers beyond 64 bits in JSON printed by the commands ----------------
+
+def test_inspect_json_prints_token_counts_beyond_64_bits(tmp_path):
+    source = tmp_path / "big.jsonl"
+    source.write_bytes(SESSION.read_bytes().replace(b'"input_tokens":10', b'"input_tokens":123456789012345678901234567890'))
+    for args in (["--json"], ["--usage", "--json"]):
+        proc = run_cli("inspect", *args, source)
+        clean(proc)
+        assert proc.returncode == 0, proc.stderr
+        doc = json.loads(proc.stdout)
+        assert doc["usage"]["input_tokens"] > 2**64  # written as the float a reader reads it as
+    assert b"input_tokens=1234567890123456789012345" in run_cli("inspect", source).stdout  # the text keeps the integer
+
+
+# -- a closed stdout, at any point ----------------------------------------
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["convert", "--help"], ["formats", "--json"]])
+def test_help_and_version_into_a_closed_pipe_end_quietly_with_0(args):
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sessionport", *args], stdout=write, stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    finally:
+        os.close(write)
+    assert proc.returncode == 0 and proc.stderr == b""
+
+
+# -- UTF-16 and UTF-32 text ------------------------------------------------
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-16-le", "utf-32"])
+def test_utf16_and_utf32_inputs_read_as_their_utf8_text(tmp_path, encoding):
+    """What PowerShell's `>` and Notepad's "Unicode" write: with a byte
+    order mark, or without one (JSON's first character beside a NUL)."""
+    expected = run_cli("convert", SESSION, "--to", "portable-jsonl")
+    source = tmp_path / "wide.jsonl"
+    text = SESSION.read_text(encoding="utf-8")
+    source.write_bytes(text.encode(encoding) if encoding != "utf-16-be" else b"\xfe\xff" + text.encode(encoding))
+    proc = run_cli("convert", source, "--to", "portable-jsonl")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected.stdout and proc.stderr == b""
+
+
+def test_utf16_documents_seekable_readers_and_the_usage_scan(tmp_path):
+    export = tmp_path / "conversations.json"
+    export.write_bytes(EXPORT.read_text(encoding="utf-8").encode("utf-16"))
+    assert run_cli("convert", export, "--to", "portable-jsonl").stdout == run_cli("convert", EXPORT, "--to", "portable-jsonl").stdout
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_bytes(ROLLOUT.read_text(encoding="utf-8").encode("utf-16"))
+    wide = run_cli("inspect", "--usage", "--json", rollout)
+    assert wide.returncode == 0, wide.stderr
+    assert json.loads(wide.stdout)["usage"] == json.loads(run_cli("inspect", "--usage", "--json", ROLLOUT).stdout)["usage"]
+    portable = tmp_path / "two.jsonl"
+    portable.write_bytes(TWO.read_text(encoding="utf-8").encode("utf-16"))
+    proc = run_cli("validate", portable)
+    assert proc.returncode == 0 and b"valid portable-jsonl" in proc.stdout
+
+
+def test_invalid_utf16_is_one_error_naming_the_offset_and_what_to_try(tmp_path):
+    source = tmp_path / "bad16.jsonl"
+    wide = SESSION.read_text(encoding="utf-8").encode("utf-16")
+    source.write_bytes(wide[:200] + b"\x00\xd8A\x00" + wide[200:])  # a lone high surrogate
+    out = tmp_path / "out.jsonl"
+    proc = run_cli("convert", source, "--to", "portable-jsonl", "-o", out)
+    clean(proc)
+    assert proc.returncode == 1
+    [line] = proc.stderr.decode().splitlines()
+    assert f"{source}: read as UTF-16 text, and the bytes at offset 200 are not UTF-16" in line and "iconv -f UTF16 -t UTF-8" in line
+    assert not out.exists()
+
+
+# -- split leaves nothing behind when it fails ------------------------------
+
+@pytest.mark.parametrize("content", [None, b"\x89PNG garbage", b'{"not json\n'])
+def test_split_that_fails_before_a_file_is_written_makes_no_directory(tmp_path, content):
+    source = tmp_path / "in.jsonl"
+    if content is not None:
+        source.write_bytes(content)
+    out = tmp_path / "out" / "sub"
+    proc = run_cli("split", source, "--to", "markdown", "-o", out)
+    clean(proc)
+    assert proc.returncode == (2 if content is None else 1)
+    assert len(proc.stderr.decode().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_split_of_an_empty_input_writes_nothing_and_makes_no_directory(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    proc = run_cli("split", empty, "--to", "markdown", "-o", tmp_path / "out")
+    assert proc.returncode == 0 and b"the input is empty" in proc.stderr and b"wrote 0 file(s)" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_failing_input_leaves_the_last_file_of_the_input_before_it_whole(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"not json\n')
+    out = tmp_path / "out"
+    # anthropic-messages writes a session once it has all of it: its file is
+    # complete only when the next event shows the session has ended
+    proc = run_cli("split", TWO, bad, "--to", "anthropic-messages", "-o", out)
+    clean(proc)
+    assert proc.returncode == 1
+    files = sorted(out.iterdir())
+    assert len(files) == 2
+    for path in files:
+        assert orjson.loads(path.read_bytes())["messages"]
