@@ -526,9 +526,10 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
             raise UsageError(
                 f"{path}: refusing to write the output onto the input; choose another -o path"
             )
-    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
-        # A device or a named pipe (/dev/null, a FIFO): nothing to replace
-        # atomically, so write to it directly.
+    if _written_in_place(path):
+        # A device or a named pipe (/dev/null, a FIFO), or a descriptor of
+        # this process (/dev/stdout): nothing to replace atomically, so
+        # write to it directly.
         try:
             out = open(path, "wb", buffering=WRITE_BUFFER)
         except OSError as exc:
@@ -542,6 +543,10 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
             with contextlib.suppress(OSError):
                 out.close()
         return
+    if os.path.islink(path):
+        # The file a link names is written (atomically, beside it), and the
+        # link stays: replacing it would put a plain file where it was.
+        path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         # As AgentScope does for .agentscope/: a missing folder of the
@@ -584,6 +589,21 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
                 with contextlib.suppress(Exception):
                     out.close()
         raise
+
+
+def _written_in_place(path: str) -> bool:
+    """Whether ``path`` is written to directly rather than replaced: a
+    device, a named pipe or a socket, or a path that leads through
+    ``/proc`` (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``: the
+    descriptors of this process, whatever they are open on)."""
+    at = os.path.abspath(path)
+    for _ in range(40):  # the links followed before giving up, as the kernel does
+        if os.path.realpath(os.path.dirname(at)).startswith("/proc/"):
+            return os.path.lexists(at)
+        if not os.path.islink(at):
+            break
+        at = os.path.join(os.path.dirname(at), os.readlink(at))
+    return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
 
 
 _PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -130,3 +130,82 @@ def test_a_failing_input_leaves_the_last_file_of_the_input_before_it_whole(tmp_p
     assert len(files) == 2
     for path in files:
         assert orjson.loads(path.read_bytes())["messages"]
+
+
+# -- a JSON array where JSON Lines are expected, and the other way round -----
+
+def _records(fixture) -> list:
+    return [orjson.loads(line) for line in fixture.read_bytes().splitlines() if line.strip()]
+
+
+SHAPES = {
+    "one array on one line": (lambda r: orjson.dumps(r), "in one JSON array", "jq -c '.[]'"),
+    "one array, a record a line": (lambda r: b"[" + b",\n".join(map(orjson.dumps, r)) + b"]", "one JSON array", "jq -c '.[]'"),
+    "a pretty-printed array": (lambda r: orjson.dumps(r, option=orjson.OPT_INDENT_2), "in one JSON array", "jq -c '.[]'"),
+    "pretty-printed records": (lambda r: b"\n".join(orjson.dumps(x, option=orjson.OPT_INDENT_2) for x in r), "pretty-printed over several lines", "jq -c ."),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("fixture, name", [(SESSION, "claude-code"), (TWO, "portable-jsonl"), (ROLLOUT, "codex")])
+def test_json_lines_records_in_another_json_shape_name_the_shape_and_the_fix(tmp_path, fixture, name, shape):
+    make, said, fix = SHAPES[shape]
+    source = tmp_path / "records.json"
+    source.write_bytes(make(_records(fixture)))
+    for command in (["convert", source, "--to", "markdown", "-o", tmp_path / "out.md"], ["inspect", source], ["split", source, "--to", "markdown", "-o", tmp_path / "out"]):
+        proc = run_cli(*command)
+        clean(proc)
+        assert proc.returncode == 1
+        [line] = proc.stderr.decode().splitlines()
+        assert said in line and fix in line and "--skip-bad" not in line, line
+    assert not (tmp_path / "out").exists() and not (tmp_path / "out.md").exists()
+
+
+def test_json_documents_one_per_line_name_json_lines_and_the_fix(tmp_path):
+    source = tmp_path / "conversations.jsonl"
+    source.write_bytes(b"\n".join(orjson.dumps(c) for c in orjson.loads(EXPORT.read_bytes())) + b"\n")
+    out = tmp_path / "out.md"
+    proc = run_cli("convert", source, "--to", "markdown", "-o", out)
+    clean(proc)
+    assert proc.returncode == 1
+    [line] = proc.stderr.decode().splitlines()
+    assert "more JSON follows the first document, as in JSON Lines" in line and "jq -s ." in line
+    assert not out.exists()
+
+
+# -- -o through a link -----------------------------------------------------
+
+@pytest.mark.parametrize("target", ["/proc/self/fd/1", "/dev/fd/1"])
+def test_o_naming_this_process_stdout_through_a_link_writes_there_and_keeps_the_link(tmp_path, target):
+    """``-o /dev/stdout`` is a link into /proc: the output goes to the
+    descriptor, and the link is never replaced by a plain file (for
+    /dev/stdout itself that would break every later program)."""
+    if not os.path.exists(target):
+        pytest.skip(f"{target} does not exist on this system")
+    link = tmp_path / "stdout-link"
+    link.symlink_to(target)
+    expected = run_cli("convert", SESSION, "--to", "markdown").stdout
+    proc = run_cli("convert", SESSION, "--to", "markdown", "-o", link)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == expected
+    assert link.is_symlink() and os.readlink(link) == target
+    assert [p.name for p in tmp_path.iterdir()] == ["stdout-link"]  # no partial file left beside it
+    report = run_cli("convert", SESSION, "--to", "markdown", "-o", tmp_path / "o.md", "--json-report", link)
+    assert report.returncode == 0 and json.loads(report.stdout)["inputs"][0]["status"] == "ok"
+    assert link.is_symlink()
+
+
+def test_o_naming_a_link_to_a_file_writes_the_file_and_keeps_the_link(tmp_path):
+    real = tmp_path / "notes" / "session.md"
+    real.parent.mkdir()
+    real.write_bytes(b"old")
+    link = tmp_path / "session.md"
+    link.symlink_to(real)
+    proc = run_cli("convert", SESSION, "--to", "markdown", "-o", link)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and real.read_bytes() == run_cli("convert", SESSION, "--to", "markdown").stdout
+    assert sorted(p.name for p in real.parent.iterdir()) == ["session.md"]
+    dangling = tmp_path / "new.md"
+    dangling.symlink_to(tmp_path / "notes" / "new.md")
+    assert run_cli("convert", SESSION, "--to", "markdown", "-o", dangling).returncode == 0
+    assert dangling.is_symlink() and (tmp_path / "notes" / "new.md").read_bytes() == real.read_bytes()
