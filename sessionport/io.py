@@ -551,6 +551,7 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     if not os.path.isdir(directory):
         # As AgentScope does for .agentscope/: a missing folder of the
         # target is made, like mkdir -p.
+        check_folder(os.path.dirname(path) or ".", path)
         try:
             os.makedirs(directory, exist_ok=True)
         except OSError as exc:
@@ -589,6 +590,27 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
                 with contextlib.suppress(Exception):
                     out.close()
         raise
+
+
+def file_in_the_way(directory: str) -> str | None:
+    """The part of ``directory`` (as given) that exists and is not a folder,
+    when one is in the way of making it; else None."""
+    at = directory.rstrip("/" + os.sep) or directory
+    while at and not os.path.exists(at):
+        parent = os.path.dirname(at)
+        if parent == at:
+            return None
+        at = parent
+    return at if at and not os.path.isdir(at) else None
+
+
+def check_folder(directory: str, what: str, option: str = "-o") -> None:
+    """Refuse a folder of an output that cannot be made because a file is
+    where it or one of its parents should be (``what`` names the output,
+    ``option`` the option that gave it)."""
+    blocked = file_in_the_way(directory)
+    if blocked is not None:
+        raise UsageError(f"{what}: cannot be written: {blocked} is a file, not a folder; choose another {option} path")
 
 
 def _written_in_place(path: str) -> bool:

@@ -209,3 +209,30 @@ def test_o_naming_a_link_to_a_file_writes_the_file_and_keeps_the_link(tmp_path):
     dangling.symlink_to(tmp_path / "notes" / "new.md")
     assert run_cli("convert", SESSION, "--to", "markdown", "-o", dangling).returncode == 0
     assert dangling.is_symlink() and (tmp_path / "notes" / "new.md").read_bytes() == real.read_bytes()
+
+
+# -- -o under a file -------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    ["convert", SESSION, "--to", "markdown", "-o", "{f}/"],
+    ["convert", SESSION, "--to", "markdown", "-o", "{f}/x.md"],
+    ["convert", "{d}", "--to", "markdown", "-o", "{f}/"],
+    ["filter", "{d}", "-o", "{f}/sub/", "--jobs", "2"],
+    ["split", SESSION, "--to", "markdown", "-o", "{f}/sub"],
+    ["import-session", FIXTURES / "session-json" / "agent-session.jsonl", "-o", "{f}/t.json"],
+    ["convert", SESSION, "--to", "markdown", "-o", "{o}", "--json-report", "{f}/r.json"],
+])
+def test_an_output_under_a_file_is_one_usage_error_before_anything_is_written(tmp_path, command):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        (inputs / name).write_bytes(SESSION.read_bytes())
+    blocker = tmp_path / "afile"
+    blocker.write_bytes(b"x")
+    args = [str(a).format(f=blocker, d=inputs, o=tmp_path / "o.md") for a in command]
+    proc = run_cli(*args)
+    clean(proc)
+    assert proc.returncode == 2
+    [line] = proc.stderr.decode().splitlines()
+    assert f"{blocker} is a file, not a folder; choose another" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "in"] and blocker.read_bytes() == b"x"

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError, UsageError
+from sessionport.io import check_folder
 from sessionport.pipeline import batch, stream, targets
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.inputs import Inputs, Source, resolve
@@ -183,6 +184,7 @@ def run(
 
     template = batch.Job("", None, sink.format, reading.format, reading.strict, reading.skip_bad, dict(reading.options), dict(sink.options), tuple(stages), report=sink.report)
     if result.layout == targets.DIRECTORY:
+        check_folder(sink.output, sink.output)
         guard = targets.OutputGuard(inputs.specs)
         for outcome in batch.run_jobs(directory_jobs(inputs.sources, sink.output, template, guard), workers):
             record(outcome)
@@ -223,6 +225,7 @@ def _single_target(source: Source, sink: Sink) -> str | None:
     if not targets.names_directory(sink.output):
         return sink.output
     assert sink.output is not None
+    check_folder(sink.output, sink.output)
     if source.spec == "-":
         raise UsageError(f"{sink.output}: -o names a directory, and stdin has no name to give its output; give -o a file path")
     target = targets.OutputGuard([source.spec]).claim(sink.output, source.relative, targets.extension_of(sink.format))

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 from sessionport.pipeline.stream import write_events
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
-from sessionport.io import open_output
+from sessionport.io import check_folder, open_output
 from sessionport.model import session_event
 from sessionport.registry import get_registry
 
@@ -151,6 +151,7 @@ def split_streams(
     exporter = get_registry().exporter(format)
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise UsageError(f"{directory}: is a file; split writes into a directory (-o DIR)")
+    check_folder(directory, directory)
     result = result if result is not None else SplitResult(directory)
     made = not os.path.isdir(directory)
     names = _Names()

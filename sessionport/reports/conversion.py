@@ -31,8 +31,12 @@ def check_target(report: str, output: str | None, inputs: Sequence[str | None]) 
                 "(--json-report report.json) or the conversion to one (-o PATH)"
             )
         return
+    import os
+
+    from sessionport.io import check_folder
     from sessionport.pipeline.targets import OutputGuard
 
+    check_folder(os.path.dirname(report) or ".", report, "--json-report")  # before anything is written
     if OutputGuard(inputs).input_at(report) is not None:
         raise UsageError(f"{report}: refusing to write the report onto an input; choose another --json-report path")
     if output not in (None, "-") and OutputGuard([output]).input_at(report) is not None:
