@@ -236,3 +236,32 @@ def test_an_output_under_a_file_is_one_usage_error_before_anything_is_written(tm
     [line] = proc.stderr.decode().splitlines()
     assert f"{blocker} is a file, not a folder; choose another" in line
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "in"] and blocker.read_bytes() == b"x"
+
+
+# -- options that make no sense together -----------------------------------
+
+@pytest.mark.parametrize("args, flag, output", [
+    (["convert", SESSION, "--to", "codex", "--front-matter"], "--front-matter", "codex"),
+    (["to", "anthropic-messages", SESSION, "--images", "embed"], "--images", "anthropic-messages"),
+    (["convert", SESSION, "--to", "portable-jsonl", "--trace-agent", "x"], "--trace-agent", "portable-jsonl"),
+    (["filter", SESSION, "--role", "user", "--front-matter"], "--front-matter", "portable-jsonl"),
+    (["chain", "-i", SESSION, "filter", "--role", "user", "to", "codex", "--front-matter"], "--front-matter", "codex"),
+    (["split", SESSION, "--to", "codex", "-o", "{tmp}/out", "--front-matter"], "--front-matter", "codex"),
+])
+def test_an_option_of_another_output_format_is_a_usage_error(tmp_path, args, flag, output):
+    proc = run_cli(*[str(a).format(tmp=tmp_path) for a in args])
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert f"{flag} is an option of " in proc.stderr.decode() and f"the output is {output}, which takes no {flag}" in proc.stderr.decode()
+    assert not (tmp_path / "out").exists()
+
+
+def test_options_of_the_output_format_are_still_taken():
+    assert run_cli("convert", SESSION, "--to", "markdown", "--front-matter").stdout.startswith(b"---\n")
+    assert run_cli("chain", "-i", SESSION, "to", "markdown", "--front-matter").stdout.startswith(b"---\n")
+
+
+@pytest.mark.parametrize("extra", [["-o", "{tmp}/x.jsonl"], ["--to", "markdown"]])
+def test_redact_check_refuses_an_output(tmp_path, extra):
+    proc = run_cli("redact", "--check", SESSION, *[a.format(tmp=tmp_path) for a in extra])
+    assert proc.returncode == 2 and b"--check writes nothing" in proc.stderr
+    assert not (tmp_path / "x.jsonl").exists()

@@ -8,7 +8,7 @@ from sessionport.pipeline.select import Selection
 from sessionport.pipeline.split import SplitResult, split_streams
 from sessionport.cli.app import cli
 from sessionport.cli.commands_convert import selection_options
-from sessionport.cli.options import FormatChoice, exporter_options, read_options, reading, report_option, split_format_options
+from sessionport.cli.options import FormatChoice, exporter_options, read_options, reading, refuse_foreign_options, report_option, split_format_options
 from sessionport.pipeline.inputs import resolve
 from sessionport.pipeline.run import read_source
 
@@ -35,6 +35,7 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
       sessionport split conversations.json --to portable -o out/ --title '(?i)tax'
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
+    refuse_foreign_options(to, write_opts)
     how = reading(from_, strict, skip_bad, read_opts, quiet)
     selection = Selection(sessions, titles)  # a bad --title fails before anything is read
 

@@ -92,6 +92,28 @@ def _attach(f, option: click.Option):
     return f
 
 
+def refuse_foreign_options(to: str, given: Iterable[str]) -> None:
+    """A usage error for an exporter option given on the command line that
+    the format written does not take (``--front-matter`` with ``--to codex``):
+    it would do nothing, silently."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    from click.core import ParameterSource
+
+    by_format = get_registry().export_options_by_format()
+    own = {o.name for o in by_format.get(to, ())}
+    for name in given:
+        if name in own or ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            continue
+        owners = sorted(fmt for fmt, opts in by_format.items() if any(o.name == name for o in opts))
+        flag = next((o.flags[0] for o in by_format.get(owners[0], ()) if o.name == name), name) if owners else name
+        raise click.UsageError(
+            f"{flag} is an option of {', '.join(owners) or 'another format'} and the output is {to}, which takes no {flag}: "
+            f"drop it, or write {owners[0] if owners else 'that format'} (--to)"
+        )
+
+
 def split_format_options(kwargs: dict[str, Any]) -> tuple[dict, dict, dict]:
     """Separate importer options, exporter options and the rest."""
     importer_opts, exporter_opts = get_registry().option_sets()
@@ -177,6 +199,7 @@ def run(
 ) -> None:
     """A command's run: options to :func:`sessionport.pipeline.run.run`,
     its outcomes to stderr, the ``--json-report`` and the exit code."""
+    refuse_foreign_options(to, write_opts or {})
     if json_report is None:
         result = pipeline.run(
             inputs,
