@@ -265,3 +265,22 @@ def test_redact_check_refuses_an_output(tmp_path, extra):
     proc = run_cli("redact", "--check", SESSION, *[a.format(tmp=tmp_path) for a in extra])
     assert proc.returncode == 2 and b"--check writes nothing" in proc.stderr
     assert not (tmp_path / "x.jsonl").exists()
+
+
+# -- named pipes and other non-files where session files are looked for ---------
+
+def test_ls_at_all_and_a_folder_input_pass_over_a_named_pipe_instead_of_waiting_on_it(tmp_path):
+    home = tmp_path / "home"
+    project = home / ".claude" / "projects" / "-home-user-demo"
+    project.mkdir(parents=True)
+    (project / "5a1c2e3f-0000-4000-8000-000000000001.jsonl").write_bytes(SESSION.read_bytes())
+    os.mkfifo(project / "waiting.jsonl")  # nobody will ever write to it
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": str(home / ".claude"), "CODEX_HOME": str(home / ".codex")}
+    listed = run_cli("ls", "--json", env=env, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert [row["sessionId"] for row in json.loads(listed.stdout)] == ["5a1c2e3f-0000-4000-8000-000000000001"]
+    every = run_cli("convert", "@all", "--to", "markdown", "-o", tmp_path / "all/", env=env, timeout=60)
+    assert every.returncode == 0, every.stderr
+    folder = run_cli("convert", project, "--to", "markdown", "-o", tmp_path / "folder/", timeout=60)
+    assert folder.returncode == 0, folder.stderr
+    assert [p.name for p in (tmp_path / "folder").iterdir()] == ["5a1c2e3f-0000-4000-8000-000000000001.md"]

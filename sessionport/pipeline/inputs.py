@@ -155,6 +155,8 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
             path = os.path.join(root, name)
             if _companion(path):
                 continue
+            if os.path.exists(path) and not os.path.isfile(path):
+                continue  # a named pipe (opening it would wait for a writer) or a device
             found.append(Source(path, os.path.relpath(path, directory)))
     return found
 
