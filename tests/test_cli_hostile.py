@@ -284,3 +284,12 @@ def test_ls_at_all_and_a_folder_input_pass_over_a_named_pipe_instead_of_waiting_
     folder = run_cli("convert", project, "--to", "markdown", "-o", tmp_path / "folder/", timeout=60)
     assert folder.returncode == 0, folder.stderr
     assert [p.name for p in (tmp_path / "folder").iterdir()] == ["5a1c2e3f-0000-4000-8000-000000000001.md"]
+
+
+def test_validate_says_an_empty_file_is_empty(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"\n \n")
+    for path in (empty, "/dev/null"):
+        proc = run_cli("validate", path)
+        assert proc.returncode == 1
+        assert f"{path}: $: the file is empty".encode() in proc.stdout
