@@ -293,3 +293,20 @@ def test_validate_says_an_empty_file_is_empty(tmp_path):
         proc = run_cli("validate", path)
         assert proc.returncode == 1
         assert f"{path}: $: the file is empty".encode() in proc.stdout
+
+
+# -- no input and a terminal on stdin ---------------------------------------
+
+@pytest.mark.parametrize("args", [["convert", "--to", "markdown"], ["inspect"], ["filter", "--role", "user"], ["split", "--to", "markdown", "-o", "{tmp}/out"], ["chain", "filter"]])
+def test_no_input_with_a_terminal_on_stdin_is_a_usage_error_not_a_wait(tmp_path, args):
+    pty = pytest.importorskip("pty")
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sessionport", *[a.format(tmp=tmp_path) for a in args]],
+                              stdin=follower, capture_output=True, cwd=ROOT, timeout=60)
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert proc.returncode == 2
+    assert b"no input given, and stdin is a terminal" in proc.stderr
+    assert not (tmp_path / "out").exists()

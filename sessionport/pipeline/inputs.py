@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -64,6 +65,11 @@ def resolve(specs: Sequence[str | None], globs: Sequence[str] = (), *, home: str
     globs = tuple(globs) or DEFAULT_GLOBS
     sources: list[Source] = []
     names_many = False
+    if not specs and _terminal_stdin():
+        raise UsageError(
+            "no input given, and stdin is a terminal: give a path (a file, a directory, @ID), "
+            "or pipe a transcript in (`-` reads what is typed)"
+        )
     given = list(specs) or [None]
     for spec in given:
         if is_stdin(spec):
@@ -92,6 +98,13 @@ def resolve(specs: Sequence[str | None], globs: Sequence[str] = (), *, home: str
         else:
             sources.append(Source(spec, os.path.basename(spec)))
     return Inputs(tuple(sources), len(sources) > 1 or names_many)
+
+
+def _terminal_stdin() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def is_batch(specs: Sequence[str | None]) -> bool:
