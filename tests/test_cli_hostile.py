@@ -310,3 +310,18 @@ def test_no_input_with_a_terminal_on_stdin_is_a_usage_error_not_a_wait(tmp_path,
     assert proc.returncode == 2
     assert b"no input given, and stdin is a terminal" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_batch_into_one_file_whose_inputs_all_fail_leaves_no_file(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"not json\n')
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    out = tmp_path / "all.md"
+    proc = run_cli("convert", bad, garbage, "--to", "markdown", "-o", out)
+    clean(proc)
+    assert proc.returncode == 1 and b"0 of 2 input(s) converted, 2 failed" in proc.stderr
+    assert not out.exists()
+    # one good input: the file holds it, and the run still says one failed
+    proc = run_cli("convert", bad, SESSION, "--to", "markdown", "-o", out)
+    assert proc.returncode == 1 and out.read_bytes() == run_cli("convert", SESSION, "--to", "markdown").stdout

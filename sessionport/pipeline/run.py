@@ -22,6 +22,7 @@ outcomes (the CLI prints them).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
@@ -191,7 +192,15 @@ def run(
         return result
     output = sink.output if result.layout == targets.FILE else None
     combined = [dataclasses.replace(template, source=s.spec) for s in inputs.sources]
-    stream.write(batch.combined_stream(combined, workers, record), output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
+    events: Iterator[dict] = batch.combined_stream(combined, workers, record)
+    if output is not None:
+        # -o FILE is made only when some input gave an event: a batch whose
+        # inputs all failed (or held nothing) leaves no file there
+        first = next(events, None)
+        if first is None:
+            return result
+        events = itertools.chain((first,), events)
+    stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
     return result
 
 
