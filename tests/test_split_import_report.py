@@ -4,10 +4,14 @@ processes against what the run wrote (files, stdout, stderr, exit codes)."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 
 import orjson
+import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, ROOT, run_cli, wait_for
 from test_conversion_report import with_records
 
 SESSION = FIXTURES / "claude-code" / "session.jsonl"
@@ -148,3 +152,46 @@ def test_import_session_report_on_stdout_moves_the_path_line_to_stderr(tmp_path)
     assert both.returncode == 2 and both.stdout == b"" and b"--json-report -" in both.stderr
     onto = run_cli("import-session", LOG, "-o", tmp_path / "u.json", "--json-report", LOG)
     assert onto.returncode == 2 and not (tmp_path / "u.json").exists()
+
+
+def _many_sessions(path, count: int = 2000) -> None:
+    lines = [orjson.loads(line) for line in TWO.read_bytes().splitlines() if line.strip()]
+    with open(path, "wb") as out:
+        for i in range(count):
+            for event in lines:
+                if event["type"] == "session":
+                    event = {**event, "sessionId": f"{event['sessionId'][:-6]}{i:06d}"}
+                elif event["type"] == "message":
+                    event = {**event, "text": event.get("text", "") + " word" * 200}
+                out.write(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("command", ["split", "convert"])
+def test_an_interrupted_run_replaces_an_earlier_report_with_one_saying_so(tmp_path, command, signum):
+    source = tmp_path / "many.jsonl"
+    _many_sessions(source)
+    report = tmp_path / "report.json"
+    report.write_text('{"exitCode": 0, "stale": true}')  # an earlier run's
+    out = tmp_path / ("out" if command == "split" else "out.html")
+    args = ["split", source, "--to", "html", "-o", out] if command == "split" else ["convert", source, "--to", "html", "-o", out]
+    proc = subprocess.Popen([sys.executable, "-m", "sessionport", *map(str, args), "--json-report", str(report)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        if command == "split":
+            wait_for(lambda: out.is_dir() and any(p.suffix == ".html" for p in out.iterdir()), "the first file")
+        else:
+            wait_for(lambda: any(p.name.endswith(".part") for p in tmp_path.iterdir()), "the partial output")
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    code, said = (130, "interrupted") if signum == signal.SIGINT else (143, "terminated (SIGTERM)")
+    assert proc.returncode == code, err
+    doc = json.loads(report.read_text())
+    assert doc["exitCode"] == code and doc["error"] == said and "stale" not in doc
+    if command == "split":
+        [entry] = doc["inputs"]
+        assert entry["status"] == "failed" and sorted(entry["files"]) == listing(out)  # no partial file left, none unlisted
+    else:
+        assert not out.exists()

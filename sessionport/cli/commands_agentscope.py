@@ -70,6 +70,13 @@ def _reported_import(source, output, skip_bad, options, json_report) -> str:
         result = Result(1, ledger.outcomes(None, exc, files=False), batch=False)
         conversion.write(json_report, document(result, exc.exit_code, output), [source])
         raise
+    except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: no earlier run's report may stay at the path
+        code, why = conversion.ended(exc)
+        result = Result(1, ledger.outcomes(None, SessionportError(why), files=False), batch=False)
+        doc = document(result, code, output)
+        doc["error"] = why
+        conversion.write(json_report, doc, [source])
+        raise
     ledger.wrote(path, written.losses)
     result = Result(1, ledger.outcomes(path, files=False), batch=False)
     conversion.write(json_report, document(result, 0, path), [source])

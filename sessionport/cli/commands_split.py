@@ -91,6 +91,11 @@ def _reported_split(inputs, to, directory, force, how, selection, write_opts, js
         result = Result(len(sources), ledger.outcomes(directory, None if run_error else exc), layout=targets.DIRECTORY)
         conversion.write(json_report, document(result, exc.exit_code, error=str(exc) if run_error else None), names)
         raise
+    except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: say so, with the files written until then
+        code, why = conversion.ended(exc)
+        result = Result(len(sources), ledger.outcomes(directory, SessionportError(why)), layout=targets.DIRECTORY)
+        conversion.write(json_report, document(result, code, error=why), names)
+        raise
     result = Result(len(sources), ledger.outcomes(directory), layout=targets.DIRECTORY)
     conversion.write(json_report, document(result, 0), names)
     click.echo(f"sessionport: wrote {len(written.files)} file(s) to {directory}", err=True)

@@ -235,6 +235,11 @@ def _reported_run(inputs, from_, to, output, strict, skip_bad, read_opts, write_
     except SessionportError as exc:  # before any input was read, or while joining a batch
         conversion.write(json_report, conversion.document(command, to, output, None, exc.exit_code, error=str(exc)), names)
         raise
+    except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: no earlier run's report may stay at the path
+        code, why = conversion.ended(exc)
+        if why != "the output pipe was closed":
+            conversion.write(json_report, conversion.document(command, to, output, None, code, error=why), names)
+        raise
     if result.raised is not None:
         conversion.write(json_report, conversion.document(command, to, output, result, result.raised.exit_code), names)
         raise result.raised

@@ -112,6 +112,21 @@ def document(command: str, to: str, output: str | None, result: Any, exit_code: 
     return doc
 
 
+def ended(exc: BaseException) -> tuple[int, str]:
+    """The exit code and the error of a run ended by an interrupt, a
+    signal or a bug (as the command line reports them), for the report
+    that takes the place of an earlier run's."""
+    from sessionport.pipeline.signals import Terminated
+
+    if isinstance(exc, KeyboardInterrupt):
+        return 130, "interrupted"
+    if isinstance(exc, Terminated):
+        return exc.exit_code, f"terminated ({exc.name})"
+    if isinstance(exc, OSError) and exc.errno == 32:  # stdout closed: a quiet end
+        return 0, "the output pipe was closed"
+    return 1, f"internal error: {type(exc).__name__}: {exc}"
+
+
 def write(path: str, doc: dict[str, Any], inputs: Sequence[str | None] = ()) -> None:
     """The report to ``path`` (atomically, never onto an input) or stdout (``-``)."""
     from sessionport import jsonout
