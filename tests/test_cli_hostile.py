@@ -325,3 +325,17 @@ def test_a_batch_into_one_file_whose_inputs_all_fail_leaves_no_file(tmp_path):
     # one good input: the file holds it, and the run still says one failed
     proc = run_cli("convert", bad, SESSION, "--to", "markdown", "-o", out)
     assert proc.returncode == 1 and out.read_bytes() == run_cli("convert", SESSION, "--to", "markdown").stdout
+
+
+def test_import_session_of_a_transcript_that_is_mostly_not_tool_calls_says_what_it_left_out(tmp_path):
+    """A Claude Code transcript put in one array is read by session-json as
+    loose entries: only its summary names a "tool"; the rest is counted."""
+    source = tmp_path / "records.json"
+    source.write_bytes(orjson.dumps(_records(SESSION)))
+    report = tmp_path / "report.json"
+    proc = run_cli("import-session", source, "-o", tmp_path / "t.json", "--json-report", report)
+    assert proc.returncode == 0, proc.stderr
+    [warning] = [line for line in proc.stderr.decode().splitlines() if "left out" in line]
+    total = len(_records(SESSION))
+    assert f"{total - 1} of {total} entries name no tool call this format reads and were left out (assistant x" in warning
+    assert json.loads(report.read_text())["inputs"][0]["warnings"] == [warning.removeprefix("sessionport: warning: ")]
