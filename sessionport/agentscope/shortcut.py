@@ -14,7 +14,7 @@ from typing import Iterable, Iterator
 
 from sessionport.context import WriteContext
 from sessionport.pipeline import stream
-from sessionport.io import open_output, spool_file
+from sessionport.io import check_folder, open_output, spool_file
 
 TRACE_DIR = ".agentscope"
 SPOOL_MEMORY = 8 << 20
@@ -37,6 +37,8 @@ def import_session(source: str, output: str | None = None, *, skip_bad: bool = F
 def write_trace(events: Iterable[dict], source: str, output: str | None = None, *, options: dict | None = None, context: WriteContext | None = None) -> str:
     """The events of ``source`` written as :func:`import_session` writes
     them; ``context`` gets what the trace had no place for (``losses``)."""
+    if output is not None and output != "-":
+        check_folder(os.path.dirname(output) or ".", output)  # before the log is read
     run_ids: list[str] = []
     write_opts = {k: v for k, v in (options or {}).items() if v is not None}
     write_opts["_run_ids"] = run_ids
