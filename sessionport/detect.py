@@ -79,6 +79,45 @@ def detect(head: bytes, name: str, registry: Registry) -> Importer:
         raise DetectionError(
             name,
             f"the format could not be recognised from its first bytes ({preview!r}); tried {tried}",
-            hint="name the format with --from FORMAT; `sessionport formats` lists them",
+            hint=_reshaped(head, registry) or "name the format with --from FORMAT; `sessionport formats` lists them",
         )
     return registry.importer(ranked[0][1])
+
+
+def _reshaped(head: bytes, registry: Registry) -> str | None:
+    """What to try for the records of a JSON Lines format put in one JSON
+    array, or pretty-printed over several lines (an export tool's or a
+    script's "save as JSON")."""
+    body = head.lstrip(b" \t\r\n\xef\xbb\xbf")
+    if body.startswith(b"["):
+        items, shape, fix = body[1:], "in one JSON array", "jq -c '.[]' FILE > FILE.jsonl"
+    elif body.startswith(b"{"):
+        items, shape, fix = body, "pretty-printed over several lines", "jq -c . FILE > FILE.jsonl"
+    else:
+        return None
+    ranked = scores(_as_lines(items), registry)
+    if not ranked:
+        return None
+    name = ranked[0][1]
+    if not any(".jsonl" in p or ".ndjson" in p for p in registry.importer(name).patterns):
+        return None
+    return f"it looks like {name} records {shape}, and {name} is JSON Lines (one record per line): write them one per line ({fix})"
+
+
+def _as_lines(items: bytes, most: int = 8) -> bytes:
+    """The first complete values of a JSON array's body (``items``, its
+    ``[`` taken off), one per line, as a JSON Lines head would hold them."""
+    import json
+
+    text = items.decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+    lines, at = [], 0
+    for _ in range(most):
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            break
+        lines.append(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    return ("\n".join(lines) + "\n").encode("utf-8") if lines else items.lstrip(b" \t\r\n")

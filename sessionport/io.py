@@ -1,7 +1,9 @@
 """Opening inputs and writing outputs.
 
 Inputs: a path, ``-`` or nothing (stdin); gzip, bz2, xz and zstd are
-recognised by their magic bytes and decompressed on the fly.  The first
+recognised by their magic bytes and decompressed on the fly, and UTF-16 or
+UTF-32 text (a byte order mark, or JSON's first character beside a NUL
+byte) is read as UTF-8.  The first
 ``HEAD_SIZE`` decompressed bytes are kept so that detection can look at them
 without consuming the stream.
 
@@ -181,6 +183,67 @@ class _StopAtDamage(io.RawIOBase):
         super().close()
 
 
+# Text that is not UTF-8: what a Windows shell redirect (PowerShell's ``>``,
+# Notepad's "Unicode") writes.  Read as UTF-8 after transcoding, so every
+# reader, line number and error sees the same text.  UTF-32 first: its
+# little-endian mark starts with UTF-16's.
+_TEXT_MARKS = (
+    (b"\xff\xfe\x00\x00", "utf-32"),
+    (b"\x00\x00\xfe\xff", "utf-32"),
+    (b"\xff\xfe", "utf-16"),
+    (b"\xfe\xff", "utf-16"),
+    # no mark, but JSON's first character with a NUL byte beside it
+    (b"{\x00", "utf-16-le"),
+    (b"[\x00", "utf-16-le"),
+    (b"\x00{", "utf-16-be"),
+    (b"\x00[", "utf-16-be"),
+)
+
+
+def text_encoding(head: bytes) -> str | None:
+    """The encoding of a UTF-16 or UTF-32 text, told from its first bytes;
+    None for anything else (UTF-8 and binary data)."""
+    return next((encoding for mark, encoding in _TEXT_MARKS if head.startswith(mark)), None)
+
+
+class _Transcoded(io.RawIOBase):
+    """The text of a UTF-16 or UTF-32 stream as UTF-8 (its byte order mark dropped)."""
+
+    def __init__(self, stream: BinaryIO, encoding: str, name: str) -> None:
+        import codecs
+
+        self._stream = stream
+        self._encoding = encoding
+        self._decoder = codecs.getincrementaldecoder(encoding)("strict")
+        self._name = name
+        self._offset = 0
+        self._pending = memoryview(b"")
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self._pending and not self._ended:
+            chunk = self._stream.read(READ_BUFFER)
+            try:
+                text = self._decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as exc:
+                label = self._encoding.upper().replace("-LE", " (little-endian)").replace("-BE", " (big-endian)")
+                raise DataError(
+                    self._name,
+                    f"read as {label} text, and the bytes at offset {self._offset + max(exc.start, 0)} are not {label}",
+                    hint=f"convert the file to UTF-8 (iconv -f {self._encoding.upper().replace('-', '')} -t UTF-8) or check that it is a transcript",
+                ) from None
+            self._offset += len(chunk)
+            self._ended = not chunk
+            self._pending = memoryview(text.encode("utf-8", "surrogatepass"))
+        n = min(len(buffer), len(self._pending))
+        buffer[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
 def _read_head(stream: BinaryIO, size: int) -> bytes:
     chunks = []
     remaining = size
@@ -211,6 +274,8 @@ class Input:
     size: int | None = None
     _closers: list = field(default_factory=list)
     _guard: _StopAtDamage | None = None
+    # UTF-16 or UTF-32 text read as UTF-8 (``stream`` is not the file's bytes)
+    encoding: str | None = None
 
     @property
     def damage(self) -> str | None:
@@ -319,8 +384,12 @@ def open_input(spec: str | None) -> Input:
         for closer in reversed(closers):
             closer()
         raise DataError(name, f"cannot be decompressed: {guard.damage}, before any data", hint="the file may be truncated")
+    encoding = text_encoding(head)
+    if encoding is not None:
+        stream = io.BufferedReader(_Transcoded(_Prepended(head, stream), encoding, name), buffer_size=READ_BUFFER)
+        head = _read_head(stream, HEAD_SIZE)
     buffered = io.BufferedReader(_Prepended(head, stream), buffer_size=READ_BUFFER)
-    return Input(name, path, buffered, head, raw, compression, size, closers, guard)
+    return Input(name, path, buffered, head, raw, compression, size, closers, guard, encoding)
 
 
 class SpoolError(OutputError):
@@ -457,9 +526,10 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
             raise UsageError(
                 f"{path}: refusing to write the output onto the input; choose another -o path"
             )
-    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
-        # A device or a named pipe (/dev/null, a FIFO): nothing to replace
-        # atomically, so write to it directly.
+    if _written_in_place(path):
+        # A device or a named pipe (/dev/null, a FIFO), or a descriptor of
+        # this process (/dev/stdout): nothing to replace atomically, so
+        # write to it directly.
         try:
             out = open(path, "wb", buffering=WRITE_BUFFER)
         except OSError as exc:
@@ -473,10 +543,15 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
             with contextlib.suppress(OSError):
                 out.close()
         return
+    if os.path.islink(path):
+        # The file a link names is written (atomically, beside it), and the
+        # link stays: replacing it would put a plain file where it was.
+        path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         # As AgentScope does for .agentscope/: a missing folder of the
         # target is made, like mkdir -p.
+        check_folder(os.path.dirname(path) or ".", path)
         try:
             os.makedirs(directory, exist_ok=True)
         except OSError as exc:
@@ -515,6 +590,42 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
                 with contextlib.suppress(Exception):
                     out.close()
         raise
+
+
+def file_in_the_way(directory: str) -> str | None:
+    """The part of ``directory`` (as given) that exists and is not a folder,
+    when one is in the way of making it; else None."""
+    at = directory.rstrip("/" + os.sep) or directory
+    while at and not os.path.exists(at):
+        parent = os.path.dirname(at)
+        if parent == at:
+            return None
+        at = parent
+    return at if at and not os.path.isdir(at) else None
+
+
+def check_folder(directory: str, what: str, option: str = "-o") -> None:
+    """Refuse a folder of an output that cannot be made because a file is
+    where it or one of its parents should be (``what`` names the output,
+    ``option`` the option that gave it)."""
+    blocked = file_in_the_way(directory)
+    if blocked is not None:
+        raise UsageError(f"{what}: cannot be written: {blocked} is a file, not a folder; choose another {option} path")
+
+
+def _written_in_place(path: str) -> bool:
+    """Whether ``path`` is written to directly rather than replaced: a
+    device, a named pipe or a socket, or a path that leads through
+    ``/proc`` (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``: the
+    descriptors of this process, whatever they are open on)."""
+    at = os.path.abspath(path)
+    for _ in range(40):  # the links followed before giving up, as the kernel does
+        if os.path.realpath(os.path.dirname(at)).startswith("/proc/"):
+            return os.path.lexists(at)
+        if not os.path.islink(at):
+            break
+        at = os.path.join(os.path.dirname(at), os.readlink(at))
+    return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
 
 
 _PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -335,10 +335,16 @@ def walk_document(
         if "premature EOF" in reason:
             ctx.damaged_tail(f"the JSON document ends early, inside {where}")
         else:
+            several = "trailing garbage" in reason and where == "$"
             ctx.bad_record(
                 f"invalid JSON inside {where}: {reason}",
                 path=where,
-                hint="the file is not valid JSON; check it with `python -m json.tool`",
+                hint=(
+                    "more JSON follows the first document, as in JSON Lines (one value per line); this format is "
+                    "one JSON document: join the values into one array (jq -s . FILE) or name the format with --from"
+                    if several
+                    else "the file is not valid JSON; check it with `python -m json.tool`"
+                ),
             )
         return
     if doc_prefix is None:

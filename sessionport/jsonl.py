@@ -648,7 +648,20 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
         return None
     snippet = text[:60] + ("..." if len(text) > 60 else "")
     cause = "; it holds NUL bytes, as a crash while writing leaves" if b"\x00" in line else ""
-    ctx.bad_record(f"expected a JSON object on this line, found {snippet!r} ({error.msg}{cause})", line=line_no)
+    ctx.bad_record(f"expected a JSON object on this line, found {snippet!r} ({error.msg}{cause})", line=line_no, **_shape_hint(text, line_no))
+
+
+def _shape_hint(text: str, line_no: int) -> dict:
+    """What to try when a JSON Lines input is JSON of another shape: one
+    array, or records pretty-printed over several lines."""
+    start = text.lstrip("\ufeff \t\r")
+    if line_no == 1 and start.startswith("["):
+        return {"hint": "the file is one JSON array, and this format is JSON Lines (one record per line): "
+                        "write the records one per line (jq -c '.[]' FILE > FILE.jsonl)"}
+    if start.rstrip() in ("{", "[") or start.startswith(('"', "}")):
+        return {"hint": "the records are spread over several lines (pretty-printed JSON), and this format is "
+                        "JSON Lines (one record per line): write one per line (jq -c . FILE > FILE.jsonl)"}
+    return {}
     return None
 
 

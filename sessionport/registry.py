@@ -416,6 +416,13 @@ class Registry:
         self._forget_failed()
         return list(read_opts.values()), list(write_opts.values())
 
+    def export_options_by_format(self) -> dict[str, tuple[Option, ...]]:
+        """Each writable format's own options (from the option table for a
+        built-in format not loaded yet)."""
+        found = {name: self._options_of(info, "export") for name, info in list(self.formats.items()) if info.declares("export")}
+        self._forget_failed()
+        return found
+
     def _options_of(self, info: FormatInfo, role: str) -> tuple[Option, ...]:
         ep = info.pending.get(role)
         if ep is not None:

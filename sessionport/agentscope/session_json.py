@@ -105,6 +105,11 @@ class _Assembler:
             self.header = header
         if self.actions == 0:
             self._no_action()
+        left_out = sum(self.skipped.values())
+        if left_out:
+            kinds = ", ".join(f"{name} x{n}" for name, n in self.skipped.most_common(5))
+            more = ", ..." if len(self.skipped) > 5 else ""
+            self.ctx.warn(f"{left_out} of {self.entries} entries name no tool call this format reads and were left out ({kinds}{more}); counted in the end event's skipped")
         if not self.session_sent:
             yield from self._send_session(self.header)
         summary = self.header.get("summary")

@@ -10,10 +10,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-from typing import Iterator
+from typing import Iterable, Iterator
 
+from sessionport.context import WriteContext
 from sessionport.pipeline import stream
-from sessionport.io import open_output, spool_file
+from sessionport.io import check_folder, open_output, spool_file
 
 TRACE_DIR = ".agentscope"
 SPOOL_MEMORY = 8 << 20
@@ -30,12 +31,19 @@ def import_session(source: str, output: str | None = None, *, skip_bad: bool = F
     beyond), then written atomically through :func:`sessionport.io.open_output`.
     ``options`` are agentscope-trace exporter options (``trace_branch``...).
     """
+    return write_trace(stream.read(source, format="session-json", skip_bad=skip_bad), source, output, options=options)
+
+
+def write_trace(events: Iterable[dict], source: str, output: str | None = None, *, options: dict | None = None, context: WriteContext | None = None) -> str:
+    """The events of ``source`` written as :func:`import_session` writes
+    them; ``context`` gets what the trace had no place for (``losses``)."""
+    if output is not None and output != "-":
+        check_folder(os.path.dirname(output) or ".", output)  # before the log is read
     run_ids: list[str] = []
     write_opts = {k: v for k, v in (options or {}).items() if v is not None}
     write_opts["_run_ids"] = run_ids
-    events = stream.read(source, format="session-json", skip_bad=skip_bad)
     with spool_file(SPOOL_MEMORY) as spool:
-        stream.write_events(events, spool, format="agentscope-trace", options=write_opts)
+        stream.write_events(events, spool, format="agentscope-trace", options=write_opts, context=context)
         spool.seek(0)
         if output is not None:
             with open_output(output, [source]) as out:

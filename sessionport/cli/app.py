@@ -174,6 +174,15 @@ class LazyCommandsGroup(click.Group):
 class SessionportGroup(LazyCommandsGroup):
     """A group that turns library errors into one line on stderr and an exit code."""
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # --help and --version print while the arguments are parsed, before
+        # invoke: a closed stdout there ends quietly with 0, as in a command.
+        try:
+            return super().parse_args(ctx, args)
+        except BrokenPipeError:
+            _silence_stdout()
+            raise click.exceptions.Exit(0) from None
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 import orjson
 
+from sessionport import jsonout
+
 from sessionport.pipeline.run import Reading, Result, each_input
 from sessionport.registry import get_registry
 from sessionport.summary import census_or_read, totals, usage_fields, usage_or_census
@@ -155,7 +157,7 @@ def inspect(inputs, as_json, usage_only, from_, strict, skip_bad, quiet, **kwarg
         document = {**total, "sessions": per_session, "sessionCount": len(per_session)}
         if warnings:
             document["warnings"] = warnings
-        click.echo(terminal_json(orjson.dumps(document, option=orjson.OPT_INDENT_2)).decode())
+        click.echo(terminal_json(jsonout.dumps(document, option=orjson.OPT_INDENT_2)).decode())
         _end(result)
         return
     if not per_session:
@@ -188,7 +190,7 @@ def _show_usage(per_session: list[dict], total: dict, warnings: list[str], as_js
         document.update(sessions=[usage_fields(s) for s in per_session], sessionCount=len(per_session))
         if warnings:
             document["warnings"] = warnings
-        click.echo(terminal_json(orjson.dumps(document, option=orjson.OPT_INDENT_2)).decode())
+        click.echo(terminal_json(jsonout.dumps(document, option=orjson.OPT_INDENT_2)).decode())
         return
     if not per_session:
         click.echo(terminal("no sessions: " + ("; ".join(warnings) if warnings else "the input holds no conversation")))

@@ -22,7 +22,7 @@ import click
 from sessionport.registry import Stage, get_registry
 from sessionport.cli.app import LazyCommandsGroup, cli
 from sessionport.pipeline.batch import stage_factory
-from sessionport.cli.options import WIRE_FORMAT, FormatChoice, batch_options, read_options, report_option, run, split_format_options, write_options
+from sessionport.cli.options import WIRE_FORMAT, FormatChoice, batch_options, read_options, refuse_foreign_options, report_option, run, split_format_options, write_options
 
 
 def _stage_flags(stage: Stage) -> set[str]:
@@ -42,6 +42,9 @@ def _standalone(stage: Stage) -> click.Command:
         if stage_opts.get("check") and stage.check is not None:
             if json_report is not None:
                 raise click.UsageError("--json-report reports on a conversion; --check writes nothing and reports on stderr")
+            if output is not None or to is not None:
+                raise click.UsageError(f"{'-o' if output is not None else '--to'}: --check writes nothing (it reports on stderr); drop one of them")
+            refuse_foreign_options(WIRE_FORMAT, write_opts)
             # a report over every input, not a conversion that fails per file
             raise click.exceptions.Exit(stage.check(inputs, from_=from_, strict=strict, skip_bad=skip_bad, read_opts=read_opts, globs=globs, quiet=quiet, **stage_opts))
         run(
@@ -144,6 +147,7 @@ class _LastStep(click.Command):
 def _chain_to(format, output, **kwargs):
     """Write the chain's result as FORMAT (the last step)."""
     _, write_opts, _ = split_format_options(kwargs)
+    refuse_foreign_options(format, write_opts)
     return _WriteStep(format, output, write_opts)
 
 

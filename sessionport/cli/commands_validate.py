@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import click
-import orjson
+
+from sessionport import jsonout
 
 from sessionport.reports import validate as checks
 from sessionport.cli.app import cli
@@ -36,7 +37,7 @@ def validate(files, kind, as_json, max_errors):
     for report in checks.validate_files(files, kind, max_errors):
         invalid += not report.valid
         if as_json:
-            click.echo(terminal_json(orjson.dumps(report.as_dict())).decode())
+            click.echo(terminal_json(jsonout.dumps(report.as_dict())).decode())
             continue
         if report.valid:
             click.echo(terminal(f"{report.name}: valid {report.kind}{_summary(report)}"))

@@ -92,6 +92,28 @@ def _attach(f, option: click.Option):
     return f
 
 
+def refuse_foreign_options(to: str, given: Iterable[str]) -> None:
+    """A usage error for an exporter option given on the command line that
+    the format written does not take (``--front-matter`` with ``--to codex``):
+    it would do nothing, silently."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    from click.core import ParameterSource
+
+    by_format = get_registry().export_options_by_format()
+    own = {o.name for o in by_format.get(to, ())}
+    for name in given:
+        if name in own or ctx.get_parameter_source(name) not in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+            continue
+        owners = sorted(fmt for fmt, opts in by_format.items() if any(o.name == name for o in opts))
+        flag = next((o.flags[0] for o in by_format.get(owners[0], ()) if o.name == name), name) if owners else name
+        raise click.UsageError(
+            f"{flag} is an option of {', '.join(owners) or 'another format'} and the output is {to}, which takes no {flag}: "
+            f"drop it, or write {owners[0] if owners else 'that format'} (--to)"
+        )
+
+
 def split_format_options(kwargs: dict[str, Any]) -> tuple[dict, dict, dict]:
     """Separate importer options, exporter options and the rest."""
     importer_opts, exporter_opts = get_registry().option_sets()
@@ -102,16 +124,23 @@ def split_format_options(kwargs: dict[str, Any]) -> tuple[dict, dict, dict]:
     return reading, writing, kwargs
 
 
-def report_option(f):
-    """--json-report: what the run did, per input, as one JSON object."""
-    return click.option(
-        "--json-report",
-        "json_report",
-        metavar="FILE",
-        type=click.Path(dir_okay=False, allow_dash=True),
-        help="Also write a JSON report of the run to FILE (- for stdout when -o is a file): per input its format, output, "
-        "messages, what the target has no place for (losses), unknown types, warnings and status; totals; exit code.",
-    )(f)
+def report_option(f=None, *, stdout: str = "- for stdout when -o is a file", files: str = "output"):
+    """--json-report: what the run did, per input, as one JSON object.
+
+    A decorator as it is, or called with what ``-`` means for the command
+    (``stdout``) and what the report names as an input's output (``files``)."""
+
+    def decorate(f):
+        return click.option(
+            "--json-report",
+            "json_report",
+            metavar="FILE",
+            type=click.Path(dir_okay=False, allow_dash=True),
+            help=f"Also write a JSON report of the run to FILE ({stdout}): per input its format, {files}, "
+            "messages, what the target has no place for (losses), unknown types, warnings and status; totals; exit code.",
+        )(f)
+
+    return decorate(f) if f is not None else decorate
 
 
 def batch_options(f):
@@ -170,6 +199,7 @@ def run(
 ) -> None:
     """A command's run: options to :func:`sessionport.pipeline.run.run`,
     its outcomes to stderr, the ``--json-report`` and the exit code."""
+    refuse_foreign_options(to, write_opts or {})
     if json_report is None:
         result = pipeline.run(
             inputs,
@@ -204,6 +234,11 @@ def _reported_run(inputs, from_, to, output, strict, skip_bad, read_opts, write_
         )
     except SessionportError as exc:  # before any input was read, or while joining a batch
         conversion.write(json_report, conversion.document(command, to, output, None, exc.exit_code, error=str(exc)), names)
+        raise
+    except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: no earlier run's report may stay at the path
+        code, why = conversion.ended(exc)
+        if why != "the output pipe was closed":
+            conversion.write(json_report, conversion.document(command, to, output, None, code, error=why), names)
         raise
     if result.raised is not None:
         conversion.write(json_report, conversion.document(command, to, output, result, result.raised.exit_code), names)

@@ -146,6 +146,9 @@ def run_job(job: Job) -> Outcome:
         written = stream.write(tally.writing(staged) if tally else staged, job.target, format=job.to, options=dict(job.write_opts), inputs=[job.source])
     except SessionportError as exc:
         return Outcome(job.source, job.target, False, str(exc), warnings, report=tally.report(ctx, written=False) if tally else None)
+    except OSError as exc:  # the target's folder could not be made
+        return Outcome(job.source, job.target, False, f"{job.source}: cannot write {exc.filename or job.target}: {exc.strerror or exc}", warnings,
+                       report=tally.report(ctx, written=False) if tally else None)
     except Exception as exc:  # one broken file must not end the batch
         return Outcome(job.source, job.target, False, f"{job.source}: internal error: {type(exc).__name__}: {exc}", warnings,
                        report=tally.report(ctx, written=False) if tally else None)

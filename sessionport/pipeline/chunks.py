@@ -101,8 +101,8 @@ def convert_in_pieces(source: Any, output: str | None, reading: Any, stages: Any
         return False
     inp = open_input(spec)
     try:
-        if inp.compression or not inp.path:
-            debug(f"{spec}: read in one process: compressed input is read as one stream")
+        if inp.compression or inp.encoding or not inp.path:
+            debug(f"{spec}: read in one process: compressed or UTF-16 input is read as one stream")
             return False
         registry = get_registry()
         importer = registry.importer(reading.format) if reading.format else _detect(inp)

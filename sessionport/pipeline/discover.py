@@ -77,7 +77,10 @@ def _files(source: str, root: str, patterns: tuple[str, ...]) -> Iterator[str]:
                 continue  # read as part of its parent session
             if source in ("gemini-cli", "qwen-code") and os.path.basename(folder) != "chats":
                 continue
-            yield os.path.join(folder, name)
+            path = os.path.join(folder, name)
+            if not os.path.isfile(path):
+                continue  # a named pipe (opening it would wait for a writer), a device, a broken link
+            yield path
 
 
 def _first_prompt(events) -> tuple[dict | None, str | None]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import sys
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -64,6 +65,11 @@ def resolve(specs: Sequence[str | None], globs: Sequence[str] = (), *, home: str
     globs = tuple(globs) or DEFAULT_GLOBS
     sources: list[Source] = []
     names_many = False
+    if not specs and _terminal_stdin():
+        raise UsageError(
+            "no input given, and stdin is a terminal: give a path (a file, a directory, @ID), "
+            "or pipe a transcript in (`-` reads what is typed)"
+        )
     given = list(specs) or [None]
     for spec in given:
         if is_stdin(spec):
@@ -92,6 +98,13 @@ def resolve(specs: Sequence[str | None], globs: Sequence[str] = (), *, home: str
         else:
             sources.append(Source(spec, os.path.basename(spec)))
     return Inputs(tuple(sources), len(sources) > 1 or names_many)
+
+
+def _terminal_stdin() -> bool:
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def is_batch(specs: Sequence[str | None]) -> bool:
@@ -155,6 +168,8 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
             path = os.path.join(root, name)
             if _companion(path):
                 continue
+            if os.path.exists(path) and not os.path.isfile(path):
+                continue  # a named pipe (opening it would wait for a writer) or a device
             found.append(Source(path, os.path.relpath(path, directory)))
     return found
 

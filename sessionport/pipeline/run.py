@@ -22,12 +22,14 @@ outcomes (the CLI prints them).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError, UsageError
+from sessionport.io import check_folder
 from sessionport.pipeline import batch, stream, targets
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.inputs import Inputs, Source, resolve
@@ -183,13 +185,22 @@ def run(
 
     template = batch.Job("", None, sink.format, reading.format, reading.strict, reading.skip_bad, dict(reading.options), dict(sink.options), tuple(stages), report=sink.report)
     if result.layout == targets.DIRECTORY:
+        check_folder(sink.output, sink.output)
         guard = targets.OutputGuard(inputs.specs)
         for outcome in batch.run_jobs(directory_jobs(inputs.sources, sink.output, template, guard), workers):
             record(outcome)
         return result
     output = sink.output if result.layout == targets.FILE else None
     combined = [dataclasses.replace(template, source=s.spec) for s in inputs.sources]
-    stream.write(batch.combined_stream(combined, workers, record), output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
+    events: Iterator[dict] = batch.combined_stream(combined, workers, record)
+    if output is not None:
+        # -o FILE is made only when some input gave an event: a batch whose
+        # inputs all failed (or held nothing) leaves no file there
+        first = next(events, None)
+        if first is None:
+            return result
+        events = itertools.chain((first,), events)
+    stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
     return result
 
 
@@ -223,6 +234,7 @@ def _single_target(source: Source, sink: Sink) -> str | None:
     if not targets.names_directory(sink.output):
         return sink.output
     assert sink.output is not None
+    check_folder(sink.output, sink.output)
     if source.spec == "-":
         raise UsageError(f"{sink.output}: -o names a directory, and stdin has no name to give its output; give -o a file path")
     target = targets.OutputGuard([source.spec]).claim(sink.output, source.relative, targets.extension_of(sink.format))

@@ -92,10 +92,15 @@ def _select(events, prefixes, titles, require_match: bool, described: str) -> It
         if keep:
             yield event
     if require_match and not matched:
-        raise UsageError(
-            f"no session matches {described} (the input holds {seen} session(s)); "
-            "`sessionport inspect INPUT` lists their ids and titles"
-        )
+        raise no_match(described, seen)
+
+
+def no_match(described: str, seen: int) -> UsageError:
+    """The error of a selection that kept nothing from ``seen`` sessions."""
+    return UsageError(
+        f"no session matches {described} (the input holds {seen} session(s)); "
+        "`sessionport inspect INPUT` lists their ids and titles"
+    )
 
 
 def _announced_kept(session: dict, prefixes: Sequence[str], titles: Sequence[re.Pattern]) -> dict:
@@ -115,3 +120,40 @@ def _announced_kept(session: dict, prefixes: Sequence[str], titles: Sequence[re.
     if kept:
         metadata["subagents"] = kept
     return {**session, "metadata": metadata}
+
+
+class Selection:
+    """``--session``/``--title`` over several inputs' streams in turn: each
+    stream is selected on its own (a session never runs on into the next
+    input), and :meth:`check` fails when nothing was kept from any of them.
+    A bad pattern raises :class:`UsageError` here, before anything is read."""
+
+    def __init__(self, session_prefixes: Sequence[str] = (), title_patterns: Sequence[str] = ()) -> None:
+        self.prefixes = tuple(p for p in session_prefixes if p is not None)
+        self.titles = compile_titles(tuple(title_patterns))
+        self.described = describe_selection(self.prefixes, tuple(title_patterns))
+        self.seen = 0
+        self.kept = 0
+
+    @property
+    def active(self) -> bool:
+        return bool(self.prefixes or self.titles)
+
+    def __call__(self, events: Iterable[dict]) -> Iterator[dict]:
+        if not self.active:
+            return iter(events)
+        return self._kept(_select(self._seen(events), self.prefixes, self.titles, False, self.described))
+
+    def _seen(self, events: Iterable[dict]) -> Iterator[dict]:
+        for event in events:
+            self.seen += event.get("type") == "session"
+            yield event
+
+    def _kept(self, events: Iterable[dict]) -> Iterator[dict]:
+        for event in events:
+            self.kept += event.get("type") == "session"
+            yield event
+
+    def check(self) -> None:
+        if self.active and not self.kept:
+            raise no_match(self.described, self.seen)

@@ -14,6 +14,7 @@ stays well under file system limits.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import unicodedata
@@ -23,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 from sessionport.pipeline.stream import write_events
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
-from sessionport.io import open_output
+from sessionport.io import check_folder, open_output
 from sessionport.model import session_event
 from sessionport.registry import get_registry
 
@@ -103,6 +104,8 @@ class _Sessions:
 class SplitResult:
     directory: str
     files: list[str] = field(default_factory=list)
+    # What each file's format had no place for (registry.LOSSES names), by path.
+    losses: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def split_sessions(
@@ -114,42 +117,87 @@ def split_sessions(
     options: dict[str, Any] | None = None,
     inputs: Iterable[str | None] = (),
     on_file: Callable[[str, dict], None] | None = None,
+    result: SplitResult | None = None,
 ) -> SplitResult:
     """Write each session of ``events`` to its own file in ``directory``.
 
-    The directory is created if needed.  An existing file is never
+    The directory is created when the first file is written (a run that
+    fails before it, or writes nothing, leaves none).  An existing file is never
     overwritten unless ``force``: the run stops with a :class:`UsageError`
     at the first session whose file exists (files written before it stay).
     ``on_file(path, session)`` is called after each file is complete.
+    ``result``, when given, is filled as files are written, so a caller
+    knows what was written before an error.
     """
+    return split_streams([events], directory, format=format, force=force, options=options, inputs=inputs, on_file=on_file, result=result)
+
+
+def split_streams(
+    streams: Iterable[Iterable[dict]],
+    directory: str,
+    *,
+    format: str,
+    force: bool = False,
+    options: dict[str, Any] | None = None,
+    inputs: Iterable[str | None] = (),
+    on_file: Callable[[str, dict], None] | None = None,
+    result: SplitResult | None = None,
+) -> SplitResult:
+    """:func:`split_sessions` over several inputs' streams, one after the
+    other into the same directory (names stay unique across them).  A
+    session never runs on from one stream into the next, and the next
+    stream is started only when the files of the one before are complete,
+    so an input that fails leaves every file of the inputs before it whole."""
     exporter = get_registry().exporter(format)
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise UsageError(f"{directory}: is a file; split writes into a directory (-o DIR)")
-    os.makedirs(directory, exist_ok=True)
-    result = SplitResult(directory)
-    taken: set[str] = set()
-    stream = _Sessions(events)
+    check_folder(directory, directory)
+    result = result if result is not None else SplitResult(directory)
+    made = not os.path.isdir(directory)
+    names = _Names()
     inputs = list(inputs)
-    number = 0
+    try:
+        for events in streams:
+            _split(_Sessions(events), directory, names, result, exporter, format, force, options, inputs, on_file)
+    except BaseException:
+        if made:  # made by this run and nothing kept in it: gone again
+            with contextlib.suppress(OSError):
+                os.rmdir(directory)
+        raise
+    return result
+
+
+class _Names:
+    """The file names taken so far, and the sessions counted (for unnamed ones)."""
+
+    __slots__ = ("taken", "number")
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.number = 0
+
+
+def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult, exporter, format: str, force: bool, options, inputs: list, on_file) -> None:
     while True:
         session = stream.next_session()
         if session is None:
             break
-        number += 1
-        path = os.path.join(directory, session_file_name(session, exporter.extension, taken, number))
+        names.number += 1
+        path = os.path.join(directory, session_file_name(session, exporter.extension, names.taken, names.number))
         if not force and os.path.lexists(path):
             raise UsageError(
                 f"{path}: already exists; remove it, choose another -o directory, or pass --force to overwrite"
             )
         body = stream.body()
+        os.makedirs(directory, exist_ok=True)
         with open_output(path, inputs) as out:
-            write_events(_chain(session, body), out, format=format, options=dict(options or {}), context=WriteContext(name=path))
+            written = write_events(_chain(session, body), out, format=format, options=dict(options or {}), context=WriteContext(name=path))
         for _ in body:  # an exporter that stopped early leaves the rest of its session
             pass
         result.files.append(path)
+        result.losses[path] = dict(written.losses)
         if on_file is not None:
             on_file(path, session)
-    return result
 
 
 def _chain(first: dict, rest: Iterator[dict]) -> Iterator[dict]:

@@ -21,7 +21,7 @@ from sessionport.registry import Exporter, LossCounter, get_registry
 
 def _seekable_opener(inp: Input) -> Callable[[], BinaryIO]:
     def open_seekable() -> BinaryIO:
-        if inp.path and not inp.compression:
+        if inp.path and not inp.compression and not inp.encoding:
             handle = open(inp.path, "rb")
             inp._closers.append(handle.close)
             return handle

@@ -31,8 +31,12 @@ def check_target(report: str, output: str | None, inputs: Sequence[str | None]) 
                 "(--json-report report.json) or the conversion to one (-o PATH)"
             )
         return
+    import os
+
+    from sessionport.io import check_folder
     from sessionport.pipeline.targets import OutputGuard
 
+    check_folder(os.path.dirname(report) or ".", report, "--json-report")  # before anything is written
     if OutputGuard(inputs).input_at(report) is not None:
         raise UsageError(f"{report}: refusing to write the report onto an input; choose another --json-report path")
     if output not in (None, "-") and OutputGuard([output]).input_at(report) is not None:
@@ -60,6 +64,8 @@ def _entry(outcome: Any, joined: str | None = None) -> dict[str, Any]:
         "unreadable": counts.get("unreadable", 0),
         "warnings": list(counts.get("warnings", outcome.warnings)),
         "error": outcome.error,
+        # split: the files written from this input (one per session)
+        **({"files": counts["files"]} if "files" in counts else {}),
     }
 
 
@@ -104,6 +110,21 @@ def document(command: str, to: str, output: str | None, result: Any, exit_code: 
     if error is not None:
         doc["error"] = error
     return doc
+
+
+def ended(exc: BaseException) -> tuple[int, str]:
+    """The exit code and the error of a run ended by an interrupt, a
+    signal or a bug (as the command line reports them), for the report
+    that takes the place of an earlier run's."""
+    from sessionport.pipeline.signals import Terminated
+
+    if isinstance(exc, KeyboardInterrupt):
+        return 130, "interrupted"
+    if isinstance(exc, Terminated):
+        return exc.exit_code, f"terminated ({exc.name})"
+    if isinstance(exc, OSError) and exc.errno == 32:  # stdout closed: a quiet end
+        return 0, "the output pipe was closed"
+    return 1, f"internal error: {type(exc).__name__}: {exc}"
 
 
 def write(path: str, doc: dict[str, Any], inputs: Sequence[str | None] = ()) -> None:

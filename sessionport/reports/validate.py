@@ -299,8 +299,11 @@ def validate_stream(stream: BinaryIO, name: str, kind: str | None = None, head: 
     if kind is None:
         kind = detect_kind(head)
     if kind is None:
+        from sessionport.detect import is_blank
+
         report.add(Problem(
             "$",
+            "the file is empty: it holds no trace, portable document or portable-jsonl stream" if is_blank(head) else
             "not an AgentScope trace, a portable document or a portable-jsonl stream "
             "(name the kind with --as agentscope-trace|portable|portable-jsonl)",
             "kind",

@@ -46,7 +46,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from sessionport.context import MAX_REPORTED_PLACES, ReadContext
-from sessionport.io import MAGIC
+from sessionport.io import MAGIC, text_encoding
 from sessionport.jsondoc import first_significant_byte
 from sessionport.jsonl import _WHITESPACE, MAX_DEPTH, LineCleaner, iter_line_blocks, line_too_deep, parse_line, refuse_long_line
 from sessionport.model import end_event, session_event
@@ -105,8 +105,8 @@ def _plain_file(stream: BinaryIO, ctx: ReadContext) -> str | None:
             magic = handle.read(8)
     except OSError:
         return None
-    if any(magic.startswith(signature) for signature, _ in MAGIC):
-        return None
+    if any(magic.startswith(signature) for signature, _ in MAGIC) or text_encoding(magic):
+        return None  # the file's bytes are not the text read
     return ctx.path
 
 
