@@ -129,11 +129,18 @@ def _companion(path: str) -> bool:
     skips them."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
+    agent_file = name.startswith("agent-") and name.endswith((".jsonl", ".meta.json"))
+    if agent_file and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path)):
+        return True
+    from sessionport.formats.claude_code.subagents import in_session_folder
+
+    if in_session_folder(path):
+        return True  # the subagents, workflow runs and tool results of a Claude Code session
     if name.endswith(".json"):
         from sessionport.formats.chatgpt.export_folder import is_export_sidecar
 
         return is_export_sidecar(path)  # user.json, export_manifest.json... of a ChatGPT export
-    return name.startswith("agent-") and name.endswith(".jsonl") and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path))
+    return False
 
 
 def _has_session_sibling(path: str) -> bool:

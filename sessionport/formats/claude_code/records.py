@@ -69,6 +69,7 @@ class AgentLink:
     agent_id: str | None = None
     parent_session_id: str | None = None
     tool_call_id: str | None = None
+    workflow_run_id: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -81,6 +82,8 @@ class FileResult:
     emitted_session: bool = False
     # agentId -> id of the tool call that started it (Task/Agent results).
     agent_calls: dict[str, str] = field(default_factory=dict)
+    # workflow run id -> id of the Workflow call that started the run.
+    run_calls: dict[str, str] = field(default_factory=dict)
     # Called with the session id when the session event is made; returns the
     # agent ids of the subagent sessions that will follow it in the stream
     # (``metadata.subagents``, so a viewer links only to sessions it will hold).
@@ -169,6 +172,8 @@ class _Transcript(MessageBuilder):
                 metadata["parentSessionId"] = parent_id
             if link is not None and link.tool_call_id:
                 metadata["parentToolCallId"] = link.tool_call_id
+            if link is not None and link.workflow_run_id:
+                metadata["workflowRunId"] = link.workflow_run_id
             session_id = f"agent-{agent_id}"
         self.result.session_id = env.get("sessionId")
         if self.result.subagents_following is not None and not agent_id and not self.result.is_agent_file:
