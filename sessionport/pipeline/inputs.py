@@ -125,7 +125,8 @@ def _is_url_pattern(spec: str) -> bool:
 def _companion(path: str) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
     are included by their parent session) or holding no session (the
-    sidecar files of an unpacked ChatGPT export), so a directory walk
+    sidecar files of an unpacked ChatGPT export, the other files of a Claude
+    Code session's folder, a Gemini CLI prompt log), so a directory walk
     skips them."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
@@ -138,8 +139,11 @@ def _companion(path: str) -> bool:
         return True  # the subagents, workflow runs and tool results of a Claude Code session
     if name.endswith(".json"):
         from sessionport.formats.chatgpt.export_folder import is_export_sidecar
+        from sessionport.formats.gemini_cli.layout import is_prompt_log
 
-        return is_export_sidecar(path)  # user.json, export_manifest.json... of a ChatGPT export
+        # user.json, export_manifest.json... of a ChatGPT export; a Gemini
+        # CLI project's prompt log beside its chats
+        return is_export_sidecar(path) or is_prompt_log(path)
     return False
 
 

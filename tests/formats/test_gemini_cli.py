@@ -308,3 +308,38 @@ def test_wrong_shapes_raise_a_data_error(data, where):
     with pytest.raises(DataError) as info:
         read_bytes(data)
     assert where in str(info.value)
+
+
+def _prompt_log(sessions: list[tuple[str, str]]) -> str:
+    """``logs.json`` as Gemini CLI writes it (pretty-printed, two-space
+    indent; shape as real files are quoted in several projects' notes:
+    ``[{"sessionId", "messageId", "type": "user", "message", "timestamp"}]``)."""
+    entries = [
+        {"sessionId": sid, "messageId": n, "type": "user", "message": text, "timestamp": f"2026-04-30T09:0{n}:00.000Z"}
+        for n, (sid, text) in enumerate(sessions)
+    ]
+    return json.dumps(entries, indent=2)
+
+
+def test_a_walk_of_a_project_folder_passes_over_its_prompt_log(tmp_path):
+    """Walking ``~/.gemini/tmp`` used to stop on every project's
+    ``logs.json`` as an unrecognised file (exit 1)."""
+    project = tmp_path / "tmp" / "0c0d7b04c22749f3687ea60b66949fd32bcea2551d4349bf72346a9ccc9a9ba4"
+    (project / "chats").mkdir(parents=True)
+    (project / "chats" / REPLAY.name).write_bytes(REPLAY.read_bytes())
+    (project / "logs.json").write_text(_prompt_log([("s1", "hello"), ("s1", "/quit")]))
+    out = tmp_path / "out"
+    result = run_cli("convert", tmp_path / "tmp", "--to", "markdown", "-o", f"{out}/")
+    assert result.returncode == 0, result.stderr
+    assert [p.name for p in out.rglob("*.md")] == [REPLAY.stem + ".md"]
+
+
+def test_a_prompt_log_without_chats_is_not_passed_over(tmp_path):
+    """With chat recording off the prompt log is all there is: a walk names
+    it as a file it cannot read rather than leaving it out unsaid."""
+    project = tmp_path / "tmp" / "0c0d7b04"
+    project.mkdir(parents=True)
+    (project / "logs.json").write_text(_prompt_log([("s1", "hello")]))
+    result = run_cli("convert", tmp_path / "tmp", "--to", "markdown", "-o", f"{tmp_path / 'out'}/")
+    assert result.returncode == 1
+    assert b"logs.json" in result.stderr and b"Traceback" not in result.stderr
