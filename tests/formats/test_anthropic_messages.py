@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import orjson
 import pytest
@@ -50,28 +51,79 @@ def test_cline_history_keeps_extras_in_meta_and_converts_ts():
     call = messages(events)[3]
     assert call["toolName"] == "read_file" and call["toolInput"] == {"path": "src/cli.py"}
     assert call["meta"]["extra"]["reasoning_details"][0]["signature"] == "sig-r1"
-    assert events[-1] == {"type": "end", "counts": {"messages": 10}}
+    assert events[-1] == {
+        "type": "end",
+        "counts": {"messages": 10},
+        "notes": [
+            "1 tool result(s) read from Cline's `[tool] Result:` texts "
+            "(each answers the open call of that tool in the assistant message before it)"
+        ],
+    }
 
 
-def test_cline_tool_use_answered_by_text_stays_unpaired():
+def test_cline_tool_use_answered_by_a_result_text_is_paired_with_it():
+    """Cline answers a native tool call with a text block that names the
+    tool (``[read_file for 'src/cli.py'] Result:``): in a real 2026-01 task
+    (gmfstu/Online-Card-Architecture, exported_conversation_1769053680585,
+    commit 0c3f68ab987b911c118cbfb4b36efc796c5f8fd4) 46 of its 47 calls were
+    answered only so, and were read as user prose with every call unpaired."""
+    raw = json.loads(CLINE.read_text())
+    answer_text = raw[2]["content"][0]["text"]
     events = messages(sessionport.read(str(CLINE)))
-    results = {e["toolCallId"] for e in events if kind(e) == "tool_result"}
-    assert "toolu_01ReadCli" not in results
-    assert "toolu_02EditCli" in results
-    plain = [e["text"] for e in events if e["role"] == "user"]
-    assert any(t.startswith("[read_file for 'src/cli.py'] Result:") for t in plain)
+    results = {e["toolCallId"]: e for e in events if kind(e) == "tool_result"}
+    assert set(results) == {"toolu_01ReadCli", "toolu_02EditCli"}
+    read = results["toolu_01ReadCli"]
+    assert read["role"] == "tool" and read["text"] == answer_text  # kept whole, the label included
+    assert not any(e["role"] == "user" and "Result:" in e["text"] for e in events)
+    # the environment details after it stay the user's
+    assert [e["text"].split("\n")[0] for e in events if e["role"] == "user"][1:] == ["<environment_details>"] * 2
 
 
-def test_cline_history_exports_a_placeholder_result_that_reads_back_as_unpaired():
+def _history_variant(tmp_path, messages_: list) -> str:
+    folder = tmp_path / "1769053680585"
+    folder.mkdir()
+    path = folder / "api_conversation_history.json"
+    path.write_text(json.dumps(messages_))
+    return str(path)
+
+
+def test_a_result_text_answers_only_an_open_call_of_the_tool_it_names(tmp_path):
+    raw = json.loads(CLINE.read_text())
+    # the same text after a message whose call is another tool's: user text
+    raw[1]["content"][1]["name"] = "list_files"
+    events = messages(sessionport.read(_history_variant(tmp_path, raw)))
+    assert not any(kind(e) == "tool_result" and e["toolCallId"] == "toolu_01ReadCli" for e in events)
+    assert any(e["role"] == "user" and e["text"].startswith("[read_file for 'src/cli.py'] Result:") for e in events)
+
+
+def test_a_cline_result_text_exports_as_the_calls_tool_result():
     warnings: list[str] = []
     out = io.BytesIO()
     sessionport.write_events(sessionport.read(str(CLINE)), out, format="anthropic-messages", context=WriteContext(on_warning=warnings.append))
     document = orjson.loads(out.getvalue())
     answer = document["messages"][2]["content"]
-    assert answer[0] == {"type": "tool_result", "tool_use_id": "toolu_01ReadCli", "content": MISSING_RESULT_TEXT}
+    assert answer[0]["type"] == "tool_result" and answer[0]["tool_use_id"] == "toolu_01ReadCli"
+    assert answer[0]["content"].startswith("[read_file for 'src/cli.py'] Result:\nimport argparse")
+    assert not any("no recorded result" in w for w in warnings)
+    back = sessionport.loads(out.getvalue())
+    assert [e["text"] for e in messages(back) if kind(e) == "tool_result"] == [
+        e["text"] for e in messages(sessionport.read(str(CLINE))) if kind(e) == "tool_result"
+    ]
+
+
+def test_a_cline_call_left_unanswered_exports_a_placeholder_that_reads_back_as_unpaired(tmp_path):
+    """As a real task ends: ``attempt_completion`` is never answered."""
+    raw = json.loads(CLINE.read_text())
+    raw[-1] = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_09Done", "name": "attempt_completion", "input": {"result": "The CLI now accepts --verbose."}}]}
+    warnings: list[str] = []
+    out = io.BytesIO()
+    source = _history_variant(tmp_path, raw)
+    sessionport.write_events(sessionport.read(source), out, format="anthropic-messages", context=WriteContext(on_warning=warnings.append))
+    document = orjson.loads(out.getvalue())
+    assert document["messages"][-1]["content"][0] == {"type": "tool_result", "tool_use_id": "toolu_09Done", "content": MISSING_RESULT_TEXT}
     assert any("no recorded result" in w for w in warnings)
     back = sessionport.loads(out.getvalue())
-    assert not any(kind(e) == "tool_result" and e["toolCallId"] == "toolu_01ReadCli" for e in messages(back))
+    assert not any(kind(e) == "tool_result" and e["toolCallId"] == "toolu_09Done" for e in messages(back))
     assert back[-1]["skipped"] == {"placeholder tool_result": 1}
 
 

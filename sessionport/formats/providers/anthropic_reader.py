@@ -35,6 +35,10 @@ from sessionport.formats.providers.sniff import ANTHROPIC
 from sessionport.formats.providers.sniff import anthropic_messages as sniff
 
 _CLINE_FILES = ("api_conversation_history.json", "claude_messages.json")
+# Cline (and its forks) answer a native tool call with a text block that
+# names the tool: ``[read_file for 'a.cs'] Result:`` then the output, or
+# ``[attempt_completion] Result:`` (its ``toolDescription()``).
+_CLINE_RESULT = re.compile(r"\[([A-Za-z0-9_.:-]+)(?: for [^\n]*)?\] Result:")
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
 
@@ -96,6 +100,22 @@ def _images(blocks: list) -> list:
 class AnthropicReader(ProviderReader):
     source = ANTHROPIC
     keys = ("messages",)
+
+    def __init__(self, ctx: ReadContext) -> None:
+        super().__init__(ctx)
+        # The tool calls of the last assistant message not answered yet: a
+        # Cline result text answers the oldest open call of its tool.
+        self.open_calls: list[tuple[str, str | None]] = []
+        self.text_results = 0
+
+    def end(self) -> dict:
+        if self.text_results:
+            self.notes.append(
+                f"{self.text_results} tool result(s) read from Cline's `[tool] Result:` texts "
+                "(each answers the open call of that tool in the assistant message before it)"
+            )
+        self.open_calls, self.text_results = [], 0
+        return super().end()
 
     def traffic(self) -> RecordedTraffic:
         return RecordedTraffic(
@@ -190,6 +210,8 @@ class AnthropicReader(ProviderReader):
         return fields
 
     def _blocks(self, role: str, content: list, index: int) -> Iterator[dict]:
+        if role == "assistant":
+            self.open_calls = []  # calls left open by an earlier message are never answered
         for number, block in enumerate(content):
             if isinstance(block, str):
                 yield message_event(role, block, meta={"kind": "text"})
@@ -202,7 +224,14 @@ class AnthropicReader(ProviderReader):
     def _block(self, role: str, block: dict) -> Iterator[dict]:
         btype = block.get("type")
         if btype == "text":
-            yield message_event(role, text_of(block.get("text")), meta=_meta("text", extra=compact_extras(block, ("type", "text"))))
+            text = text_of(block.get("text"))
+            extra = compact_extras(block, ("type", "text"))
+            call = self._answered_call(text) if role == "user" and self.open_calls and text[:1] == "[" else None
+            if call is not None:
+                self.text_results += 1
+                yield message_event("tool", text, toolCallId=call[1], meta=_meta("tool_result", extra=extra))
+                return
+            yield message_event(role, text, meta=_meta("text", extra=extra))
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
@@ -225,6 +254,7 @@ class AnthropicReader(ProviderReader):
                 return
             extra = compact_extras(block, ("type", "tool_use_id", "content", "is_error"))
             is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
+            self._close_call(block.get("tool_use_id"))
             event = message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
             if self.ctx.options.get("keep_images") and isinstance(block.get("content"), list):
                 media.attach(event, _images(block["content"]))
@@ -241,7 +271,27 @@ class AnthropicReader(ProviderReader):
         else:
             yield message_event(role, placeholder(str(btype)), meta={"kind": "text", "block": block})
 
+    def _answered_call(self, text: str) -> tuple[str, str | None] | None:
+        """The open call a Cline result text answers, taken off the open
+        list; None when the text names no open call's tool."""
+        found = _CLINE_RESULT.match(text)
+        if found is None:
+            return None
+        name = found.group(1)
+        for number, call in enumerate(self.open_calls):
+            if call[0] == name:
+                return self.open_calls.pop(number)
+        return None
+
+    def _close_call(self, call_id: Any) -> None:
+        for number, call in enumerate(self.open_calls):
+            if call[1] is not None and call[1] == call_id:
+                del self.open_calls[number]
+                return
+
     def _tool_use(self, block: dict, server: bool) -> dict:
+        if not server and isinstance(block.get("name"), str) and block["name"]:
+            self.open_calls.append((block["name"], nonempty_str(block.get("id"))))
         tool_input = block.get("input")
         if tool_input is not None and not isinstance(tool_input, dict):
             tool_input = {"value": tool_input}
