@@ -126,8 +126,8 @@ def _companion(path: str) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
     are included by their parent session) or holding no session (the
     sidecar files of an unpacked ChatGPT export, the other files of a Claude
-    Code session's folder, a Gemini CLI prompt log), so a directory walk
-    skips them."""
+    Code session's folder, a Gemini CLI prompt log, the other JSON files of a
+    Cline task), so a directory walk skips them."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
     agent_file = name.startswith("agent-") and name.endswith((".jsonl", ".meta.json"))
@@ -140,10 +140,12 @@ def _companion(path: str) -> bool:
     if name.endswith(".json"):
         from sessionport.formats.chatgpt.export_folder import is_export_sidecar
         from sessionport.formats.gemini_cli.layout import is_prompt_log
+        from sessionport.formats.providers.cline import is_task_sidecar
 
         # user.json, export_manifest.json... of a ChatGPT export; a Gemini
-        # CLI project's prompt log beside its chats
-        return is_export_sidecar(path) or is_prompt_log(path)
+        # CLI project's prompt log beside its chats; ui_messages.json... of
+        # a Cline task
+        return is_export_sidecar(path) or is_prompt_log(path) or is_task_sidecar(path)
     return False
 
 

@@ -51,8 +51,11 @@ def test_cline_history_keeps_extras_in_meta_and_converts_ts():
     call = messages(events)[3]
     assert call["toolName"] == "read_file" and call["toolInput"] == {"path": "src/cli.py"}
     assert call["meta"]["extra"]["reasoning_details"][0]["signature"] == "sig-r1"
+    tokens = [m["metrics"]["tokens"] for m in json.loads(CLINE.read_text()) if "metrics" in m]
+    inputs, outputs = sum(t["prompt"] + t["cached"] for t in tokens), sum(t["completion"] for t in tokens)
     assert events[-1] == {
         "type": "end",
+        "usage": {"input_tokens": inputs, "output_tokens": outputs, "total_tokens": inputs + outputs},
         "counts": {"messages": 10},
         "notes": [
             "1 tool result(s) read from Cline's `[tool] Result:` texts "
@@ -245,3 +248,70 @@ def test_export_merges_same_role_turns_and_keeps_tool_results_first():
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a b"}, {"type": "text", "text": "wait"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
     ]
+
+
+CLINE_TASK = FIXTURES / "anthropic-messages" / "cline-task" / "1769100000000"
+
+
+def _ui_requests(folder) -> list[dict]:
+    ui = json.loads((folder / "ui_messages.json").read_text())
+    return [json.loads(m["text"]) for m in ui if m.get("say") == "api_req_started"]
+
+
+def test_cline_metrics_give_the_usage_and_ui_messages_split_the_cache():
+    """``metrics.tokens`` on each assistant message (``prompt``, ``completion``,
+    ``cached`` = cache reads + writes) and, in ``ui_messages.json`` beside it,
+    the request's ``tokensIn``/``tokensOut``/``cacheWrites``/``cacheReads``:
+    in the real 2026-01 task cited above all 47 requests agree so."""
+    history = json.loads((CLINE_TASK / "api_conversation_history.json").read_text())
+    tokens = [m["metrics"]["tokens"] for m in history if "metrics" in m]
+    requests = _ui_requests(CLINE_TASK)
+    events = list(sessionport.read(str(CLINE_TASK / "api_conversation_history.json")))
+    end = events[-1]
+    assert end["usage"] == {
+        "input_tokens": sum(t["prompt"] + t["cached"] for t in tokens),
+        "cached_input_tokens": sum(r["cacheReads"] for r in requests),
+        "output_tokens": sum(t["completion"] for t in tokens),
+        "total_tokens": sum(t["prompt"] + t["cached"] + t["completion"] for t in tokens),
+        "cache_creation_input_tokens": sum(r["cacheWrites"] for r in requests),
+    }
+    carried = [e["meta"]["usage"] for e in messages(events) if "usage" in e.get("meta", {})]
+    assert len(carried) == len(tokens)  # once per API request, on its first event
+    assert {k: sum(u[k] for u in carried) for k in end["usage"]} == end["usage"]
+    result = run_cli("inspect", CLINE_TASK / "api_conversation_history.json")
+    assert result.returncode == 0 and b"cached_input_tokens=%d" % end["usage"]["cached_input_tokens"] in result.stdout
+
+
+def test_without_matching_ui_messages_the_cache_is_not_split(tmp_path):
+    folder = tmp_path / "1769100000000"
+    folder.mkdir()
+    (folder / "api_conversation_history.json").write_bytes((CLINE_TASK / "api_conversation_history.json").read_bytes())
+    ui = json.loads((CLINE_TASK / "ui_messages.json").read_text())
+    started = [m for m in ui if m.get("say") == "api_req_started"]
+    info = json.loads(started[1]["text"])
+    started[1]["text"] = json.dumps({**info, "cacheReads": info["cacheReads"] + 1})
+    (folder / "ui_messages.json").write_text(json.dumps(ui))
+    end = list(sessionport.read(str(folder / "api_conversation_history.json")))[-1]
+    assert set(end["usage"]) == {"input_tokens", "output_tokens", "total_tokens"}  # never a partial sum of reads
+    assert any("cache reads and writes of 1 request(s)" in n for n in end["notes"])
+
+    (folder / "ui_messages.json").write_text('[{"ts":1,"type":"say","say":"api_req_started","text":"{}"')  # torn
+    result = run_cli("convert", folder / "api_conversation_history.json", "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    assert b"ui_messages.json" in result.stderr and b"Traceback" not in result.stderr  # its torn end, named
+    assert set(orjson.loads(result.stdout.splitlines()[-1])["usage"]) == {"input_tokens", "output_tokens", "total_tokens"}
+
+
+def test_a_walk_of_cline_tasks_reads_each_history_once(tmp_path):
+    """``ui_messages.json`` and ``task_metadata.json`` hold no conversation
+    of their own: a walk used to fail on each (exit 1)."""
+    tasks = tmp_path / "tasks"
+    task = tasks / CLINE_TASK.name
+    task.mkdir(parents=True)
+    for name in ("api_conversation_history.json", "ui_messages.json"):
+        (task / name).write_bytes((CLINE_TASK / name).read_bytes())
+    (task / "task_metadata.json").write_text(json.dumps({"files_in_context": [{"path": "src/report.py", "record_state": "active", "record_source": "read_tool"}]}, indent=2))
+    out = tmp_path / "out"
+    result = run_cli("convert", tasks, "--to", "markdown", "-o", f"{out}/")
+    assert result.returncode == 0, result.stderr
+    assert [p.relative_to(out).as_posix() for p in out.rglob("*.md")] == [f"{CLINE_TASK.name}/api_conversation_history.md"]
