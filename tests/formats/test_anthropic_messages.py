@@ -250,7 +250,7 @@ def test_export_merges_same_role_turns_and_keeps_tool_results_first():
     ]
 
 
-CLINE_TASK = FIXTURES / "anthropic-messages" / "cline-task" / "1769100000000"
+CLINE_TASK = FIXTURES / "cline-tasks" / "1769100000000"
 
 
 def _ui_requests(folder) -> list[dict]:
