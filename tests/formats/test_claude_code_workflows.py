@@ -64,12 +64,32 @@ def test_no_subagents_leaves_the_run_out_and_says_so():
     assert any("left out (--no-subagents)" in n and RUN in n for n in events[-1]["notes"])
 
 
+def _with_session_folder_files(tmp_path):
+    """The project, with the other files Claude Code keeps in a session's
+    folder: the run's journal and the agent's sidecar, the run record, an
+    oversized tool output."""
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    folder = project / SESSION.stem
+    run = folder / "subagents" / "workflows" / RUN
+    journal = [{"type": "started", "key": "v2:guides", "agentId": AGENT_FILE.stem[len("agent-"):]},
+               {"type": "result", "key": "v2:guides", "agentId": AGENT_FILE.stem[len("agent-"):], "result": "guides/setup.md: /install/legacy is dead"}]
+    (run / "journal.jsonl").write_text("".join(json.dumps(r) + "\n" for r in journal))
+    (run / (AGENT_FILE.stem + ".meta.json")).write_text(json.dumps({"agentType": "general-purpose", "description": "guides batch", "spawnDepth": 1}))
+    (folder / "workflows").mkdir()
+    (folder / "workflows" / f"{RUN}.json").write_text(json.dumps({"runId": RUN, "status": "completed"}))
+    (folder / "tool-results").mkdir()
+    (folder / "tool-results" / "toolu_01WfLaunch0000000000009.json").write_text(json.dumps([{"type": "text", "text": "a long output"}]))
+    return project
+
+
 def test_a_directory_walk_reads_the_session_once_and_skips_its_folder(tmp_path):
     """The journal, sidecars, run records and tool results in a session's
     folder hold no session of their own: a walk of the projects folder used
     to stop on each of them as an unrecognised file (exit 1)."""
+    project = _with_session_folder_files(tmp_path)
     out = tmp_path / "out"
-    result = run_cli("convert", PROJECT, "--to", "markdown", "-o", f"{out}/")
+    result = run_cli("convert", project, "--to", "markdown", "-o", f"{out}/")
     assert result.returncode == 0, result.stderr
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [f"{SESSION.stem}.md"]
     text = (out / f"{SESSION.stem}.md").read_text()
