@@ -50,6 +50,12 @@ _PROGRESS_SCAN = 8192
 _WALK_FROM = 2048
 
 TITLE_TYPES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
+# Which title names the session when a file holds several kinds, as Claude
+# Code's session list shows them: the user's /rename, then the generated one,
+# then a summary (the latest of the winning kind).
+TITLE_RANK = {"summary": 0, "ai-title": 1, "custom-title": 2}
+# The title records after the first message kept for the end event (the last ones).
+LATE_TITLES = 64
 # Chain records that are not messages of their own: skipped but remembered.
 CHAIN_SKIPPED = frozenset(("progress", "system"))
 # Hook output the model is given only for these hook events.
@@ -108,6 +114,8 @@ class _Transcript(MessageBuilder):
         self.envelope: dict[str, Any] = {}
         self.titles: list[dict] = []
         self.late_title: str | None = None
+        self.title_rank = -1  # of the title given so far (session or late)
+        self.late_titles: list[dict] = []  # recorded after the first message, for end.metadata
         self.session_sent = False
         self.messages = 0
         self.sidechain_messages = 0
@@ -181,10 +189,12 @@ class _Transcript(MessageBuilder):
             if following:
                 metadata["subagents"] = following
         title = None
-        for entry in reversed(self.titles):
-            title = entry.get("summary")
-            if title:
-                break
+        best = -1
+        for entry in self.titles:
+            rank = TITLE_RANK[entry.get("type", "summary")]
+            if entry.get("summary") and rank >= best:
+                title, best = entry["summary"], rank
+        self.title_rank = best
         self.session_sent = True
         self.result.emitted_session = True
         return session_event(
@@ -473,15 +483,20 @@ class _Transcript(MessageBuilder):
         if text is None:
             self.count_skip(rtype)
             return
-        if self.session_sent:
-            self.late_title = text
-            return
         entry = {"summary": text}
         leaf = _str(record.get("leafUuid"))
         if leaf:
             entry["leafUuid"] = leaf
         if rtype != "summary":
             entry["type"] = rtype
+        if self.session_sent:
+            rank = TITLE_RANK[rtype]
+            if rank >= self.title_rank:  # a generated title never replaces the user's
+                self.late_title, self.title_rank = text, rank
+            if len(self.late_titles) >= LATE_TITLES:
+                del self.late_titles[0]
+            self.late_titles.append(entry)
+            return
         self.titles.append(entry)
 
     def end(self, notes: list[str], unknown: dict | None = None) -> dict:
@@ -495,8 +510,16 @@ class _Transcript(MessageBuilder):
             notes=notes or None,
             title=self.late_title,
             unknown=unknown or None,
-            metadata={"costState": self.cost_state} if self.cost_state else None,
+            metadata=self.end_metadata() or None,
         )
+
+    def end_metadata(self) -> dict:
+        metadata: dict = {}
+        if self.cost_state:
+            metadata["costState"] = self.cost_state
+        if self.late_titles:
+            metadata["summaries"] = self.late_titles
+        return metadata
 
     def why_empty(self) -> str:
         if not self.lines:
