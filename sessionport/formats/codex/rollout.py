@@ -56,6 +56,17 @@ def _typed_decoder() -> Any:
     return typed.decode_item
 
 LOOKAHEAD = 6
+
+
+class _HeldPrompt:
+    """The place in the queue of a user_message event waiting for the
+    message item that would repeat it (``entry`` is its recent_prompts
+    entry: ``[key, deadline, injected, event or None once the item came]``)."""
+
+    __slots__ = ("entry",)
+
+    def __init__(self, entry: list) -> None:
+        self.entry = entry
 PRELUDE_LIMIT = 16
 # A copied history is written in one burst; the first line written later
 # than this after the previous one belongs to the session itself.
@@ -314,7 +325,7 @@ class RolloutReader:
             # Inline the common case of _drain: events already decided.
             while queue:
                 head = queue[0]
-                if head.__class__ is list:
+                if head.__class__ is not dict:
                     break
                 queue.popleft()
                 if self.skip_inherited and "inherited" in head.get("meta", ()):
@@ -585,8 +596,9 @@ class RolloutReader:
             return
         key = text.strip()
         for index, entry in enumerate(self.recent_prompts):
-            if entry[0] == key:
+            if entry[0] == key or (entry[0] and key.startswith(entry[0] + "\n")):
                 del self.recent_prompts[index]
+                entry[3] = None  # the item is the prompt: its held event gives way
                 self._push(_mark_injected(event) if entry[2] else event)
                 return
         if not self.envelope:
@@ -606,8 +618,10 @@ class RolloutReader:
             self.skipped["response_item/message (repeats a user_message event)"] += 1
             return None
         for index, entry in enumerate(self.recent_prompts):
-            if entry[0] == key:
+            # a pasted image adds its placeholder lines after the typed text
+            if entry[0] == key or (entry[0] and key.startswith(entry[0] + "\n")):
                 del self.recent_prompts[index]
+                entry[3] = None
                 self.skipped["event_msg/user_message (repeats an input item)"] += 1
                 break
         else:
@@ -866,7 +880,12 @@ class RolloutReader:
         event = message_event("user", text, timestamp=ts, meta={"fromEvent": True})
         if injected:
             _mark_injected(event)
-        self.recent_prompts.append([key, line_no + LOOKAHEAD, injected, self._tag(event)])
+        entry = [key, line_no + LOOKAHEAD, injected, self._tag(event)]
+        self.recent_prompts.append(entry)
+        # Its place in the stream: what follows waits behind it until the
+        # item repeating it arrives (the item is the prompt, entry[3] is
+        # cleared) or the window closes (the event is the prompt, here).
+        self.queue.append(_HeldPrompt(entry))
 
     # -- output ---------------------------------------------------------
     def _tag(self, event: dict) -> dict:
@@ -888,9 +907,16 @@ class RolloutReader:
             # user_message with no matching message item: the prompt exists only here
             entry = recent.popleft()
             self.event_prompts.append(entry[0])
-            queue.append(entry[3])
         while queue:
             entry = queue[0]
+            if entry.__class__ is _HeldPrompt:
+                held = entry.entry
+                if held[3] is not None and not final and held[1] >= line_no:
+                    return
+                queue.popleft()
+                if held[3] is not None and not (self.skip_inherited and "inherited" in held[3].get("meta", ())):
+                    yield held[3]
+                continue
             if entry.__class__ is list:  # a user message item waiting for its event
                 if entry[1] is not None:
                     if not final and entry[1] >= line_no:
