@@ -106,3 +106,16 @@ def test_a_folder_of_the_users_own_beside_a_jsonl_is_still_walked(tmp_path):
     result = run_cli("convert", tmp_path / "notes.jsonl", tmp_path / "notes", "--to", "markdown", "-o", f"{out}/")
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.rglob("*.md")) == ["kept.md", "notes.md"]
+
+
+def test_a_chats_folder_named_by_a_session_is_still_walked(tmp_path):
+    """Gemini CLI and Qwen Code keep sub-agent logs in ``chats/<session id>/``;
+    those are sessions of their own, not a Claude Code session's folder."""
+    chats = tmp_path / "chats"
+    (chats / SESSION.stem).mkdir(parents=True)
+    shutil.copy(SESSION, chats / SESSION.name)
+    shutil.copy(SESSION, chats / SESSION.stem / "child.jsonl")
+    out = tmp_path / "out"
+    result = run_cli("convert", chats, "--to", "markdown", "-o", f"{out}/")
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.md")) == [f"{SESSION.stem}.md", f"{SESSION.stem}/child.md"]

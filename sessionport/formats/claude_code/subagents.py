@@ -179,7 +179,13 @@ def _uuid_like(name: str) -> bool:
 def _is_session_folder(folder: str) -> bool:
     # Claude Code names a session file and its folder by the session's
     # UUID: any other folder beside a same-named .jsonl is the user's own.
-    return _uuid_like(os.path.basename(folder)) and os.path.isfile(folder + ".jsonl")
+    # Gemini CLI and Qwen Code keep their logs in chats/, where a folder
+    # named by a session holds sub-agent logs read as sessions of their own.
+    return (
+        _uuid_like(os.path.basename(folder))
+        and os.path.basename(os.path.dirname(folder)) != "chats"
+        and os.path.isfile(folder + ".jsonl")
+    )
 
 
 def in_session_folder(path: str, depth: int = 5) -> bool:
