@@ -315,3 +315,16 @@ def test_a_walk_of_cline_tasks_reads_each_history_once(tmp_path):
     result = run_cli("convert", tasks, "--to", "markdown", "-o", f"{out}/")
     assert result.returncode == 0, result.stderr
     assert [p.relative_to(out).as_posix() for p in out.rglob("*.md")] == [f"{CLINE_TASK.name}/api_conversation_history.md"]
+
+
+def test_a_result_text_for_a_call_without_an_id_names_the_tool(tmp_path):
+    raw = json.loads(CLINE.read_text())
+    del raw[1]["content"][1]["id"]
+    source = _history_variant(tmp_path, raw)
+    events = messages(sessionport.read(source))
+    (result,) = [e for e in events if kind(e) == "tool_result" and e["text"].startswith("[read_file for")]
+    assert result["toolName"] == "read_file" and result.get("toolCallId") is None
+    document = orjson.loads(sessionport.dumps(list(sessionport.read(source)), format="anthropic-messages"))
+    call = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] == "read_file")
+    answer = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result" and b["tool_use_id"] == call["id"])
+    assert answer["content"].startswith("[read_file for 'src/cli.py'] Result:")

@@ -280,7 +280,10 @@ class AnthropicReader(ProviderReader):
             call = self._answered_call(text) if role == "user" and self.open_calls and text[:1] == "[" else None
             if call is not None:
                 self.text_results += 1
-                yield message_event("tool", text, toolCallId=call[1], meta=_meta("tool_result", extra=extra))
+                # a call without an id is answered by its tool's name
+                yield message_event(
+                    "tool", text, toolName=call[0] if call[1] is None else None, toolCallId=call[1], meta=_meta("tool_result", extra=extra)
+                )
                 return
             yield message_event(role, text, meta=_meta("text", extra=extra))
         elif btype in ("image", "document"):
