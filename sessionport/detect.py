@@ -69,13 +69,25 @@ def rank(head: bytes, registry: Registry) -> list[tuple[int, Importer]]:
     return [(score, registry.importer(name)) for score, name in scores(head, registry)]
 
 
+# A string value whose key names a credential: a directory walk meets the
+# apps' own auth files (Codex's auth.json, Gemini CLI's oauth_creds.json),
+# and the error naming such a file must not print the start of the key.
+_SECRET_VALUE = r'("[^"]*(?:api[_-]?key|token|secret|passw|auth|credential|cookie|bearer)[^"]*"\s*:\s*")[^"]*'
+
+
+def _masked(preview: str) -> str:
+    import re  # only an input no format knows gets here
+
+    return re.sub(_SECRET_VALUE, lambda m: m.group(1) + "…", preview, flags=re.IGNORECASE)
+
+
 def detect(head: bytes, name: str, registry: Registry) -> Importer:
     """The importer that scores ``head`` highest (see :func:`rank`); only
     that one is loaded."""
     ranked = scores(head, registry)
     if not ranked:
         tried = ", ".join(known for known, _ in registry.sniffers())
-        preview = head[:40].decode("utf-8", "replace").replace("\n", "\\n")
+        preview = _masked(head[:40].decode("utf-8", "replace")).replace("\n", "\\n")
         raise DetectionError(
             name,
             f"the format could not be recognised from its first bytes ({preview!r}); tried {tried}",

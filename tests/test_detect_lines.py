@@ -49,3 +49,23 @@ def test_claude_code_state_records_first_and_records_of_new_types():
 def test_nothing_known_anywhere_is_still_a_clear_error():
     with pytest.raises(DetectionError, match="could not be recognised"):
         detect(b'{"zz":1}\n{"yy":2}\n{"xx":3}\n', "x.jsonl", REGISTRY)
+
+
+def test_the_error_for_an_apps_auth_file_shows_its_keys_not_the_credential(tmp_path):
+    """A walk of an app's home folder meets its credentials (Codex's
+    ``auth.json``, Gemini CLI's ``oauth_creds.json``): the error naming such
+    a file quotes its first bytes, but not the start of the secret."""
+    from conftest import run_cli
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "auth.json").write_text('{"OPENAI_API_KEY":"sk-proj-' + "Q" * 40 + '","tokens":null}')
+    (home / "oauth_creds.json").write_text('{"access_token":"ya29.' + "Z" * 40 + '","scope":"x"}')
+    (home / "notes.json").write_text('{"kind":"grocery list","items":[]}')
+    result = run_cli("convert", home, "--to", "markdown", "-o", f"{tmp_path / 'out'}/")
+    assert result.returncode == 1
+    err = result.stderr.decode()
+    assert "auth.json" in err and "oauth_creds.json" in err
+    assert "sk-proj" not in err and "ya29" not in err and "QQQ" not in err and "ZZZ" not in err
+    assert '"OPENAI_API_KEY":"…' in err and '"access_token":"…' in err
+    assert '"kind":"grocery list"' in err  # other values are quoted as before

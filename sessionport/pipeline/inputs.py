@@ -138,15 +138,28 @@ def _is_url_pattern(spec: str) -> bool:
 def _companion(path: str) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
     are included by their parent session) or holding no session (the
-    sidecar files of an unpacked ChatGPT export), so a directory walk
-    skips them."""
+    sidecar files of an unpacked ChatGPT export, the other files of a Claude
+    Code session's folder, a Gemini CLI prompt log, the other JSON files of a
+    Cline task), so a directory walk skips them."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
+    agent_file = name.startswith("agent-") and name.endswith((".jsonl", ".meta.json"))
+    if agent_file and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path)):
+        return True
+    from sessionport.formats.claude_code.subagents import in_session_folder
+
+    if in_session_folder(path):
+        return True  # the subagents, workflow runs and tool results of a Claude Code session
     if name.endswith(".json"):
         from sessionport.formats.chatgpt.export_folder import is_export_sidecar
+        from sessionport.formats.gemini_cli.layout import is_prompt_log
+        from sessionport.formats.providers.cline import is_task_sidecar
 
-        return is_export_sidecar(path)  # user.json, export_manifest.json... of a ChatGPT export
-    return name.startswith("agent-") and name.endswith(".jsonl") and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path))
+        # user.json, export_manifest.json... of a ChatGPT export; a Gemini
+        # CLI project's prompt log beside its chats; ui_messages.json... of
+        # a Cline task
+        return is_export_sidecar(path) or is_prompt_log(path) or is_task_sidecar(path)
+    return False
 
 
 def _has_session_sibling(path: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 
 import orjson
 import pytest
@@ -50,28 +51,82 @@ def test_cline_history_keeps_extras_in_meta_and_converts_ts():
     call = messages(events)[3]
     assert call["toolName"] == "read_file" and call["toolInput"] == {"path": "src/cli.py"}
     assert call["meta"]["extra"]["reasoning_details"][0]["signature"] == "sig-r1"
-    assert events[-1] == {"type": "end", "counts": {"messages": 10}}
+    tokens = [m["metrics"]["tokens"] for m in json.loads(CLINE.read_text()) if "metrics" in m]
+    inputs, outputs = sum(t["prompt"] + t["cached"] for t in tokens), sum(t["completion"] for t in tokens)
+    assert events[-1] == {
+        "type": "end",
+        "usage": {"input_tokens": inputs, "output_tokens": outputs, "total_tokens": inputs + outputs},
+        "counts": {"messages": 10},
+        "notes": [
+            "1 tool result(s) read from Cline's `[tool] Result:` texts "
+            "(each answers the open call of that tool in the assistant message before it)"
+        ],
+    }
 
 
-def test_cline_tool_use_answered_by_text_stays_unpaired():
+def test_cline_tool_use_answered_by_a_result_text_is_paired_with_it():
+    """Cline answers a native tool call with a text block that names the
+    tool (``[read_file for 'src/cli.py'] Result:``): in a real 2026-01 task
+    (gmfstu/Online-Card-Architecture, exported_conversation_1769053680585,
+    commit 0c3f68ab987b911c118cbfb4b36efc796c5f8fd4) 46 of its 47 calls were
+    answered only so, and were read as user prose with every call unpaired."""
+    raw = json.loads(CLINE.read_text())
+    answer_text = raw[2]["content"][0]["text"]
     events = messages(sessionport.read(str(CLINE)))
-    results = {e["toolCallId"] for e in events if kind(e) == "tool_result"}
-    assert "toolu_01ReadCli" not in results
-    assert "toolu_02EditCli" in results
-    plain = [e["text"] for e in events if e["role"] == "user"]
-    assert any(t.startswith("[read_file for 'src/cli.py'] Result:") for t in plain)
+    results = {e["toolCallId"]: e for e in events if kind(e) == "tool_result"}
+    assert set(results) == {"toolu_01ReadCli", "toolu_02EditCli"}
+    read = results["toolu_01ReadCli"]
+    assert read["role"] == "tool" and read["text"] == answer_text  # kept whole, the label included
+    assert not any(e["role"] == "user" and "Result:" in e["text"] for e in events)
+    # the environment details after it stay the user's
+    assert [e["text"].split("\n")[0] for e in events if e["role"] == "user"][1:] == ["<environment_details>"] * 2
 
 
-def test_cline_history_exports_a_placeholder_result_that_reads_back_as_unpaired():
+def _history_variant(tmp_path, messages_: list) -> str:
+    folder = tmp_path / "1769053680585"
+    folder.mkdir()
+    path = folder / "api_conversation_history.json"
+    path.write_text(json.dumps(messages_))
+    return str(path)
+
+
+def test_a_result_text_answers_only_an_open_call_of_the_tool_it_names(tmp_path):
+    raw = json.loads(CLINE.read_text())
+    # the same text after a message whose call is another tool's: user text
+    raw[1]["content"][1]["name"] = "list_files"
+    events = messages(sessionport.read(_history_variant(tmp_path, raw)))
+    assert not any(kind(e) == "tool_result" and e["toolCallId"] == "toolu_01ReadCli" for e in events)
+    assert any(e["role"] == "user" and e["text"].startswith("[read_file for 'src/cli.py'] Result:") for e in events)
+
+
+def test_a_cline_result_text_exports_as_the_calls_tool_result():
     warnings: list[str] = []
     out = io.BytesIO()
     sessionport.write_events(sessionport.read(str(CLINE)), out, format="anthropic-messages", context=WriteContext(on_warning=warnings.append))
     document = orjson.loads(out.getvalue())
     answer = document["messages"][2]["content"]
-    assert answer[0] == {"type": "tool_result", "tool_use_id": "toolu_01ReadCli", "content": MISSING_RESULT_TEXT}
+    assert answer[0]["type"] == "tool_result" and answer[0]["tool_use_id"] == "toolu_01ReadCli"
+    assert answer[0]["content"].startswith("[read_file for 'src/cli.py'] Result:\nimport argparse")
+    assert not any("no recorded result" in w for w in warnings)
+    back = sessionport.loads(out.getvalue())
+    assert [e["text"] for e in messages(back) if kind(e) == "tool_result"] == [
+        e["text"] for e in messages(sessionport.read(str(CLINE))) if kind(e) == "tool_result"
+    ]
+
+
+def test_a_cline_call_left_unanswered_exports_a_placeholder_that_reads_back_as_unpaired(tmp_path):
+    """As a real task ends: ``attempt_completion`` is never answered."""
+    raw = json.loads(CLINE.read_text())
+    raw[-1] = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_09Done", "name": "attempt_completion", "input": {"result": "The CLI now accepts --verbose."}}]}
+    warnings: list[str] = []
+    out = io.BytesIO()
+    source = _history_variant(tmp_path, raw)
+    sessionport.write_events(sessionport.read(source), out, format="anthropic-messages", context=WriteContext(on_warning=warnings.append))
+    document = orjson.loads(out.getvalue())
+    assert document["messages"][-1]["content"][0] == {"type": "tool_result", "tool_use_id": "toolu_09Done", "content": MISSING_RESULT_TEXT}
     assert any("no recorded result" in w for w in warnings)
     back = sessionport.loads(out.getvalue())
-    assert not any(kind(e) == "tool_result" and e["toolCallId"] == "toolu_01ReadCli" for e in messages(back))
+    assert not any(kind(e) == "tool_result" and e["toolCallId"] == "toolu_09Done" for e in messages(back))
     assert back[-1]["skipped"] == {"placeholder tool_result": 1}
 
 
@@ -193,3 +248,83 @@ def test_export_merges_same_role_turns_and_keeps_tool_results_first():
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a b"}, {"type": "text", "text": "wait"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
     ]
+
+
+CLINE_TASK = FIXTURES / "cline-tasks" / "1769100000000"
+
+
+def _ui_requests(folder) -> list[dict]:
+    ui = json.loads((folder / "ui_messages.json").read_text())
+    return [json.loads(m["text"]) for m in ui if m.get("say") == "api_req_started"]
+
+
+def test_cline_metrics_give_the_usage_and_ui_messages_split_the_cache():
+    """``metrics.tokens`` on each assistant message (``prompt``, ``completion``,
+    ``cached`` = cache reads + writes) and, in ``ui_messages.json`` beside it,
+    the request's ``tokensIn``/``tokensOut``/``cacheWrites``/``cacheReads``:
+    in the real 2026-01 task cited above all 47 requests agree so."""
+    history = json.loads((CLINE_TASK / "api_conversation_history.json").read_text())
+    tokens = [m["metrics"]["tokens"] for m in history if "metrics" in m]
+    requests = _ui_requests(CLINE_TASK)
+    events = list(sessionport.read(str(CLINE_TASK / "api_conversation_history.json")))
+    end = events[-1]
+    assert end["usage"] == {
+        "input_tokens": sum(t["prompt"] + t["cached"] for t in tokens),
+        "cached_input_tokens": sum(r["cacheReads"] for r in requests),
+        "output_tokens": sum(t["completion"] for t in tokens),
+        "total_tokens": sum(t["prompt"] + t["cached"] + t["completion"] for t in tokens),
+        "cache_creation_input_tokens": sum(r["cacheWrites"] for r in requests),
+    }
+    carried = [e["meta"]["usage"] for e in messages(events) if "usage" in e.get("meta", {})]
+    assert len(carried) == len(tokens)  # once per API request, on its first event
+    assert {k: sum(u[k] for u in carried) for k in end["usage"]} == end["usage"]
+    result = run_cli("inspect", CLINE_TASK / "api_conversation_history.json")
+    assert result.returncode == 0 and b"cached_input_tokens=%d" % end["usage"]["cached_input_tokens"] in result.stdout
+
+
+def test_without_matching_ui_messages_the_cache_is_not_split(tmp_path):
+    folder = tmp_path / "1769100000000"
+    folder.mkdir()
+    (folder / "api_conversation_history.json").write_bytes((CLINE_TASK / "api_conversation_history.json").read_bytes())
+    ui = json.loads((CLINE_TASK / "ui_messages.json").read_text())
+    started = [m for m in ui if m.get("say") == "api_req_started"]
+    info = json.loads(started[1]["text"])
+    started[1]["text"] = json.dumps({**info, "cacheReads": info["cacheReads"] + 1})
+    (folder / "ui_messages.json").write_text(json.dumps(ui))
+    end = list(sessionport.read(str(folder / "api_conversation_history.json")))[-1]
+    assert set(end["usage"]) == {"input_tokens", "output_tokens", "total_tokens"}  # never a partial sum of reads
+    assert any("cache reads and writes of 1 request(s)" in n for n in end["notes"])
+
+    (folder / "ui_messages.json").write_text('[{"ts":1,"type":"say","say":"api_req_started","text":"{}"')  # torn
+    result = run_cli("convert", folder / "api_conversation_history.json", "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    assert b"ui_messages.json" in result.stderr and b"Traceback" not in result.stderr  # its torn end, named
+    assert set(orjson.loads(result.stdout.splitlines()[-1])["usage"]) == {"input_tokens", "output_tokens", "total_tokens"}
+
+
+def test_a_walk_of_cline_tasks_reads_each_history_once(tmp_path):
+    """``ui_messages.json`` and ``task_metadata.json`` hold no conversation
+    of their own: a walk used to fail on each (exit 1)."""
+    tasks = tmp_path / "tasks"
+    task = tasks / CLINE_TASK.name
+    task.mkdir(parents=True)
+    for name in ("api_conversation_history.json", "ui_messages.json"):
+        (task / name).write_bytes((CLINE_TASK / name).read_bytes())
+    (task / "task_metadata.json").write_text(json.dumps({"files_in_context": [{"path": "src/report.py", "record_state": "active", "record_source": "read_tool"}]}, indent=2))
+    out = tmp_path / "out"
+    result = run_cli("convert", tasks, "--to", "markdown", "-o", f"{out}/")
+    assert result.returncode == 0, result.stderr
+    assert [p.relative_to(out).as_posix() for p in out.rglob("*.md")] == [f"{CLINE_TASK.name}/api_conversation_history.md"]
+
+
+def test_a_result_text_for_a_call_without_an_id_names_the_tool(tmp_path):
+    raw = json.loads(CLINE.read_text())
+    del raw[1]["content"][1]["id"]
+    source = _history_variant(tmp_path, raw)
+    events = messages(sessionport.read(source))
+    (result,) = [e for e in events if kind(e) == "tool_result" and e["text"].startswith("[read_file for")]
+    assert result["toolName"] == "read_file" and result.get("toolCallId") is None
+    document = orjson.loads(sessionport.dumps(list(sessionport.read(source)), format="anthropic-messages"))
+    call = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] == "read_file")
+    answer = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result" and b["tool_use_id"] == call["id"])
+    assert answer["content"].startswith("[read_file for 'src/cli.py'] Result:")

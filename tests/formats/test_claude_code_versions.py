@@ -201,3 +201,49 @@ def test_without_a_breakdown_no_reasoning_count_appears():
     for event in events:
         assert "reasoning_output_tokens" not in (event.get("usage") or {})
         assert "reasoning_output_tokens" not in ((event.get("meta") or {}).get("usage") or {})
+
+
+LATE_TITLES = FIXTURES / "claude-code" / "session-2.1.243-late-titles.jsonl"
+
+
+def test_a_rename_after_the_first_message_names_the_session_over_generated_titles():
+    """Claude Code appends ``ai-title`` (generated) and ``custom-title`` (the
+    user's /rename) records after the conversation has started, as real
+    2.1.2xx files do (``{"type":"ai-title","sessionId","aiTitle"}``, quoted
+    by several session viewers, which rank a custom title over the
+    generated one); a later ``ai-title`` must not replace the rename."""
+    raw = records(LATE_TITLES)
+    late = [r for r in raw if r["type"] in ("ai-title", "custom-title")]
+    (rename,) = [r["customTitle"] for r in late if r["type"] == "custom-title"]
+    events, stderr = convert(LATE_TITLES, "--strict")
+    assert events[0].get("title") is None  # nothing named it before the first message
+    end = events[-1]
+    assert end["title"] == rename
+    assert end["metadata"]["summaries"] == [
+        {"summary": r.get("aiTitle") or r.get("customTitle"), "type": r["type"]} for r in late
+    ]
+    assert b"does not know" not in stderr
+
+
+def test_late_titles_are_written_back_and_read_back_the_same():
+    late = [r for r in records(LATE_TITLES) if r["type"] in ("ai-title", "custom-title")]
+    written = run_cli("convert", LATE_TITLES, "--to", "claude-code")
+    assert written.returncode == 0, written.stderr
+    lines = [json.loads(line) for line in written.stdout.splitlines()]
+    back = [{k: v for k, v in r.items() if k != "sessionId"} for r in lines if r["type"] in ("ai-title", "custom-title")]
+    assert back == [{k: v for k, v in r.items() if k != "sessionId"} for r in late]
+    assert all(r["sessionId"] == lines[0]["sessionId"] for r in lines if r["type"] in ("ai-title", "custom-title"))
+    again = run_cli("convert", "-", "--from", "claude-code", "--to", "portable-jsonl", input=written.stdout)
+    assert json.loads(again.stdout.splitlines()[-1])["title"] == convert(LATE_TITLES)[0][-1]["title"]
+
+
+def test_before_the_first_message_a_custom_title_outranks_a_later_generated_one():
+    raw = records(LATE_TITLES)
+    titles = [r for r in raw if r["type"] in ("ai-title", "custom-title")]
+    body = [r for r in raw if r not in titles]
+    reordered = "".join(json.dumps(r) + "\n" for r in titles + body)
+    result = run_cli("convert", "-", "--from", "claude-code", "--to", "portable-jsonl", input=reordered.encode())
+    assert result.returncode == 0, result.stderr
+    session = json.loads(result.stdout.splitlines()[0])
+    assert session["title"] == next(r["customTitle"] for r in titles if r["type"] == "custom-title")
+    assert [s["type"] for s in session["metadata"]["summaries"]] == [r["type"] for r in titles]

@@ -5,6 +5,7 @@ multi-MB lines, unknown record types, wrong formats."""
 from __future__ import annotations
 
 import io
+import json
 
 import orjson
 import pytest
@@ -391,3 +392,30 @@ def test_reader_state_stays_bounded_however_long_the_rollout():
     assert count > 6000
     assert largest <= 2  # nothing accumulates per line: only the pending call ids
     assert event["usage"]["total_tokens"] == 3000
+
+
+EVENT_FIRST = FIXTURES / "codex" / "rollout-0.146-event-first-prompts.jsonl"
+
+
+def test_a_prompt_known_only_from_its_event_keeps_its_place():
+    """A ``user_message`` event with no message item repeating it (as in
+    EDM115/codex-sessions-viewer's tests/fixtures/rollouts/modern.jsonl,
+    commit 01b9e18f43da0efed719892b8a9128f1719af5d1) is the prompt; it was
+    held for the item and then written after the reply it prompted."""
+    raw = [json.loads(line) for line in EVENT_FIRST.read_text().splitlines()]
+    events = [e for e in sessionport.read(str(EVENT_FIRST)) if e["type"] == "message"]
+    stamps = [e["timestamp"] for e in events]
+    assert stamps == sorted(stamps)  # the file's order: each line's time is later
+    first = raw[3]["payload"]["message"]
+    assert events[0]["role"] == "user" and events[0]["text"] == first and events[0]["meta"]["fromEvent"] is True
+
+
+def test_an_input_item_with_a_pasted_image_is_the_prompt_its_event_repeats():
+    """0.146 writes the event, then the ``phase: "input"`` item whose image
+    adds a placeholder line after the typed text (shape as in
+    jazzyalex/agent-sessions Resources/Fixtures/stage0/agents/codex/small.jsonl,
+    commit 651e854f4dbfaaa1161ffc9015045921ed30cf12): one prompt, not two."""
+    events = list(sessionport.read(str(EVENT_FIRST)))
+    prompts = [e["text"] for e in events if e["type"] == "message" and e["role"] == "user"]
+    assert prompts == ["Which test is failing?", "Why does it round like this?\n[image]"]
+    assert events[-1]["skipped"]["event_msg/user_message (repeats an input item)"] == 1

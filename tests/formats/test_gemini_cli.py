@@ -308,3 +308,61 @@ def test_wrong_shapes_raise_a_data_error(data, where):
     with pytest.raises(DataError) as info:
         read_bytes(data)
     assert where in str(info.value)
+
+
+def _prompt_log(sessions: list[tuple[str, str]]) -> str:
+    """``logs.json`` as Gemini CLI writes it (pretty-printed, two-space
+    indent; shape as real files are quoted in several projects' notes:
+    ``[{"sessionId", "messageId", "type": "user", "message", "timestamp"}]``)."""
+    entries = [
+        {"sessionId": sid, "messageId": n, "type": "user", "message": text, "timestamp": f"2026-04-30T09:0{n}:00.000Z"}
+        for n, (sid, text) in enumerate(sessions)
+    ]
+    return json.dumps(entries, indent=2)
+
+
+def test_a_walk_of_a_project_folder_passes_over_its_prompt_log(tmp_path):
+    """Walking ``~/.gemini/tmp`` used to stop on every project's
+    ``logs.json`` as an unrecognised file (exit 1)."""
+    project = tmp_path / "tmp" / "0c0d7b04c22749f3687ea60b66949fd32bcea2551d4349bf72346a9ccc9a9ba4"
+    (project / "chats").mkdir(parents=True)
+    (project / "chats" / REPLAY.name).write_bytes(REPLAY.read_bytes())
+    (project / "logs.json").write_text(_prompt_log([("s1", "hello"), ("s1", "/quit")]))
+    out = tmp_path / "out"
+    result = run_cli("convert", tmp_path / "tmp", "--to", "markdown", "-o", f"{out}/")
+    assert result.returncode == 0, result.stderr
+    assert [p.name for p in out.rglob("*.md")] == [REPLAY.stem + ".md"]
+
+
+def test_a_prompt_log_without_chats_is_not_passed_over(tmp_path):
+    """With chat recording off the prompt log is all there is: a walk names
+    it as a file it cannot read rather than leaving it out unsaid."""
+    project = tmp_path / "tmp" / "0c0d7b04"
+    project.mkdir(parents=True)
+    (project / "logs.json").write_text(_prompt_log([("s1", "hello")]))
+    result = run_cli("convert", tmp_path / "tmp", "--to", "markdown", "-o", f"{tmp_path / 'out'}/")
+    assert result.returncode == 1
+    assert b"logs.json" in result.stderr and b"Traceback" not in result.stderr
+
+
+def test_a_sub_agent_log_names_the_session_whose_folder_holds_it(tmp_path):
+    """gemini-cli keeps a sub-agent's log in ``chats/<parent session id>/``
+    with ``kind: "subagent"`` in its metadata line and no other link to the
+    parent (the layout as several session viewers' tests build it)."""
+    parent = json.loads(REPLAY.read_text().splitlines()[0])["sessionId"]
+    folder = tmp_path / "chats" / parent
+    folder.mkdir(parents=True)
+    lines = [
+        {"sessionId": "5d2e8c1a-0b3f-4e6a-9c7d-1f2e3a4b5c6d", "projectHash": "9da8b3df", "startTime": "2026-04-30T09:05:00.000Z",
+         "lastUpdated": "2026-04-30T09:05:00.000Z", "kind": "subagent"},
+        {"id": "s-u1", "timestamp": "2026-04-30T09:05:00.100Z", "type": "user", "content": [{"text": "Map the package layout."}]},
+        {"id": "s-g1", "timestamp": "2026-04-30T09:05:04.000Z", "type": "gemini", "content": "Three packages: core, cli, web.",
+         "tokens": {"input": 900, "output": 12, "cached": 0, "thoughts": 0, "tool": 0, "total": 912}, "model": "gemini-3-flash-preview"},
+    ]
+    sub = folder / "5d2e8c1a-0b3f-4e6a-9c7d-1f2e3a4b5c6d.jsonl"
+    sub.write_text("".join(json.dumps(l) + "\n" for l in lines))
+    session = next(iter(sessionport.read(str(sub))))
+    assert session["metadata"]["parentSessionId"] == parent and session["metadata"]["kind"] == "subagent"
+    # a main session (no kind, or not in a folder under chats/) names no parent
+    (tmp_path / "chats" / REPLAY.name).write_bytes(REPLAY.read_bytes())
+    assert "parentSessionId" not in next(iter(sessionport.read(str(tmp_path / "chats" / REPLAY.name))))["metadata"]

@@ -152,6 +152,10 @@ class MessageBuilder:
             meta["spawnedAgentId"] = agent
             if call_id:
                 self.result.agent_calls.setdefault(agent, call_id)
+        elif call_id and type(tur) is dict and type(run := tur.get("runId")) is str and run:
+            # A Workflow call: the agents of its run name neither this call
+            # nor an agentId here, only the run's folder.
+            self.result.run_calls.setdefault(run, call_id)
         is_error = block.get("is_error")
         event = message_event(
             "tool",
@@ -287,6 +291,10 @@ class MessageBuilder:
             meta["spawnedAgentId"] = agent
             if call_id:
                 self.result.agent_calls.setdefault(agent, call_id)
+        elif call_id and type(tur) is dict and type(run := tur.get("runId")) is str and run:
+            # A Workflow call: the agents of its run name neither this call
+            # nor an agentId here, only the run's folder.
+            self.result.run_calls.setdefault(run, call_id)
         event = {"type": "message", "role": "tool", "text": text}
         if stamp is not None:
             event["timestamp"] = stamp

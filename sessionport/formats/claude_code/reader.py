@@ -20,7 +20,14 @@ from sessionport.jsondoc import walk_document
 from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
 from sessionport.formats.claude_code.sniff import _LOGLINES, sniff
-from sessionport.formats.claude_code.subagents import Subagents, agent_id_of, find_subagents, is_warmup, read_sidecar_tool_call
+from sessionport.formats.claude_code.subagents import (
+    WORKFLOWS,
+    Subagents,
+    agent_id_of,
+    find_subagents,
+    is_warmup,
+    read_sidecar_tool_call,
+)
 
 READ_BUFFER = 1 << 20
 
@@ -40,7 +47,10 @@ def _subagent_notes(subs: Subagents, leave_out: bool) -> list[str]:
             "(a 'Warmup' prompt Claude Code sends at start-up, not part of the conversation)"
         )
     if subs.files:
-        names = ", ".join(os.path.basename(p) for p in subs.files)
+        names = ", ".join(
+            f"{WORKFLOWS}/{subs.runs[p]}/{os.path.basename(p)}" if p in subs.runs else os.path.basename(p)
+            for p in subs.files
+        )
         if leave_out:
             notes.append(f"{len(subs.files)} subagent transcript(s) left out (--no-subagents): {names}")
         else:
@@ -110,15 +120,20 @@ def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None
     if leave_out:
         return
     for path in found.files:
-        yield from _read_subagent(path, ctx, result, transcript_type)
+        yield from _read_subagent(path, ctx, result, transcript_type, found.runs.get(path))
 
 
-def _read_subagent(path: str, ctx: ReadContext, parent: FileResult, transcript_type: type | None = None) -> Iterator[dict]:
+def _read_subagent(
+    path: str, ctx: ReadContext, parent: FileResult, transcript_type: type | None = None, run: str | None = None
+) -> Iterator[dict]:
     agent = agent_id_of(path)
     link = AgentLink(
         agent_id=agent,
         parent_session_id=parent.session_id,
-        tool_call_id=parent.agent_calls.get(agent) or read_sidecar_tool_call(path),
+        tool_call_id=parent.agent_calls.get(agent)
+        or read_sidecar_tool_call(path)
+        or (parent.run_calls.get(run) if run else None),
+        workflow_run_id=run,
     )
     child = ReadContext(
         name=path,

@@ -50,6 +50,12 @@ _PROGRESS_SCAN = 8192
 _WALK_FROM = 2048
 
 TITLE_TYPES = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
+# Which title names the session when a file holds several kinds, as Claude
+# Code's session list shows them: the user's /rename, then the generated one,
+# then a summary (the latest of the winning kind).
+TITLE_RANK = {"summary": 0, "ai-title": 1, "custom-title": 2}
+# The title records after the first message kept for the end event (the last ones).
+LATE_TITLES = 64
 # Chain records that are not messages of their own: skipped but remembered.
 CHAIN_SKIPPED = frozenset(("progress", "system"))
 # Hook output the model is given only for these hook events.
@@ -69,6 +75,7 @@ class AgentLink:
     agent_id: str | None = None
     parent_session_id: str | None = None
     tool_call_id: str | None = None
+    workflow_run_id: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -81,6 +88,8 @@ class FileResult:
     emitted_session: bool = False
     # agentId -> id of the tool call that started it (Task/Agent results).
     agent_calls: dict[str, str] = field(default_factory=dict)
+    # workflow run id -> id of the Workflow call that started the run.
+    run_calls: dict[str, str] = field(default_factory=dict)
     # Called with the session id when the session event is made; returns the
     # agent ids of the subagent sessions that will follow it in the stream
     # (``metadata.subagents``, so a viewer links only to sessions it will hold).
@@ -105,6 +114,8 @@ class _Transcript(MessageBuilder):
         self.envelope: dict[str, Any] = {}
         self.titles: list[dict] = []
         self.late_title: str | None = None
+        self.title_rank = -1  # of the title given so far (session or late)
+        self.late_titles: list[dict] = []  # recorded after the first message, for end.metadata
         self.session_sent = False
         self.messages = 0
         self.sidechain_messages = 0
@@ -169,6 +180,8 @@ class _Transcript(MessageBuilder):
                 metadata["parentSessionId"] = parent_id
             if link is not None and link.tool_call_id:
                 metadata["parentToolCallId"] = link.tool_call_id
+            if link is not None and link.workflow_run_id:
+                metadata["workflowRunId"] = link.workflow_run_id
             session_id = f"agent-{agent_id}"
         self.result.session_id = env.get("sessionId")
         if self.result.subagents_following is not None and not agent_id and not self.result.is_agent_file:
@@ -176,10 +189,12 @@ class _Transcript(MessageBuilder):
             if following:
                 metadata["subagents"] = following
         title = None
-        for entry in reversed(self.titles):
-            title = entry.get("summary")
-            if title:
-                break
+        best = -1
+        for entry in self.titles:
+            rank = TITLE_RANK[entry.get("type", "summary")]
+            if entry.get("summary") and rank >= best:
+                title, best = entry["summary"], rank
+        self.title_rank = best
         self.session_sent = True
         self.result.emitted_session = True
         return session_event(
@@ -474,15 +489,20 @@ class _Transcript(MessageBuilder):
         if text is None:
             self.count_skip(rtype)
             return
-        if self.session_sent:
-            self.late_title = text
-            return
         entry = {"summary": text}
         leaf = _str(record.get("leafUuid"))
         if leaf:
             entry["leafUuid"] = leaf
         if rtype != "summary":
             entry["type"] = rtype
+        if self.session_sent:
+            rank = TITLE_RANK[rtype]
+            if rank >= self.title_rank:  # a generated title never replaces the user's
+                self.late_title, self.title_rank = text, rank
+            if len(self.late_titles) >= LATE_TITLES:
+                del self.late_titles[0]
+            self.late_titles.append(entry)
+            return
         self.titles.append(entry)
 
     def end(self, notes: list[str], unknown: dict | None = None) -> dict:
@@ -496,8 +516,16 @@ class _Transcript(MessageBuilder):
             notes=notes or None,
             title=self.late_title,
             unknown=unknown or None,
-            metadata={"costState": self.cost_state} if self.cost_state else None,
+            metadata=self.end_metadata() or None,
         )
+
+    def end_metadata(self) -> dict:
+        metadata: dict = {}
+        if self.cost_state:
+            metadata["costState"] = self.cost_state
+        if self.late_titles:
+            metadata["summaries"] = self.late_titles
+        return metadata
 
     def why_empty(self) -> str:
         if not self.lines:

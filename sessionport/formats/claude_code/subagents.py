@@ -5,7 +5,11 @@ Where Claude Code puts them depends on its version:
 - 1.0.x: inline in the session file (``isSidechain: true``): nothing to find;
 - 2.0.x: ``agent-<id>.jsonl`` beside the session file, holding the parent's
   ``sessionId`` on every line (so each candidate's first line is read);
-- 2.1.x: ``<session-id>/subagents/agent-<id>.jsonl``.
+- 2.1.x: ``<session-id>/subagents/agent-<id>.jsonl``;
+- the agents a ``Workflow`` run starts (2026): one level deeper, in
+  ``<session-id>/subagents/workflows/<run-id>/agent-<id>.jsonl``, beside the
+  run's ``journal.jsonl`` (``started``/``result`` records, no conversation)
+  and with the run's record in ``<session-id>/workflows/<run-id>.json``.
 
 "Warmup" agent files (2.0.28–2.0.37: a one-word prompt answered by a small
 model at start-up) are noise and are reported, not converted.
@@ -13,6 +17,7 @@ model at start-up) are noise and are reported, not converted.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,12 +27,15 @@ import orjson
 WARMUP_MAX_BYTES = 64 * 1024
 HEAD_BYTES = 64 * 1024
 SESSION_ID_BYTES = 16 * 1024
+WORKFLOWS = "workflows"
 
 
 @dataclass
 class Subagents:
     files: list[str] = field(default_factory=list)
     warmups: list[str] = field(default_factory=list)
+    # transcript path -> id of the workflow run that started it
+    runs: dict[str, str] = field(default_factory=dict)
 
 
 def _agent_id(path: str) -> str:
@@ -110,6 +118,14 @@ def _agent_files(folder: str) -> list[str]:
     )
 
 
+def _workflow_runs(subagents: str) -> list[str]:
+    try:
+        names = os.listdir(os.path.join(subagents, WORKFLOWS))
+    except OSError:
+        return []
+    return sorted(n for n in names if os.path.isdir(os.path.join(subagents, WORKFLOWS, n)))
+
+
 def find_subagents(path: str, session_id: str | None) -> Subagents:
     """Subagent transcripts of the session file at ``path`` (a real path)."""
     found = Subagents()
@@ -120,10 +136,17 @@ def find_subagents(path: str, session_id: str | None) -> Subagents:
     candidates: list[str] = []
     seen: set[str] = set()
     for name in dict.fromkeys(x for x in (stem, session_id) if x):
-        for file in _agent_files(os.path.join(folder, name, "subagents")):
+        subagents = os.path.join(folder, name, "subagents")
+        for file in _agent_files(subagents):
             if file not in seen:
                 seen.add(file)
                 candidates.append(file)
+        for run in _workflow_runs(subagents):
+            for file in _agent_files(os.path.join(subagents, WORKFLOWS, run)):
+                if file not in seen:
+                    seen.add(file)
+                    candidates.append(file)
+                    found.runs[file] = run
     if session_id:
         for file in _agent_files(folder):
             if file not in seen and file != path and _session_id_of(file) == session_id:
@@ -144,3 +167,39 @@ def read_sidecar_tool_call(path: str) -> str | None:
         return None
     value = data.get("toolUseId") if isinstance(data, dict) else None
     return value if isinstance(value, str) else None
+
+
+def _uuid_like(name: str) -> bool:
+    return len(name) == 36 and all(name[i] == "-" for i in (8, 13, 18, 23)) and all(
+        c in "0123456789abcdefABCDEF" for c in name.replace("-", "")
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_session_folder(folder: str) -> bool:
+    # Claude Code names a session file and its folder by the session's
+    # UUID: any other folder beside a same-named .jsonl is the user's own.
+    # Gemini CLI and Qwen Code keep their logs in chats/, where a folder
+    # named by a session holds sub-agent logs read as sessions of their own.
+    return (
+        _uuid_like(os.path.basename(folder))
+        and os.path.basename(os.path.dirname(folder)) != "chats"
+        and os.path.isfile(folder + ".jsonl")
+    )
+
+
+def in_session_folder(path: str, depth: int = 5) -> bool:
+    """Whether ``path`` lies in the folder Claude Code keeps beside a session
+    file (``<session-uuid>/`` next to ``<session-uuid>.jsonl``): its subagent
+    transcripts and their ``.meta.json`` sidecars, workflow journals and run
+    records, ``tool-results/`` of oversized outputs.  They are read with the
+    session or hold none, so a directory walk leaves them to it."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(depth):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        if _is_session_folder(folder):
+            return True
+        folder = parent
+    return False

@@ -141,6 +141,10 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
             # Claude Code's own running cost (read from a cost-state line):
             # written back, since Claude Code resumes counting from it.
             metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+            # Titles recorded after the first message (a /rename, the
+            # generated title): appended, as Claude Code appends them.
+            for line in _summary_lines({"metadata": metadata}, main.session_id):
+                emit(jsonout.dumps(line, option=_DUMP))
             cost = metadata.get("costState")
             if isinstance(cost, dict) and cost:
                 emit(jsonout.dumps({"type": "cost-state", "sessionId": main.session_id, **cost}, option=_DUMP))

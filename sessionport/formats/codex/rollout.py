@@ -56,6 +56,21 @@ def _typed_decoder() -> Any:
     return typed.decode_item
 
 LOOKAHEAD = 6
+
+
+class _HeldPrompt:
+    """The place in the queue of a user_message event waiting for the
+    message item that would repeat it.  Named by its line: the recent_prompts
+    entry names the same line, and an item that repeats the event puts that
+    line in ``cancelled_prompts``.  (No object is shared between the two:
+    a piece of a split read restores the state from a pickle without memo.)"""
+
+    __slots__ = ("line", "deadline", "event")
+
+    def __init__(self, line: int, deadline: int, event: dict) -> None:
+        self.line = line
+        self.deadline = deadline
+        self.event = event
 PRELUDE_LIMIT = 16
 # A copied history is written in one burst; the first line written later
 # than this after the previous one belongs to the session itself.
@@ -153,7 +168,8 @@ class RolloutReader:
         self.skipped_fast: Counter = Counter()  # bytes keys, named at the end
         self.notes: list[str] = []
         self.queue: deque = deque()  # [event, deadline|None, key]
-        self.recent_prompts: deque = deque()  # [key, deadline, injected, event]
+        self.recent_prompts: deque = deque()  # [key, deadline, injected, line of its _HeldPrompt]
+        self.cancelled_prompts: set[int] = set()  # lines of held prompts an item repeated
         self.seen_user_event = False
         self.envelope = False
         self.session_id: str | None = None
@@ -320,7 +336,7 @@ class RolloutReader:
             # Inline the common case of _drain: events already decided.
             while queue:
                 head = queue[0]
-                if head.__class__ is list:
+                if head.__class__ is not dict:
                     break
                 queue.popleft()
                 if self.skip_inherited and "inherited" in head.get("meta", ()):
@@ -591,8 +607,9 @@ class RolloutReader:
             return
         key = text.strip()
         for index, entry in enumerate(self.recent_prompts):
-            if entry[0] == key:
+            if entry[0] == key or (entry[0] and key.startswith(entry[0] + "\n")):
                 del self.recent_prompts[index]
+                self.cancelled_prompts.add(entry[3])  # the item is the prompt: its held event gives way
                 self._push(_mark_injected(event) if entry[2] else event)
                 return
         if not self.envelope:
@@ -612,8 +629,10 @@ class RolloutReader:
             self.skipped["response_item/message (repeats a user_message event)"] += 1
             return None
         for index, entry in enumerate(self.recent_prompts):
-            if entry[0] == key:
+            # a pasted image adds its placeholder lines after the typed text
+            if entry[0] == key or (entry[0] and key.startswith(entry[0] + "\n")):
                 del self.recent_prompts[index]
+                self.cancelled_prompts.add(entry[3])
                 self.skipped["event_msg/user_message (repeats an input item)"] += 1
                 break
         else:
@@ -872,7 +891,11 @@ class RolloutReader:
         event = message_event("user", text, timestamp=ts, meta={"fromEvent": True})
         if injected:
             _mark_injected(event)
-        self.recent_prompts.append([key, line_no + LOOKAHEAD, injected, self._tag(event)])
+        self.recent_prompts.append([key, line_no + LOOKAHEAD, injected, line_no])
+        # Its place in the stream: what follows waits behind it until the
+        # item repeating it arrives (the item is the prompt: the place is
+        # cancelled) or the window closes (the event is the prompt, here).
+        self.queue.append(_HeldPrompt(line_no, line_no + LOOKAHEAD, self._tag(event)))
 
     # -- output ---------------------------------------------------------
     def _tag(self, event: dict) -> dict:
@@ -894,9 +917,19 @@ class RolloutReader:
             # user_message with no matching message item: the prompt exists only here
             entry = recent.popleft()
             self.event_prompts.append(entry[0])
-            queue.append(entry[3])
         while queue:
             entry = queue[0]
+            if entry.__class__ is _HeldPrompt:
+                if entry.line in self.cancelled_prompts:
+                    self.cancelled_prompts.discard(entry.line)
+                    queue.popleft()
+                    continue
+                if not final and entry.deadline >= line_no:
+                    return
+                queue.popleft()
+                if not (self.skip_inherited and "inherited" in entry.event.get("meta", ())):
+                    yield entry.event
+                continue
             if entry.__class__ is list:  # a user message item waiting for its event
                 if entry[1] is not None:
                     if not final and entry[1] >= line_no:

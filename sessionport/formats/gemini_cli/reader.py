@@ -62,10 +62,25 @@ def _is_checkpoint(head: bytes) -> bool:
 
 def _session(header: dict, ctx: ReadContext) -> dict:
     metadata = {k: v for k, v in header.items() if k not in ("messages", "sessionId", "startTime", "summary")}
+    parent = _parent_session(header, ctx)
+    if parent is not None:
+        metadata["parentSessionId"] = parent
     session_id = header.get("sessionId") if isinstance(header.get("sessionId"), str) else _file_stem(ctx)
     title = header.get("summary") if isinstance(header.get("summary"), str) else None
     created = header.get("startTime") if isinstance(header.get("startTime"), str) else None
     return session_event("gemini-cli", sessionId=session_id, createdAt=created, title=title, metadata=metadata)
+
+
+def _parent_session(header: dict, ctx: ReadContext) -> str | None:
+    """The session that started a sub-agent (``kind: "subagent"``): gemini-cli
+    keeps its log in ``chats/<parent session id>/``, and the file names its
+    parent nowhere else."""
+    if header.get("kind") != "subagent" or "parentSessionId" in header or not ctx.path:
+        return None
+    folder = os.path.dirname(os.path.abspath(ctx.path))
+    if os.path.basename(os.path.dirname(folder)) != "chats":
+        return None
+    return os.path.basename(folder) or None
 
 
 def _file_stem(ctx: ReadContext) -> str | None:

@@ -19,6 +19,7 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
+from sessionport.formats.providers.cline import HISTORY_FILES, UI_MESSAGES, request_tokens
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -34,7 +35,11 @@ from sessionport.formats.providers.reader import ProviderReader
 from sessionport.formats.providers.sniff import ANTHROPIC
 from sessionport.formats.providers.sniff import anthropic_messages as sniff
 
-_CLINE_FILES = ("api_conversation_history.json", "claude_messages.json")
+_CLINE_FILES = HISTORY_FILES
+# Cline (and its forks) answer a native tool call with a text block that
+# names the tool: ``[read_file for 'a.cs'] Result:`` then the output, or
+# ``[attempt_completion] Result:`` (its ``toolDescription()``).
+_CLINE_RESULT = re.compile(r"\[([A-Za-z0-9_.:-]+)(?: for [^\n]*)?\] Result:")
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
 
@@ -96,6 +101,38 @@ def _images(blocks: list) -> list:
 class AnthropicReader(ProviderReader):
     source = ANTHROPIC
     keys = ("messages",)
+
+    def __init__(self, ctx: ReadContext) -> None:
+        super().__init__(ctx)
+        # The tool calls of the last assistant message not answered yet: a
+        # Cline result text answers the oldest open call of its tool.
+        self.open_calls: list[tuple[str, str | None]] = []
+        self.text_results = 0
+        self.usage: dict[str, int] | None = None
+        self.requests: list | None = None  # of ui_messages.json, read at the first metrics
+        self.next_request = 0
+        self.unsplit = 0  # requests whose cache reads and writes are not known
+
+    def end(self) -> dict:
+        if self.text_results:
+            self.notes.append(
+                f"{self.text_results} tool result(s) read from Cline's `[tool] Result:` texts "
+                "(each answers the open call of that tool in the assistant message before it)"
+            )
+        usage, self.usage = self.usage, None
+        if usage is not None and self.unsplit:
+            # A total of the cache reads of some requests only would read as all of them.
+            usage.pop("cached_input_tokens", None)
+            usage.pop("cache_creation_input_tokens", None)
+            if self.requests:
+                self.notes.append(f"the cache reads and writes of {self.unsplit} request(s) are not in {UI_MESSAGES}: the totals give none")
+        self.unsplit = 0
+        self.open_calls, self.text_results = [], 0
+        self.requests, self.next_request = None, 0
+        event = super().end()
+        if usage is not None:
+            event = {"type": "end", "usage": usage, **{k: v for k, v in event.items() if k != "type"}}
+        return event
 
     def traffic(self) -> RecordedTraffic:
         return RecordedTraffic(
@@ -173,6 +210,9 @@ class AnthropicReader(ProviderReader):
                 meta["model"] = common["model"]
             if first and common.get("extra"):
                 meta["message"] = common["extra"]
+            if first and common.get("usage"):
+                meta["usage"] = common["usage"]
+                self._add_usage(common["usage"])
             first = False
             yield event
 
@@ -187,9 +227,42 @@ class AnthropicReader(ProviderReader):
         extra = compact_extras(item, _MESSAGE_KEYS)
         if extra:
             fields["extra"] = extra
+        usage = _cline_usage(item.get("metrics"))
+        if usage is not None:
+            fields["usage"] = self._split_cache(usage, item["metrics"]["tokens"])
         return fields
 
+    def _split_cache(self, usage: dict[str, int], tokens: dict) -> dict[str, int]:
+        """``usage`` with the cache reads and writes of its request, when
+        the next requests of ``ui_messages.json`` hold one with the same
+        counts (a request that failed or was cancelled has none)."""
+        if self.requests is None:
+            path = self.ctx.path
+            self.requests = request_tokens(path, self.ctx) if path and os.path.basename(path) in _CLINE_FILES else []
+        prompt, cached, completion = (tokens.get(k, 0) for k in ("prompt", "cached", "completion"))
+        for number in range(self.next_request, len(self.requests)):
+            request = self.requests[number]
+            if (request.tokens_in, request.tokens_out, request.cache_writes + request.cache_reads) == (prompt, completion, cached):
+                self.next_request = number + 1
+                return {
+                    "input_tokens": usage["input_tokens"],
+                    "cached_input_tokens": request.cache_reads,
+                    "output_tokens": usage["output_tokens"],
+                    "total_tokens": usage["total_tokens"],
+                    "cache_creation_input_tokens": request.cache_writes,
+                }
+        self.unsplit += 1
+        return usage
+
+    def _add_usage(self, usage: dict[str, int]) -> None:
+        if self.usage is None:
+            self.usage = dict.fromkeys(usage, 0)
+        for key, value in usage.items():
+            self.usage[key] = self.usage.get(key, 0) + value
+
     def _blocks(self, role: str, content: list, index: int) -> Iterator[dict]:
+        if role == "assistant":
+            self.open_calls = []  # calls left open by an earlier message are never answered
         for number, block in enumerate(content):
             if isinstance(block, str):
                 yield message_event(role, block, meta={"kind": "text"})
@@ -202,7 +275,17 @@ class AnthropicReader(ProviderReader):
     def _block(self, role: str, block: dict) -> Iterator[dict]:
         btype = block.get("type")
         if btype == "text":
-            yield message_event(role, text_of(block.get("text")), meta=_meta("text", extra=compact_extras(block, ("type", "text"))))
+            text = text_of(block.get("text"))
+            extra = compact_extras(block, ("type", "text"))
+            call = self._answered_call(text) if role == "user" and self.open_calls and text[:1] == "[" else None
+            if call is not None:
+                self.text_results += 1
+                # a call without an id is answered by its tool's name
+                yield message_event(
+                    "tool", text, toolName=call[0] if call[1] is None else None, toolCallId=call[1], meta=_meta("tool_result", extra=extra)
+                )
+                return
+            yield message_event(role, text, meta=_meta("text", extra=extra))
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
@@ -225,6 +308,7 @@ class AnthropicReader(ProviderReader):
                 return
             extra = compact_extras(block, ("type", "tool_use_id", "content", "is_error"))
             is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
+            self._close_call(block.get("tool_use_id"))
             event = message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
             if self.ctx.options.get("keep_images") and isinstance(block.get("content"), list):
                 media.attach(event, _images(block["content"]))
@@ -241,7 +325,27 @@ class AnthropicReader(ProviderReader):
         else:
             yield message_event(role, placeholder(str(btype)), meta={"kind": "text", "block": block})
 
+    def _answered_call(self, text: str) -> tuple[str, str | None] | None:
+        """The open call a Cline result text answers, taken off the open
+        list; None when the text names no open call's tool."""
+        found = _CLINE_RESULT.match(text)
+        if found is None:
+            return None
+        name = found.group(1)
+        for number, call in enumerate(self.open_calls):
+            if call[0] == name:
+                return self.open_calls.pop(number)
+        return None
+
+    def _close_call(self, call_id: Any) -> None:
+        for number, call in enumerate(self.open_calls):
+            if call[1] is not None and call[1] == call_id:
+                del self.open_calls[number]
+                return
+
     def _tool_use(self, block: dict, server: bool) -> dict:
+        if not server and isinstance(block.get("name"), str) and block["name"]:
+            self.open_calls.append((block["name"], nonempty_str(block.get("id"))))
         tool_input = block.get("input")
         if tool_input is not None and not isinstance(tool_input, dict):
             tool_input = {"value": tool_input}
@@ -267,6 +371,21 @@ class AnthropicReader(ProviderReader):
         if extra:
             meta["extra"] = extra
         yield message_event("assistant", text or "", meta=meta)
+
+
+def _cline_usage(metrics: Any) -> dict[str, int] | None:
+    """The usage of one API request from Cline's ``metrics.tokens``
+    (``prompt``: input not read from or written to the cache, ``cached``:
+    cache reads and writes together, ``completion``: output).  Cline does not
+    split the cached part, so ``cached_input_tokens`` is not given."""
+    tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
+    if not isinstance(tokens, dict):
+        return None
+    counts = [tokens.get(k, 0) for k in ("prompt", "cached", "completion")]
+    if not all(type(n) is int and n >= 0 for n in counts) or not any(k in tokens for k in ("prompt", "completion")):
+        return None
+    prompt, cached, completion = counts
+    return {"input_tokens": prompt + cached, "output_tokens": completion, "total_tokens": prompt + cached + completion}
 
 
 def _meta(kind: str, extra: dict | None = None, attachment: str | None = None) -> dict:

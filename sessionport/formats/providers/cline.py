@@ -1,0 +1,81 @@
+"""What a Cline task folder adds to its ``api_conversation_history.json``.
+
+``ui_messages.json`` beside it (the messages the extension shows) holds, in
+each ``api_req_started`` message, the request's token counts as a JSON text:
+``{"request": …, "tokensIn", "tokensOut", "cacheWrites", "cacheReads",
+"cost"}``.  The history's own ``metrics.tokens`` give ``cached`` as cache
+reads and writes together; these split it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from sessionport.context import ReadContext
+from sessionport.errors import SessionportError
+from sessionport.jsondoc import walk_document
+
+UI_MESSAGES = "ui_messages.json"
+
+
+@dataclass(frozen=True)
+class RequestTokens:
+    tokens_in: int
+    tokens_out: int
+    cache_writes: int
+    cache_reads: int
+
+
+def _counts(entry: Any) -> RequestTokens | None:
+    if not isinstance(entry, dict) or entry.get("say") != "api_req_started" or not isinstance(entry.get("text"), str):
+        return None
+    try:
+        info = orjson.loads(entry["text"])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(info, dict):
+        return None
+    values = [info.get(k, 0) for k in ("tokensIn", "tokensOut", "cacheWrites", "cacheReads")]
+    if not all(type(v) is int and v >= 0 for v in values) or "tokensIn" not in info:
+        return None
+    return RequestTokens(*values)
+
+
+def request_tokens(history_path: str, ctx: ReadContext) -> list[RequestTokens]:
+    """The token counts of the requests in the ``ui_messages.json`` beside
+    ``history_path``, in order; none when there is no such file or it cannot
+    be read (said once: the usage is then given without the cache split)."""
+    path = os.path.join(os.path.dirname(history_path), UI_MESSAGES)
+    if not os.path.isfile(path):
+        return []
+    child = ReadContext(name=path, path=path, on_warning=ctx.on_warning)
+    found: list[RequestTokens] = []
+    try:
+        with open(path, "rb") as handle:
+            for kind, value in walk_document(handle, child):
+                if kind == "item":
+                    counts = _counts(value)
+                    if counts is not None:
+                        found.append(counts)
+    except (OSError, SessionportError) as exc:
+        ctx.warn(f"{path} cannot be read ({exc}); the cached share of the usage is not split into reads and writes")
+        return []
+    return found
+
+
+HISTORY_FILES = ("api_conversation_history.json", "claude_messages.json")
+
+
+def is_task_sidecar(path: str) -> bool:
+    """Another JSON file of a Cline (or Roo Code) task folder, one that
+    holds the history (``ui_messages.json``, ``task_metadata.json``…): the
+    history is the conversation, read on its own; these are not."""
+    name = os.path.basename(path)
+    if name in HISTORY_FILES or not name.endswith(".json"):
+        return False
+    folder = os.path.dirname(path)
+    return any(os.path.isfile(os.path.join(folder, history)) for history in HISTORY_FILES)
