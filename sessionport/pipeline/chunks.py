@@ -272,10 +272,15 @@ class _Split:
             import tempfile  # only a run that splits needs it
 
             with tempfile.TemporaryDirectory(prefix="sessionport-split-") as scratch:
-                return self._pieces(pool, scratch, starts, windows, segments, size)
-        except BaseException:
-            batch._end_workers(pool)
-            raise
+                try:
+                    return self._pieces(pool, scratch, starts, windows, segments, size)
+                except BaseException:
+                    # The workers reading ahead end before their folder
+                    # goes: one starting a piece there would otherwise make
+                    # a file while it is removed (and the removal's error
+                    # would hide this one).
+                    batch._end_workers(pool)
+                    raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
@@ -360,7 +365,10 @@ class _Split:
             events = splitter.end_events(before.end_state, sums, self.ctx)
             if reading.format and not messages:
                 events = _forced(events, self.importer, inp, self.ctx, registry)
-            return events
+            yield from events
+            # As one process's read ends: before the stages and the writer
+            # say what they have to say at the end (redact --report, losses).
+            self.ctx.report_bad()
 
         with bar or contextlib.nullcontext():
             if self.copy:
@@ -380,7 +388,6 @@ class _Split:
                     stream.apply_stages(events(), self.stages), self.output,
                     format=self.sink.format, options=dict(self.sink.options), inputs=inputs,
                 )
-        self.ctx.report_bad()
         debug(
             f"{inp.name}: read in {len(pieces)} pieces by {min(self.workers, len(pieces))} processes; {again} read again in order "
             f"(the state they started from was not the one before them); this process"
