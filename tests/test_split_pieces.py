@@ -305,35 +305,6 @@ def test_skipped_lines_are_told_before_what_a_stage_says_at_the_end(to, tmp_path
     assert (many.returncode, many.stdout, many.stderr.decode().splitlines()) == (one.returncode, one.stdout, one.stderr.decode().splitlines())
 
 
-def test_a_failing_piece_ends_the_workers_before_their_folder_goes(tmp_path, monkeypatch):
-    """A piece's error (--strict) leaves workers reading ahead: they end
-    while their temporary folder is still there, and then it goes."""
-    import tempfile
-
-    from sessionport.errors import DataError
-    from sessionport.pipeline import batch
-
-    lines = (FIXTURES / "codex" / "rollout-envelope.jsonl").read_bytes().splitlines(keepends=True)
-    bad = tmp_path / "rollout-bad.jsonl"
-    bad.write_bytes(b"".join(lines[:3]) + b"{not json\n" + b"".join(lines[3:]))
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    _tiny(monkeypatch, "1", "0")
-    seen = []
-    real = batch._end_workers
-
-    def ending(pool):
-        seen.append(os.listdir(scratch))
-        real(pool)
-
-    monkeypatch.setattr(batch, "_end_workers", ending)
-    with pytest.raises(DataError):
-        run([str(bad)], reading=Reading(strict=True), sink=Sink("markdown", str(tmp_path / "out.md")), jobs=2)
-    assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0].startswith("sessionport-split-"), seen
-    assert os.listdir(scratch) == [] and not (tmp_path / "out.md").exists()
-
-
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads the process tree from /proc")
 @pytest.mark.parametrize("to", ["portable-jsonl", "markdown"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

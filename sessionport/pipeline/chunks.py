@@ -272,15 +272,10 @@ class _Split:
             import tempfile  # only a run that splits needs it
 
             with tempfile.TemporaryDirectory(prefix="sessionport-split-") as scratch:
-                try:
-                    return self._pieces(pool, scratch, starts, windows, segments, size)
-                except BaseException:
-                    # The workers reading ahead end before their folder
-                    # goes: one starting a piece there would otherwise make
-                    # a file while it is removed (and the removal's error
-                    # would hide this one).
-                    batch._end_workers(pool)
-                    raise
+                return self._pieces(pool, scratch, starts, windows, segments, size)
+        except BaseException:
+            batch._end_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
