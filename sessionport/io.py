@@ -529,15 +529,22 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     if _written_in_place(path):
         # A device or a named pipe (/dev/null, a FIFO), or a descriptor of
         # this process (/dev/stdout): nothing to replace atomically, so
-        # write to it directly.
+        # write to it directly.  A descriptor of this process is written
+        # through a copy of it, at its offset: opening the path again would
+        # truncate the file it is open on (what a shell's >> or an earlier
+        # command put there would be lost).
+        own = _own_descriptor(path)
         try:
-            out = open(path, "wb", buffering=WRITE_BUFFER)
+            out = os.fdopen(os.dup(own), "wb", buffering=WRITE_BUFFER) if own is not None else open(path, "wb", buffering=WRITE_BUFFER)
         except OSError as exc:
             raise _os_error(path, exc) from None
         try:
             yield out
             out.flush()
         except OSError as exc:
+            if own is not None and exc.errno == errno.EPIPE:
+                # -o /dev/stdout into a pipe closed early ends as stdout does
+                raise BrokenPipeError(exc.errno, exc.strerror) from None
             raise _os_error(path, exc) from None
         finally:
             with contextlib.suppress(OSError):
@@ -611,6 +618,22 @@ def check_folder(directory: str, what: str, option: str = "-o") -> None:
     blocked = file_in_the_way(directory)
     if blocked is not None:
         raise UsageError(f"{what}: cannot be written: {blocked} is a file, not a folder; choose another {option} path")
+
+
+def _own_descriptor(path: str) -> int | None:
+    """The descriptor of this process that ``path`` names through /proc
+    (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``), or None."""
+    at = os.path.abspath(path)
+    own = f"/proc/{os.getpid()}/fd"
+    for _ in range(40):
+        folder = os.path.realpath(os.path.dirname(at))
+        if folder.startswith("/proc/"):
+            name = os.path.basename(at)
+            return int(name) if folder == own and name.isdigit() else None
+        if not os.path.islink(at):
+            return None
+        at = os.path.join(os.path.dirname(at), os.readlink(at))
+    return None
 
 
 def _written_in_place(path: str) -> bool:

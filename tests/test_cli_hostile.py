@@ -199,6 +199,39 @@ def test_o_naming_this_process_stdout_through_a_link_writes_there_and_keeps_the_
     assert link.is_symlink()
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="descriptors named through /proc")
+def test_o_naming_a_descriptor_of_this_process_writes_at_its_place_and_keeps_what_is_there(tmp_path):
+    """``-o /dev/stdout`` with stdout on a file (``>>``, or after what a
+    script wrote there first) and ``-o /dev/fd/3``: the output follows what
+    the file holds, as writing to stdout does, instead of truncating it; a
+    pipe closed early ends quietly with 0, as stdout does."""
+    expected = run_cli("convert", SESSION, "--to", "markdown").stdout
+    command = [sys.executable, "-m", "sessionport", "convert", str(SESSION), "--to", "markdown"]
+    log = tmp_path / "log.md"
+    log.write_bytes(b"previous\n")
+    with open(log, "ab") as appended:
+        proc = subprocess.run([*command, "-o", "/dev/stdout"], stdout=appended, stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert log.read_bytes() == b"previous\n" + expected
+    third = tmp_path / "fd3.md"
+    with open(third, "wb") as handle:
+        handle.write(b"header\n")
+        handle.flush()
+        proc = subprocess.run(
+            [*command, "-o", "/dev/fd/%d" % handle.fileno()], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=ROOT, timeout=60, pass_fds=(handle.fileno(),),
+        )
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert third.read_bytes() == b"header\n" + expected and proc.stdout == b""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        proc = subprocess.run([*command, "-o", "/dev/stdout"], stdout=write, stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    finally:
+        os.close(write)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+
+
 def test_o_naming_a_link_to_a_file_writes_the_file_and_keeps_the_link(tmp_path):
     real = tmp_path / "notes" / "session.md"
     real.parent.mkdir()

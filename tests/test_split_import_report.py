@@ -4,6 +4,7 @@ processes against what the run wrote (files, stdout, stderr, exit codes)."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -195,3 +196,22 @@ def test_an_interrupted_run_replaces_an_earlier_report_with_one_saying_so(tmp_pa
         assert entry["status"] == "failed" and sorted(entry["files"]) == listing(out)  # no partial file left, none unlisted
     else:
         assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["convert", "redact"])
+def test_a_run_into_a_closed_pipe_replaces_an_earlier_report(tmp_path, command):
+    """stdout closed by its reader (``| head``) ends the run quietly with 0;
+    the report at --json-report then says so instead of an earlier run's
+    staying there."""
+    report = tmp_path / "report.json"
+    report.write_text('{"exitCode": 1, "stale": true}')  # an earlier run's
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        args = [command, str(SESSION), "--to", "markdown", "--json-report", str(report)]
+        proc = subprocess.run([sys.executable, "-m", "sessionport", *args], stdout=write, stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    finally:
+        os.close(write)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    doc = json.loads(report.read_text())
+    assert "stale" not in doc and doc["exitCode"] == 0 and doc["error"] == "the output pipe was closed"

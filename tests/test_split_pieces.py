@@ -289,6 +289,22 @@ def test_a_bad_line_fails_at_its_line_as_in_one_process(to, tmp_path):
     assert written.returncode == 1 and not target.exists(), "no output on failure"
 
 
+@pytest.mark.parametrize("to", ["portable-jsonl", "markdown"])
+def test_skipped_lines_are_told_before_what_a_stage_says_at_the_end(to, tmp_path):
+    """One process tells the records it skipped as its reading ends, before
+    a stage's closing line (redact --report) and the writer's: so do the
+    pieces."""
+    lines = (FIXTURES / "codex" / "rollout-envelope.jsonl").read_bytes().splitlines(keepends=True)
+    bad = tmp_path / "rollout-bad.jsonl"
+    bad.write_bytes(b"".join(lines[:-2]) + b"{not json\n" + b"".join(lines[-2:]))
+    env = {chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "1"}
+    args = ("redact", bad, "--report", "--skip-bad", "--to", to)
+    one = run_cli(*args, "--jobs", "1")
+    many = run_cli(*args, "--jobs", "2", env=env)
+    assert one.returncode == 0 and b"skipped 1 unreadable record(s)" in one.stderr and b"redact: nothing to redact" in one.stderr
+    assert (many.returncode, many.stdout, many.stderr.decode().splitlines()) == (one.returncode, one.stdout, one.stderr.decode().splitlines())
+
+
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads the process tree from /proc")
 @pytest.mark.parametrize("to", ["portable-jsonl", "markdown"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])

@@ -237,7 +237,7 @@ def _reported_run(inputs, from_, to, output, strict, skip_bad, read_opts, write_
         raise
     except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: no earlier run's report may stay at the path
         code, why = conversion.ended(exc)
-        if why != "the output pipe was closed":
+        if why != "the output pipe was closed" or json_report != "-":  # a report to the closed stdout cannot be written
             conversion.write(json_report, conversion.document(command, to, output, None, code, error=why), names)
         raise
     if result.raised is not None:

@@ -360,7 +360,10 @@ class _Split:
             events = splitter.end_events(before.end_state, sums, self.ctx)
             if reading.format and not messages:
                 events = _forced(events, self.importer, inp, self.ctx, registry)
-            return events
+            yield from events
+            # As one process's read ends: before the stages and the writer
+            # say what they have to say at the end (redact --report, losses).
+            self.ctx.report_bad()
 
         with bar or contextlib.nullcontext():
             if self.copy:
@@ -380,7 +383,6 @@ class _Split:
                     stream.apply_stages(events(), self.stages), self.output,
                     format=self.sink.format, options=dict(self.sink.options), inputs=inputs,
                 )
-        self.ctx.report_bad()
         debug(
             f"{inp.name}: read in {len(pieces)} pieces by {min(self.workers, len(pieces))} processes; {again} read again in order "
             f"(the state they started from was not the one before them); this process"

@@ -328,8 +328,10 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # secret stores set from the command line: gh secret set NAME --body V,
     # az keyvault secret set --value V, aws secretsmanager --secret-string V,
     # aws ssm put-parameter --value V
+    # (each command's own value option: -b is gh's, and a branch elsewhere)
     ("secret-value", lazy(
-        r"(?:\bsecrets? set\b|\bkeyvault\b|\bsecretsmanager\b|\bput-parameter\b)[^\n|;&]{0,200}?\s(?:--body|-b|--value|--secret-string)[= ][ \t]*\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+        r"(?:\bsecrets? set\b[^\n|;&]{0,200}?\s(?:--body|-b)|(?:\bkeyvault\b|\bsecretsmanager\b|\bput-parameter\b)[^\n|;&]{0,200}?\s(?:--value|--secret-string))"
+        r"[= ][ \t]*\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
     ), ("secret set", "secrets set", "keyvault", "secretsmanager", "put-parameter")),
     # CLI settings stored by a "config set NAME VALUE" command (npm, yarn,
     # pnpm, aws configure set, poetry config) when NAME names a credential
@@ -339,14 +341,19 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # ngrok config add-authtoken VALUE, ngrok authtoken VALUE
     ("token", lazy(r"\bngrok\b[^\n|;&]{0,40}?\s(?:add-)?authtoken\s+\\?[\"']?(?P<s>[a-z0-9_]{20,})"), ("authtoken",)),
     # passwords given to archivers and key tools as a short option:
-    # zip -P X, 7z a -pX, openssl enc -k X, ssh-keygen -N X (case checked in Python)
+    # zip -P X, 7z a -pX, openssl enc -k X, ssh-keygen -N X (case checked in
+    # Python), after the command's other options; each tool's own letter
+    # (openssl's -k a word of its own: -kfile, -keyout are other options)
     ("password", lazy(
-        r"\b(?:zip|7z [ax]|openssl\b[^\n|;&]{0,200}?|ssh-keygen\b[^\n|;&]{0,200}?)\s-(?P<f>[pkn])[ ]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
+        r"(?:(?<![\w.-])zip(?=\s)[^\n|;&]{0,200}?\s-(?=p)|\b7z [ax]\b[^\n|;&]{0,200}?\s-(?=p)|\bopenssl\b[^\n|;&]{0,200}?\s-(?=k\s)|\bssh-keygen\b[^\n|;&]{0,200}?\s-(?=n))"
+        r"(?P<f>[pkn])[ ]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
     ), ("zip ", "7z ", "openssl", "ssh-keygen")),
     # ~/.pgpass: host:port:database:user:password
-    # (also as a Read result's numbered line or a patch's added line)
+    # (also as a Read result's numbered line or a patch's added line); the
+    # port PostgreSQL's (5xxx, PgBouncer's 6432) or any, so that grep -n's
+    # file:line:text lines are not taken for one
     ("password", lazy(
-        r"(?:^|(?<=\n)|(?<=\\n))(?:\+|[ \t]*\d+(?:\u2192|\t))?[a-z0-9.*_-]+:(?:\d{2,5}|\*):[^:\s\\]+:[^:\s\\]+:(?P<s>[^\s\\]{3,})"
+        r"(?:^|(?<=\n)|(?<=\\n))(?:\+|[ \t]*\d+(?:\u2192|\t))?[a-z0-9.*_-]+:(?:5\d{3}|6432|\*):[^:\s\\]+:[^:\s\\]+:(?P<s>[^\s\\]{3,})"
     ), (":5432:", ":*:")),
     # poetry config http-basic.REPO USER PASSWORD
     ("password", lazy(r"\bpoetry config\s+http-basic\.[a-z0-9_.-]+\s+[^\s\"']+\s+\\?[\"']?(?P<s>[^\s\"'\\]{3,})"), ("poetry config",)),
