@@ -266,9 +266,12 @@ class FormatInfo:
         self.pending: dict[str, Any] = {}  # "import" / "export" -> entry point
 
     def _part(self, role: str):
-        ep = self.pending.pop(role, None)
+        ep = self.pending.get(role)
         if ep is not None and self._registry is not None:
+            # Still pending while it loads: an interrupt in the import leaves
+            # it to be loaded again, not taken for a format without this part.
             self._registry.load_entry_point(ep)
+            self.pending.pop(role, None)
         return self._importer if role == "import" else self._exporter
 
     @property

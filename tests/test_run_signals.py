@@ -178,3 +178,33 @@ def test_a_second_sigterm_while_cleaning_up_lets_the_clean_up_finish(process):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "cleaned up 143 True"
     assert result.stderr == ""
+
+
+# Ctrl-C landing while an import builds a dataclass (its methods are made by
+# exec() of a string): CPython started with -m then ends the process by
+# SIGINT at exit, whatever the run chose, once such a KeyboardInterrupt has
+# passed out of an exec.  The hook sends the signal from inside that exec,
+# in the first dataclass a renderer module makes.
+_SIGNAL_IN_EXEC = '''
+import builtins, dataclasses, os, signal
+_armed = [bool(os.environ.get("SESSIONPORT_TEST_SIGNAL_IN_EXEC"))]
+def _exec(source, globals=None, locals=None):
+    if _armed[0] and isinstance(source, str) and str((globals or {}).get("__name__", "")).startswith("sessionport.render"):
+        _armed[0] = False
+        source = "import os as _o, signal as _s\\n_o.kill(_o.getpid(), _s.SIGINT)\\n" + source
+    return builtins.exec(source, globals, locals)
+dataclasses.exec = _exec
+'''
+
+
+def test_ctrl_c_inside_an_exec_still_ends_with_130(tmp_path):
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(_SIGNAL_IN_EXEC)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hook), str(ROOT)]), SESSIONPORT_TEST_SIGNAL_IN_EXEC="1")
+    target = tmp_path / "out.md"
+    proc = subprocess.run([sys.executable, "-m", "sessionport", "convert", str(PORTABLE), "--to", "markdown", "-o", str(target)],
+                          capture_output=True, cwd=tmp_path, env=env, timeout=60)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.endswith(b"sessionport: interrupted\n") and b"Traceback" not in proc.stderr
+    assert not target.exists() and [p.name for p in tmp_path.iterdir()] == ["hook"], "no output, no partial file"

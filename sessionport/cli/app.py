@@ -11,7 +11,7 @@ import click
 
 from sessionport import __version__
 from sessionport.errors import SessionportError
-from sessionport.pipeline.signals import Terminated, raise_on_termination
+from sessionport.pipeline.signals import Terminated, raise_on_termination, settle
 
 EXIT_INTERRUPTED = 130
 
@@ -278,3 +278,5 @@ def main(argv: list[str] | None = None) -> None:
     except Terminated as exc:
         _say(f"terminated ({exc.name})")
         sys.exit(exc.exit_code)
+    finally:
+        settle()

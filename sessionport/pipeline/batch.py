@@ -230,6 +230,19 @@ def _end_workers(pool) -> None:
             pass
 
 
+def _await_signal(exc: BaseException) -> None:
+    """After a broken pool: a worker ended abruptly by the Ctrl-C or
+    SIGTERM that reaches this process too (it can land in a worker still
+    starting, before its handlers are set) is given a moment to arrive here,
+    so that the run ends as interrupted, not with an internal error."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from sessionport.pipeline import signals
+
+    if isinstance(exc, BrokenProcessPool) and not signals.signalled:
+        time.sleep(0.25)
+
+
 def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Outcome]:
     """Outcomes in the order of ``jobs``; in parallel when ``workers`` > 1."""
     if workers <= 1 or len(jobs) <= 1:
@@ -241,8 +254,9 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Outcome]:
         # chunksize keeps the per-file overhead small when files are many and small
         chunk = max(1, min(16, len(jobs) // (workers * 8)))
         yield from pool.map(_worker_job, jobs, chunksize=chunk)
-    except BaseException:
+    except BaseException as exc:
         _end_workers(pool)
+        _await_signal(exc)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

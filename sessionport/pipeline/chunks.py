@@ -273,8 +273,9 @@ class _Split:
 
             with tempfile.TemporaryDirectory(prefix="sessionport-split-") as scratch:
                 return self._pieces(pool, scratch, starts, windows, segments, size)
-        except BaseException:
+        except BaseException as exc:
             batch._end_workers(pool)
+            batch._await_signal(exc)
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)

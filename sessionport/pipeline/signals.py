@@ -44,17 +44,56 @@ def ignore_later(signum, frame) -> None:
 def _raise(signum, frame) -> None:
     # Once is enough: a second signal while cleaning up must not cut the
     # clean-up short.
+    global signalled
+    signalled = True
     for sig in SIGNALS:
         signal.signal(sig, ignore_later)
+    if signal.getsignal(signal.SIGINT) is _interrupt:
+        signal.signal(signal.SIGINT, ignore_later)
     raise Terminated(signum)
 
 
+# Whether a termination signal or Ctrl-C reached this process.
+signalled = False
+
+
+def _interrupt(signum, frame) -> None:
+    # Python's own handler raises KeyboardInterrupt at every Ctrl-C: a
+    # second one while the first unwinds (a busy machine delivers it late,
+    # or a key pressed twice) cut the clean-up short and ended the process
+    # by the signal instead of with 130.  Once is enough here too.
+    global signalled
+    signalled = True
+    for sig in (*SIGNALS, signal.SIGINT):
+        signal.signal(sig, ignore_later)
+    raise KeyboardInterrupt
+
+
 def raise_on_termination() -> None:
-    """Turn SIGTERM and SIGHUP into :class:`Terminated` (main thread only)."""
+    """Turn SIGTERM and SIGHUP into :class:`Terminated`, and make Ctrl-C
+    raise KeyboardInterrupt once (main thread only)."""
+    try:
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started with SIGINT ignored
+            signal.signal(signal.SIGINT, _interrupt)
+    except (ValueError, OSError):  # not the main thread
+        pass
     for sig in SIGNALS:
         try:
             if signal.getsignal(sig) is signal.SIG_IGN and sig == getattr(signal, "SIGHUP", None):
                 continue  # started under nohup: keep ignoring hang-ups
             signal.signal(sig, _raise)
         except (ValueError, OSError):  # not the main thread
+            pass
+
+
+def settle() -> None:
+    """On the way out after a signal: the do-nothing handlers become
+    ``SIG_IGN``.  Python puts the default action back for a handler of its
+    own when it shuts down, so a late signal would end the process by the
+    signal (status -2) after the clean-up and the exit code were done."""
+    for sig in (*SIGNALS, signal.SIGINT):
+        try:
+            if signal.getsignal(sig) is ignore_later:
+                signal.signal(sig, signal.SIG_IGN)
+        except (ValueError, OSError):
             pass
