@@ -18,6 +18,7 @@ import contextlib
 import errno
 import io
 import os
+import stat
 import zlib
 import sys
 from dataclasses import dataclass, field
@@ -580,9 +581,7 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         except OSError as exc:
             raise _os_error(path, exc) from None
         out.close()
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(partial[0], 0o666 & ~umask)
+        os.chmod(partial[0], _mode_for(path))
         os.replace(partial[0], path)
     except BaseException:
         # The partial file goes first, in one call: closing can flush a
@@ -651,6 +650,40 @@ def _written_in_place(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path)
 
 
+def _mode_for(path: str) -> int:
+    """The permissions of the file written at ``path``: those of the file it
+    replaces (a transcript its owner made private stays private, as with
+    ``>`` or ``cp``), else what a new file gets (0666 less the umask)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is not None and stat.S_ISREG(st.st_mode):
+        return stat.S_IMODE(st.st_mode) & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+# What the partial file's name adds to the target's: "." and ".<12 hex>.part".
+_PARTIAL_EXTRA = 19
+NAME_MAX = 255
+
+
+def _partial_name(name: str) -> str:
+    """``name`` cut (at a character) so that its partial file's name fits
+    in NAME_MAX bytes: a target near the limit is still written."""
+    raw = os.fsencode(name)
+    if len(raw) + _PARTIAL_EXTRA <= NAME_MAX:
+        return name
+    raw = raw[: NAME_MAX - _PARTIAL_EXTRA]
+    while raw and (raw[-1] & 0xC0) == 0x80:  # a UTF-8 continuation byte: cut before its character
+        raw = raw[:-1]
+    if raw and raw[-1] >= 0xC0:
+        raw = raw[:-1]
+    return os.fsdecode(raw)
+
+
 _PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -661,7 +694,7 @@ def _create_partial(directory: str, name: str, partial: list[str]) -> int:
     (Ctrl-C as the file appears) leaves no file the clean-up does not know
     of: with mkstemp the path is known only once it returns."""
     for _ in range(100):
-        partial.append(os.path.join(directory, f".{name}.{os.urandom(6).hex()}.part"))
+        partial.append(os.path.join(directory, f".{_partial_name(name)}.{os.urandom(6).hex()}.part"))
         try:
             return os.open(partial[0], _PARTIAL_FLAGS, 0o600)
         except FileExistsError:

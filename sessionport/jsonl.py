@@ -646,9 +646,26 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
     if not complete:
         ctx.damaged_tail(f"the last line is incomplete ({len(line)} bytes, {error.msg})", line=line_no)
         return None
-    snippet = text[:60] + ("..." if len(text) > 60 else "")
+    snippet = _excerpt(text)
     cause = "; it holds NUL bytes, as a crash while writing leaves" if b"\x00" in line else ""
     ctx.bad_record(f"expected a JSON object on this line, found {snippet!r} ({error.msg}{cause})", line=line_no, **_shape_hint(text, line_no))
+
+
+# What an error quotes of an unreadable line, and the stretch redacted
+# before it is cut (a token crossing the cut is still whole when judged).
+EXCERPT_CHARS = 60
+EXCERPT_JUDGED = 400
+
+
+def _excerpt(text: str) -> str:
+    """The start of an unreadable line as its error quotes it, with the
+    secrets in it shown as their tags: the error goes to the terminal, CI
+    logs and the --json-report, also of a run that redacts."""
+    from sessionport.redaction import Redactor  # only an unreadable line gets here
+
+    head = text[:EXCERPT_JUDGED]
+    shown = Redactor(pii=False).redact_text(head) if len(head) >= 8 else head
+    return shown[:EXCERPT_CHARS] + ("..." if len(shown) > EXCERPT_CHARS or len(text) > len(head) else "")
 
 
 def _shape_hint(text: str, line_no: int) -> dict:

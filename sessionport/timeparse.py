@@ -47,7 +47,10 @@ def parse_user_time(text: str, *, now: datetime | None = None) -> datetime:
     match = re.match(_RELATIVE, text, re.I)  # re caches it; nothing compiled at import
     if match:
         amount, unit = float(match.group(1)), match.group(2).lower()
-        return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
+        try:
+            return now - timedelta(seconds=amount * _UNIT_SECONDS[unit])
+        except (OverflowError, ValueError):  # before year 1, or beyond what a float holds
+            raise ValueError(f"{text!r} reaches back before the year 1; give a smaller age or a date") from None
     parsed = _from_iso(text)
     if parsed is None:
         raise ValueError(

@@ -46,8 +46,9 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
     if json_report is not None:
         _reported_split(inputs, to, directory, force, how, selection, write_opts, json_report, report)
         return
-    streams = (selection(read_source(source, how)) for source in resolve(inputs).sources)
-    result = split_streams(streams, directory, format=to, force=force, options=write_opts, inputs=list(inputs), on_file=report)
+    sources = resolve(inputs).sources
+    streams = (selection(read_source(source, how)) for source in sources)
+    result = split_streams(streams, directory, format=to, force=force, options=write_opts, inputs=[s.spec for s in sources], on_file=report)
     selection.check()
     click.echo(f"sessionport: wrote {len(result.files)} file(s) to {directory}", err=True)
 
@@ -74,6 +75,9 @@ def _reported_split(inputs, to, directory, force, how, selection, write_opts, js
     except SessionportError as exc:
         conversion.write(json_report, document(None, exc.exit_code, error=str(exc)), names)
         raise
+    # the files a directory, a pattern or @ID names: the report is never one of them
+    names = [s.spec for s in sources]
+    conversion.check_target(json_report, directory, names)
     ledger = InputLedger(sources, how)
     written = SplitResult(directory)
 
@@ -82,7 +86,8 @@ def _reported_split(inputs, to, directory, force, how, selection, write_opts, js
         on_file(path, session)
 
     try:
-        split_streams(ledger.streams(selection), directory, format=to, force=force, options=write_opts, inputs=list(inputs), on_file=wrote, result=written)
+        split_streams(ledger.streams(selection), directory, format=to, force=force, options=write_opts, inputs=names, on_file=wrote, result=written,
+                      reserved=() if json_report == "-" else (json_report,))
         selection.check()
     except SessionportError as exc:
         # an error once every input was read is the run's (no session

@@ -47,6 +47,6 @@ def validate(files, kind, as_json, max_errors):
         for problem in report.problems:
             click.echo(terminal(f"{report.name}: {problem}"))
         if report.problem_count > len(report.problems):
-            click.echo(f"{report.name}: ... and {report.problem_count - len(report.problems)} more")
+            click.echo(terminal(f"{report.name}: ... and {report.problem_count - len(report.problems)} more"))
     if invalid:
         raise click.exceptions.Exit(1)

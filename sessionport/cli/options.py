@@ -12,6 +12,7 @@ import click
 
 from sessionport.pipeline import run as pipeline
 from sessionport.pipeline.batch import Outcome, StageFactory
+from sessionport.pipeline.inputs import resolve
 from sessionport.pipeline.run import WIRE_FORMAT, Reading, Result, Sink
 from sessionport.sanitise import terminal
 from sessionport.registry import get_registry
@@ -223,11 +224,19 @@ def _reported_run(inputs, from_, to, output, strict, skip_bad, read_opts, write_
     names = [i for i in inputs if i]
     conversion.check_target(json_report, output, names)
     try:
+        resolved = resolve(inputs, globs)
+    except SessionportError as exc:
+        conversion.write(json_report, conversion.document(command, to, output, None, exc.exit_code, error=str(exc)), names)
+        raise
+    # the files a directory, a pattern or @ID names: the report is never one of them
+    conversion.check_target(json_report, output, resolved.specs)
+    names = resolved.specs
+    try:
         result = pipeline.run(
-            inputs,
+            resolved,
             reading=reading(from_, strict, skip_bad, read_opts, quiet),
             stages=stages,
-            sink=Sink(to, output, dict(write_opts or {}), report=True),
+            sink=Sink(to, output, dict(write_opts or {}), report=True, reserved=() if json_report == "-" else (json_report,)),
             jobs=jobs,
             globs=globs,
             on_outcome=show_outcome,

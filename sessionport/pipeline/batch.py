@@ -269,6 +269,19 @@ def default_jobs() -> int:
         return os.cpu_count() or 1
 
 
+# Workers per core at most, whatever --jobs asks: each is a whole
+# interpreter (forked at once, all of them), and past a few per core they
+# only wait for one another, while --jobs 5000 on 5000 files would exhaust
+# memory and descriptors.  The output does not depend on the count.
+MAX_WORKERS_PER_CORE = 4
+
+
+def worker_count(jobs: int | None) -> int:
+    """The worker processes a run uses for ``--jobs`` (None: one per core)."""
+    cores = default_jobs()
+    return max(1, min(jobs or cores, cores * MAX_WORKERS_PER_CORE))
+
+
 def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Outcome], None]) -> Iterator[dict]:
     """One stream of every input's events, in input order, converted in
     parallel: workers write portable-jsonl to temporary files that are then

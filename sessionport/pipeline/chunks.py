@@ -94,7 +94,7 @@ def convert_in_pieces(source: Any, output: str | None, reading: Any, stages: Any
     """Convert one input in pieces when it can be; False (nothing written)
     when it is to be read in one process."""
     spec = source.spec if hasattr(source, "spec") else source
-    workers = jobs or batch.default_jobs()
+    workers = batch.worker_count(jobs)
     reason = _refusal(spec, reading, stages, sink, workers)
     if reason is not None:
         debug(f"{spec}: read in one process: {reason}")

@@ -63,6 +63,9 @@ class Sink:
     # Count, per input, what was read, written and left out (Outcome.report);
     # then a single input's error is returned in Result.raised, not raised.
     report: bool = False
+    # Paths the run writes other files to (the --json-report): never an
+    # output under -o DIR.
+    reserved: tuple[str, ...] = ()
 
 
 @dataclass
@@ -172,7 +175,7 @@ def run(
         return Result(1, [Outcome(source.spec, output, True)], batch=False)
     if any(s.spec == "-" for s in inputs.sources):
         raise UsageError("stdin cannot be one of several inputs; give paths")
-    workers = jobs or batch.default_jobs()
+    workers = batch.worker_count(jobs)
     result = Result(len(inputs), layout=targets.layout(sink.output, sink.format))
 
     def record(outcome: Outcome) -> None:
@@ -187,6 +190,8 @@ def run(
     if result.layout == targets.DIRECTORY:
         check_folder(sink.output, sink.output)
         guard = targets.OutputGuard(inputs.specs)
+        for path in sink.reserved:
+            guard.reserve(path, "report")
         for outcome in batch.run_jobs(directory_jobs(inputs.sources, sink.output, template, guard), workers):
             record(outcome)
         return result
@@ -237,7 +242,10 @@ def _single_target(source: Source, sink: Sink) -> str | None:
     check_folder(sink.output, sink.output)
     if source.spec == "-":
         raise UsageError(f"{sink.output}: -o names a directory, and stdin has no name to give its output; give -o a file path")
-    target = targets.OutputGuard([source.spec]).claim(sink.output, source.relative, targets.extension_of(sink.format))
+    guard = targets.OutputGuard([source.spec])
+    for path in sink.reserved:
+        guard.reserve(path, "report")
+    target = guard.claim(sink.output, source.relative, targets.extension_of(sink.format))
     os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
     return target
 

@@ -142,12 +142,18 @@ def split_streams(
     inputs: Iterable[str | None] = (),
     on_file: Callable[[str, dict], None] | None = None,
     result: SplitResult | None = None,
+    reserved: Iterable[str] = (),
 ) -> SplitResult:
     """:func:`split_sessions` over several inputs' streams, one after the
     other into the same directory (names stay unique across them).  A
     session never runs on from one stream into the next, and the next
     stream is started only when the files of the one before are complete,
-    so an input that fails leaves every file of the inputs before it whole."""
+    so an input that fails leaves every file of the inputs before it whole.
+    ``inputs`` are the files read (a session's file is never written onto
+    one, --force or not); ``reserved``, paths of other files the run writes
+    (the --json-report), whose names the sessions' files never take."""
+    from sessionport.pipeline.targets import OutputGuard, folded
+
     exporter = get_registry().exporter(format)
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise UsageError(f"{directory}: is a file; split writes into a directory (-o DIR)")
@@ -155,10 +161,15 @@ def split_streams(
     result = result if result is not None else SplitResult(directory)
     made = not os.path.isdir(directory)
     names = _Names()
-    inputs = list(inputs)
+    guard = OutputGuard(inputs)
+    real_directory = folded(os.path.realpath(directory))
+    for path in reserved:
+        folder, name = os.path.split(os.path.realpath(path))
+        if folded(folder) == real_directory:
+            names.taken.add(name.lower())
     try:
         for events in streams:
-            _split(_Sessions(events), directory, names, result, exporter, format, force, options, inputs, on_file)
+            _split(_Sessions(events), directory, names, result, exporter, format, force, options, guard, on_file)
     except BaseException:
         if made:  # made by this run and nothing kept in it: gone again
             with contextlib.suppress(OSError):
@@ -177,7 +188,7 @@ class _Names:
         self.number = 0
 
 
-def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult, exporter, format: str, force: bool, options, inputs: list, on_file) -> None:
+def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult, exporter, format: str, force: bool, options, guard, on_file) -> None:
     while True:
         session = stream.next_session()
         if session is None:
@@ -188,9 +199,12 @@ def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult
             raise UsageError(
                 f"{path}: already exists; remove it, choose another -o directory, or pass --force to overwrite"
             )
+        overwritten = guard.input_at(path)
+        if overwritten is not None:
+            raise UsageError(f"{path}: refusing to write the output onto the input {overwritten}; choose another -o directory")
         body = stream.body()
         os.makedirs(directory, exist_ok=True)
-        with open_output(path, inputs) as out:
+        with open_output(path) as out:
             written = write_events(_chain(session, body), out, format=format, options=dict(options or {}), context=WriteContext(name=path))
         for _ in body:  # an exporter that stopped early leaves the rest of its session
             pass

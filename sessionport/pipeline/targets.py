@@ -13,6 +13,7 @@ output per input) or a file holding the combined stream.
 from __future__ import annotations
 
 import os
+import unicodedata
 from typing import Iterable
 
 from sessionport.errors import UsageError
@@ -27,6 +28,13 @@ STREAM, FILE, DIRECTORY = "stream", "file", "directory"
 
 class RefusedTarget(UsageError):
     """An output path the guard will not write to."""
+
+
+def folded(path: str) -> str:
+    """``path`` as a file system that ignores case (macOS, Windows, vfat,
+    ext4 casefold) or Unicode normalisation (APFS) compares names: two
+    targets equal here are one file there."""
+    return unicodedata.normalize("NFC", path).casefold()
 
 
 def _identity(path: str) -> tuple | None:
@@ -54,7 +62,15 @@ class OutputGuard:
             identity = _identity(path)
             if identity:
                 self._input_ids[identity] = spec
+        # Targets handed out, and paths kept for other files of the run
+        # (the --json-report), by ``folded`` real path.
         self._handed: set[str] = set()
+        self._reserved: dict[str, str] = {}
+
+    def reserve(self, path: str, what: str) -> None:
+        """Keep ``path`` for ``what`` (another file the run writes): no
+        target is handed out there."""
+        self._reserved[folded(self._real(path))] = what
 
     def _real(self, path: str) -> str:
         """``os.path.realpath(path)``, its folder's part looked up once."""
@@ -89,6 +105,8 @@ class OutputGuard:
         data suffixes replaced by ``extension``.  When that name is taken (by
         another target or an input) the input's own suffix is kept
         (``a.json`` -> ``a.json.md``); when both are, the target is refused."""
+        if "\x00" in relative:  # a zip member's or an object key's name: no file can bear it
+            raise RefusedTarget(f"{relative!r}: this input's name holds a NUL byte, which no file name can; refusing it")
         normal = os.path.normpath(relative.replace("\\", "/")) if relative else ""
         if not normal or normal in (".", "..") or os.path.isabs(normal) or normal.split(os.sep)[0] == "..":
             raise RefusedTarget(f"{relative}: this input's path would be written outside {directory}; refusing it")
@@ -107,14 +125,17 @@ class OutputGuard:
             key = self._real(candidate)
             if not self._inside(key, directory):
                 raise RefusedTarget(f"{candidate}: resolves outside {directory} (through a link); refusing to write it")
-            if key in self._handed:
-                blocked = blocked or f"{candidate}: another input of this run is written there"
+            if folded(key) in self._handed:
+                blocked = blocked or f"{candidate}: another input of this run is written there (or to a name differing only in case)"
+                continue
+            if folded(key) in self._reserved:
+                blocked = blocked or f"{candidate}: the {self._reserved[folded(key)]} is written there"
                 continue
             overwritten = self.input_at(candidate, key)
             if overwritten is not None:
                 blocked = f"{candidate}: would overwrite the input {overwritten}"
                 continue
-            self._handed.add(key)
+            self._handed.add(folded(key))
             return candidate
         raise RefusedTarget(f"{blocked}; refusing to write it (choose another -o directory)")
 

@@ -24,6 +24,7 @@ gets the same tag in every copy of it.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from typing import Any, Iterable, Iterator
 
@@ -125,22 +126,26 @@ class Redactor:
     def find(self, text: str, lower: str | None = None, runs: list[tuple[int, int]] | None = None) -> list[tuple[int, int, str]]:
         """Non-overlapping (start, end, kind) findings in ``text``, in order
         (``lower`` and ``runs``: see :meth:`_screened`, computed when absent)."""
-        taken: list[tuple[int, int]] = [m.span() for m in TOKEN.finditer(text)] if "[REDACTED:" in text else []
-        taken.extend(rules.public_block_spans(text))
+        taken = _Covered()
+        if "[REDACTED:" in text:
+            for m in TOKEN.finditer(text):
+                taken.add(*m.span())
+        for start, end in rules.public_block_spans(text):
+            taken.add(start, end)
         found: list[tuple[int, int, str]] = []
 
         def offer(spans: Iterable[tuple[int, int, str]], check=None) -> None:
             for start, end, kind in spans:
                 if end <= start:
                     continue
-                if any(start < e and s < end for s, e in taken):
+                if taken.overlaps(start, end):
                     continue
                 secret = text[start:end]
                 if check is not None and check(secret):
                     continue
                 if self.allow and self._allowed(secret):
                     continue
-                taken.append((start, end))
+                taken.add(start, end)
                 found.append((start, end, kind))
 
         offer(rules.private_key_spans(text))
@@ -150,7 +155,7 @@ class Redactor:
                 if kind is not None:
                     offer(((start, end, kind),))
                 else:
-                    taken.append((start, end))  # an image, a font, a text with no secret: data
+                    taken.add(start, end)  # an image, a font, a text with no secret: data
         for pattern in self.custom:
             offer(_custom_spans(pattern, text))
         if lower is None:
@@ -255,7 +260,7 @@ class Redactor:
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
         else:
             hits = None
-            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text) and normalise.needed(text)
+            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text) and normalise.needed(text)
         if wants_normal:
             # JSON is decoded by parsing it (its escapes are its own); other
             # text has its codes and escapes taken out for matching
@@ -707,6 +712,37 @@ def _plain_indented(text: str) -> bool:
 
 def _lower(text: str) -> str:
     return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+class _Covered:
+    """The parts of a text findings already cover, as disjoint sorted
+    ranges: whether a new span overlaps one is two bisections, so a text
+    with tens of thousands of findings (a ``git log`` of emails, a list of
+    addresses) costs time in proportion to them, not to their square."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect_right(self.starts, start) - 1
+        if i >= 0 and self.ends[i] > start:
+            return True
+        return i + 1 < len(self.starts) and self.starts[i + 1] < end
+
+    def add(self, start: int, end: int) -> None:
+        if end <= start:
+            return
+        # the ranges this one overlaps or touches are merged into it
+        lo = bisect_left(self.ends, start)
+        hi = bisect_right(self.starts, end)
+        if lo < hi:
+            start = min(start, self.starts[lo])
+            end = max(end, self.ends[hi - 1])
+        self.starts[lo:hi] = [start]
+        self.ends[lo:hi] = [end]
 
 
 def _custom_spans(pattern: re.Pattern, text: str):

@@ -6,8 +6,9 @@ wrap names, operators and values in SGR colour codes, so
 ``DB_PASSWORD\\x1b[0m\\x1b[38;5;203m=\\x1b[0m...`` has no ``=`` next to its
 name; the Markdown and HTML writers drop the codes later and show the clean
 secret.  JSON printed with ``ensure_ascii`` or by JavaScript spells
-characters as ``\\u0041``.  :func:`normalise` returns the text a reader
-sees (escape sequences removed, ``\\uXXXX`` decoded) with, for each of its
+characters as ``\\u0041``, and an HTML page or an HTML-escaped log
+spells quotes as ``&quot;``.  :func:`normalise` returns the text a reader
+sees (escape sequences removed, ``\\uXXXX`` and character references decoded) with, for each of its
 characters, the position it came from, so a finding in the clean text
 covers the whole original range, escape codes included.
 """
@@ -26,13 +27,19 @@ SEQUENCE = lazy(
     _ESC + r"(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b\\]*(?:\x07|\x1b\\|\\x07|\\u0007|\\a|\\x1b\\\\)?|[@-Z^_])"
     # \u0041, also escaped once or twice more (JSON printed inside JSON)
     r"|\\{1,3}u(?P<hex>[0-9a-fA-F]{4})"
+    # HTML character references, as a fetched page or an HTML-escaped log
+    # spells quotes and punctuation (&quot;password&quot;: &quot;...)
+    r"|&(?:(?P<named>quot|apos|amp|lt|gt)|#(?P<dec>[0-9]{1,7})|#[xX](?P<xhex>[0-9a-fA-F]{1,6}));"
 )
-TRIGGERS = ("\x1b", "\x9b", "\\x1", "\\u", "\\033", "\\e")
+TRIGGERS = ("\x1b", "\x9b", "\\x1", "\\u", "\\033", "\\e", "&quot;", "&apos;", "&amp;", "&lt;", "&gt;", "&#")
+_NAMED = {"quot": '"', "apos": "'", "amp": "&", "lt": "<", "gt": ">"}
 
 
 def needed(text: str) -> bool:
     """Whether ``text`` may hold something :func:`normalise` removes."""
     if "\x1b" in text or "\x9b" in text:
+        return True
+    if "&" in text and ";" in text and any(t in text for t in TRIGGERS[6:]):
         return True
     return "\\" in text and ("\\u" in text or "\\x1" in text or "\\033" in text or "\\e" in text)
 
@@ -68,7 +75,11 @@ def normalise(text: str) -> tuple[str, Origin] | None:
         start, end = match.span()
         code = match.group("hex")
         replacement = ""
-        if code is not None:
+        if match.group(0)[0] == "&":
+            replacement = _reference(match)
+            if not replacement:
+                continue  # not a character (&#0;, beyond U+10FFFF, a surrogate): left as it is
+        elif code is not None:
             value = int(code, 16)
             if 0xD800 <= value <= 0xDFFF:
                 continue  # a surrogate half: leave the escape as it is
@@ -99,6 +110,18 @@ def normalise(text: str) -> tuple[str, Origin] | None:
         size += len(text) - position
     origin.add(size, len(text))
     return "".join(parts), origin
+
+
+def _reference(match) -> str:
+    """The character an HTML character reference stands for ("" for none)."""
+    named = match.group("named")
+    if named is not None:
+        return _NAMED[named]
+    digits = match.group("dec")
+    value = int(digits) if digits is not None else int(match.group("xhex"), 16)
+    if value == 0 or value > 0x10FFFF or 0xD800 <= value <= 0xDFFF:
+        return ""
+    return chr(value)
 
 
 def original_span(origin: Origin, start: int, end: int, text: str) -> tuple[int, int]:

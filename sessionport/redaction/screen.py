@@ -226,8 +226,9 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("assignment-pat", r"(?i)_pat[\\\"'` \t\]]*(?:[:=>]|->)", False),
     ("card", _CARD_HINT.pattern, False),
     ("curl-cookie", r"(?i)curl\b.*\s(?:-b|--cookie)", False),
-    # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e
-    ("normal", r"\x1b|\\u|\\x1|\\033|\\e", False),
+    # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e,
+    # HTML character references
+    ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)", False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),

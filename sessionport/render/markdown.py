@@ -275,10 +275,7 @@ class MarkdownWriter:
             if options.embed_images:
                 lines.append(f"![{inline(alt)}]({image.data_url()})")
                 continue
-            self.images_written += 1
-            name = f"image-{self.images_written:04d}.{image.extension}"
-            with open(os.path.join(self.image_dir or ".", name), "wb") as handle:
-                handle.write(image.data or b"")
+            self.images_written, name = write_image(self.image_dir or ".", self.images_written + 1, image.extension, image.data or b"")
             target = "/".join((*self.image_link.split(os.sep), name)) if self.image_link else name
             lines.append(f"![{inline(alt)}](<{target}>)")
         return "\n\n".join(lines) + "\n\n" if lines else ""
@@ -450,6 +447,42 @@ def copy_body(spool, out: BinaryIO) -> None:
                 return
             spool.seek(offset)
     shutil.copyfileobj(spool, out, 1 << 20)
+
+
+_IMAGE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def write_image(directory: str, number: int, extension: str, data: bytes) -> tuple[int, str]:
+    """Write an image as ``image-NNNN.EXT`` in ``directory``, from ``number``
+    on: a name whose file holds other bytes (another document's image, an
+    earlier run's, a link) is passed over, never overwritten; one holding
+    these very bytes is linked again (a document written twice).  Returns
+    the number and the name taken."""
+    while True:
+        name = f"image-{number:04d}.{extension}"
+        path = os.path.join(directory, name)
+        try:
+            fd = os.open(path, _IMAGE_FLAGS, 0o666)
+        except FileExistsError:
+            if _holds(path, data):
+                return number, name
+            number += 1
+            continue
+        with open(fd, "wb") as handle:
+            handle.write(data)
+        return number, name
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Whether ``path`` is a plain file (not a link) holding exactly ``data``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    with open(fd, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size != len(data):
+            return False
+        return handle.read() == data
 
 
 def image_directory(directory: str, output: str) -> tuple[str, str]:

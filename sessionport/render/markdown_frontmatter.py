@@ -3,7 +3,10 @@
 Every value is written as a YAML double-quoted scalar with every character
 that YAML would read differently escaped (quotes, backslashes, control
 characters, line separators, BOM), so a title such as ``"]: &x\n---`` can
-neither end the block nor add keys.
+neither end the block nor add keys.  ``<``, ``>`` and ``&`` are written as
+``\\u`` escapes too (the same value to YAML): a viewer that does not know
+front matter shows the block as Markdown text, where a title holding
+``<img src=x onerror=...>`` would be live HTML.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ def yaml_quote(value: str) -> str:
             out.append("\\n")
         elif char == "\t":
             out.append("\\t")
+        elif char in "<>&":
+            out.append(f"\\u{code:04x}")
         elif 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
             out.append("\ufffd")  # bidi overrides reorder the title on screen
         elif code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF) or 0xD800 <= code <= 0xDFFF:

@@ -266,6 +266,14 @@ class FindingsLog:
                 self.findings.append(Finding(self.source, self._session, self._message if kind == "message" else None, key, found))
 
 
+def _say(line: str) -> None:
+    """A line on stderr: input names, session ids and warnings come from
+    the transcript, so its escape and bidi characters are shown, not acted on."""
+    from sessionport.sanitise import terminal
+
+    print(terminal(line), file=sys.stderr)
+
+
 def describe_counts(counts) -> str:
     total = sum(counts.values())
     if not total:
@@ -303,7 +311,7 @@ def build(
                 log.check(event)
             if report:
                 for finding in log.findings:
-                    print(f"sessionport: redact: found: {finding.describe()}", file=sys.stderr)
+                    _say(f"sessionport: redact: found: {finding.describe()}")
         else:
             yield from in_batches(events, redact, redactor.screened_clear)
         if report or check:
@@ -349,17 +357,17 @@ def check_inputs(
 
         redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
         log = FindingsLog(redactor, name)
-        ctx = ReadContext(on_warning=(lambda message: None) if quiet else (lambda message: print(f"sessionport: warning: {message}", file=sys.stderr)))
+        ctx = ReadContext(on_warning=(lambda message: None) if quiet else (lambda message: _say(f"sessionport: warning: {message}")))
         try:
             for event in api.read(source.spec, format=from_, strict=strict, skip_bad=skip_bad, options=dict(read_opts or {}), context=ctx):
                 log.check(event)
         except SessionportError as exc:
             unreadable += 1
-            print(f"sessionport: error: {exc}", file=sys.stderr)
+            _say(f"sessionport: error: {exc}")
             continue
         if report:
             for finding in log.findings:
-                print(f"sessionport: redact: found: {finding.describe()}", file=sys.stderr)
+                _say(f"sessionport: redact: found: {finding.describe()}")
         if redactor.counts:
             with_findings += 1
             totals.update(redactor.counts)
