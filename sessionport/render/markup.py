@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 
-from sessionport.render.text import URL, split_urls
+from sessionport.render.text import URL, holds_any, split_urls
 
 ALLOWED_SCHEMES = ("http:", "https:", "mailto:")
 # Past this size a code block is shown without highlighting: Pygments takes
@@ -34,26 +34,13 @@ HIGHLIGHT_LIMIT = 40_000
 # position, several times slower), "://" as a substring, and the line starts
 # only in text that has a line end; spaces before line ends and the first
 # line are tested apart.
-_MARKUP_CHARS = re.compile(r"[\\`*_\[\]<>|~&\t]").search
 _MARKUP_LINES = re.compile(r"\n(?:[ #=+-]|\d{1,9}[.)])").search
 _FIRST_LINE = re.compile(r"[ #=+-]|\d{1,9}[.)]").match
 
 
-# The characters of _MARKUP_CHARS, the commonest first: from this length
-# a text is searched for each (memchr) rather than scanned by the regex,
-# which takes about 50 instructions a character.
-_MARKUP_CHAR_LIST = tuple("*`_[]<>&|~\\\t")
-_PROBE_FROM = 80
-
-
-def _markup_chars(text: str) -> bool:
-    """Whether ``text`` holds a character of :data:`_MARKUP_CHARS`."""
-    if len(text) < _PROBE_FROM:
-        return _MARKUP_CHARS(text) is not None
-    for char in _MARKUP_CHAR_LIST:
-        if char in text:
-            return True
-    return False
+# The characters, the commonest first.
+_markup_chars = holds_any("*`_[]<>&|~\\\t")
+_MARKUP_CHARS = _markup_chars.search
 
 
 def _has_markup(text: str) -> bool | None:
