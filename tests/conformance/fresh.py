@@ -43,12 +43,7 @@ def _claude(home: Path) -> list[tuple[list[str], dict]]:
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{harness.PORT}",
         "ANTHROPIC_API_KEY": "dummy",
         "IS_SANDBOX": "1",  # bypassPermissions as root
-        "DISABLE_TELEMETRY": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "DISABLE_BUG_COMMAND": "1",
-        "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+        **harness.CLAUDE_QUIET,
     }
     common = ["--permission-mode", "bypassPermissions", "--output-format", "json"]
     return [

@@ -81,6 +81,19 @@ def codex_meta(path: Path) -> tuple[str, str, str | None]:
 
 
 # -- placing the file and configuring each app ------------------------------
+
+# Claude Code with nothing sent anywhere but the model API: no telemetry,
+# updates, error reports or surveys.
+CLAUDE_QUIET = {
+    "DISABLE_TELEMETRY": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "DISABLE_AUTOUPDATER": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+    "DISABLE_BUG_COMMAND": "1",
+    "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+}
+
+
 def _claude(src: Path, home: Path, work: Path, out: Path) -> tuple[list[str], dict]:
     sid = claude_session_id(src)
     project = home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(work))
@@ -96,12 +109,7 @@ def _claude(src: Path, home: Path, work: Path, out: Path) -> tuple[list[str], di
         "ANTHROPIC_API_KEY": "dummy",
         # keeps tool_reference blocks in replayed results (a non-Anthropic base URL drops them otherwise)
         "ENABLE_TOOL_SEARCH": "true",
-        "DISABLE_TELEMETRY": "1",
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "DISABLE_BUG_COMMAND": "1",
-        "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY": "1",
+        **CLAUDE_QUIET,
     }
     argv = ["-p", PROMPT, "--resume", sid, "--output-format", "json", "--debug-file", str(out / "claude-debug.log")]
     return argv, env

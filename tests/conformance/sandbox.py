@@ -51,6 +51,27 @@ def isolation() -> dict:
     }
 
 
+def run_app(argv: list, env: dict, cwd: str, timeout: float) -> dict:
+    """One run of the app with a clean environment and a timeout:
+    ``{"rc", "timed_out", "stdout", "stderr", "seconds"}``."""
+    start = time.monotonic()
+    # the app's own children live in its process group: all of them go on a timeout
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        outcome = {"rc": proc.returncode, "timed_out": False}
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        outcome = {"rc": None, "timed_out": True}
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # helpers left behind (MCP, daemons)
+    except ProcessLookupError:
+        pass
+    outcome.update(stdout=out.decode("utf-8", "replace"), stderr=err.decode("utf-8", "replace"), seconds=round(time.monotonic() - start, 2))
+    return outcome
+
+
 def main() -> int:
     spec_path = sys.argv[1]
     with open(spec_path, encoding="utf-8") as handle:
@@ -61,22 +82,7 @@ def main() -> int:
         result.update(rc=None, stdout="", stderr="refused to run: the namespace reaches beyond loopback", timed_out=False, seconds=0)
     else:
         server = mock_api.serve(spec["port"], spec["log"])
-        start = time.monotonic()
-        # the app's own children live in its process group: all of them go on a timeout
-        proc = subprocess.Popen(spec["argv"], env=spec["env"], cwd=spec["cwd"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        try:
-            out, err = proc.communicate(timeout=spec["timeout"])
-            result.update(rc=proc.returncode, timed_out=False)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, err = proc.communicate()
-            result.update(rc=None, timed_out=True)
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # helpers left behind (MCP, daemons)
-        except ProcessLookupError:
-            pass
-        result.update(stdout=out.decode("utf-8", "replace"), stderr=err.decode("utf-8", "replace"))
-        result["seconds"] = round(time.monotonic() - start, 2)
+        result.update(run_app(spec["argv"], spec["env"], spec["cwd"], spec["timeout"]))
         server.shutdown()
     with open(spec_path + ".result", "w", encoding="utf-8") as handle:
         json.dump(result, handle, ensure_ascii=False)

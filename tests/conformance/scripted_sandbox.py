@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -34,20 +32,8 @@ def main() -> int:
     if result["isolation"]["isolated"]:
         server = scripted_api.serve(spec["port"], spec["log"], spec["cwd"])
         for run in spec["runs"]:
-            start = time.monotonic()
-            proc = subprocess.Popen(run["argv"], env=run["env"], cwd=spec["cwd"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-            try:
-                out, err = proc.communicate(timeout=spec["timeout"])
-                outcome = {"rc": proc.returncode, "timed_out": False}
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                out, err = proc.communicate()
-                outcome = {"rc": None, "timed_out": True}
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # helpers left behind
-            except ProcessLookupError:
-                pass
-            outcome.update(stdout=out.decode("utf-8", "replace")[-4000:], stderr=err.decode("utf-8", "replace")[-4000:], seconds=round(time.monotonic() - start, 2))
+            outcome = sandbox.run_app(run["argv"], run["env"], spec["cwd"], spec["timeout"])
+            outcome.update(stdout=outcome["stdout"][-4000:], stderr=outcome["stderr"][-4000:])
             result["runs"].append(outcome)
         server.shutdown()
     with open(spec_path + ".result", "w", encoding="utf-8") as handle:
