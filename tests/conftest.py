@@ -61,6 +61,24 @@ def run_cli(*args: str, input: bytes | None = None, timeout: float = 120, env: d
     )
 
 
+def jsonl_records(path) -> list[dict]:
+    """The JSON records of a JSONL file (blank lines left out)."""
+    import json
+
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def convert_to_portable(path, *args: str) -> tuple[list[dict], bytes]:
+    """The portable-jsonl events the program writes of ``path`` (it must
+    succeed, with no traceback), and its stderr."""
+    import orjson
+
+    result = run_cli("convert", path, "--to", "portable-jsonl", *args)
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    return [orjson.loads(line) for line in result.stdout.splitlines()], result.stderr
+
+
 @pytest.fixture
 def corpus():
     return corpus_path

@@ -24,23 +24,12 @@ from collections import Counter
 
 import orjson
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, run_cli, convert_to_portable as convert, jsonl_records as records
 
 RESUMED = FIXTURES / "claude-code" / "session-1.0.95-resumed.jsonl"
 RECORDS_239 = FIXTURES / "claude-code" / "session-2.1.239-records.jsonl"
 COST_251 = FIXTURES / "claude-code" / "session-2.1.251-cost-state.jsonl"
 THINKING = FIXTURES / "claude-code" / "session-2026-09-thinking-tokens.jsonl"
-
-
-def records(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def convert(path, *args: str) -> tuple[list[dict], bytes]:
-    result = run_cli("convert", path, "--to", "portable-jsonl", *args)
-    assert result.returncode == 0, result.stderr
-    assert b"Traceback" not in result.stderr
-    return [orjson.loads(line) for line in result.stdout.splitlines()], result.stderr
 
 
 def test_a_record_repeated_by_a_resume_is_one_message():

@@ -25,16 +25,12 @@ import shutil
 import orjson
 
 import sessionport
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, run_cli, jsonl_records as records
 
 PROJECT = FIXTURES / "claude-code" / "workflow-project"
 SESSION = PROJECT / "7c0e3b52-9d41-4f6a-b8e2-0a5d6c1f2e93.jsonl"
 RUN = "wf_3fa9c1d2-8e4"
 AGENT_FILE = PROJECT / SESSION.stem / "subagents" / "workflows" / RUN / "agent-a5d81c07e2b94f36a.jsonl"
-
-
-def records(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def test_the_agents_of_a_workflow_run_follow_the_session():

@@ -39,23 +39,12 @@ import json
 
 import orjson
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, run_cli, convert_to_portable as convert, jsonl_records as records
 
 PAGINATED = FIXTURES / "codex" / "rollout-0.154-paginated.jsonl"
 SUBAGENT = FIXTURES / "codex" / "rollout-0.153-subagent-paginated.jsonl"
 COMPACTION = FIXTURES / "codex" / "rollout-0.155-context-compaction.jsonl"
 INJECTED_TAGS = ("# AGENTS.md", "<codex_internal_context", "<hook_prompt")
-
-
-def records(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def convert(path, *args: str) -> tuple[list[dict], bytes]:
-    result = run_cli("convert", path, "--to", "portable-jsonl", *args)
-    assert result.returncode == 0, result.stderr
-    assert b"Traceback" not in result.stderr
-    return [orjson.loads(line) for line in result.stdout.splitlines()], result.stderr
 
 
 def user_texts(raw: list[dict]) -> list[str]:
