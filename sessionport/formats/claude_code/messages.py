@@ -121,6 +121,27 @@ class MessageBuilder:
             meta=meta or None,
         )
 
+    def link_agent(self, tur: Any, text: str, call_id: str | None, meta: dict) -> None:
+        """Note the sub-agent (or the Workflow run) a tool result spawned,
+        so its transcript is read as this call's."""
+        agent = tur.get("agentId") if type(tur) is dict else None
+        if type(agent) is not str or not agent:
+            agent = None
+            # A one-character search runs at memory speed while the longer
+            # one steps through the text almost byte by byte; most tool
+            # outputs hold no capital I at all.
+            if "I" in text and "agentId: " in text:
+                found = _AGENT_ID_IN_TEXT.search(text)
+                agent = found.group(1) if found else None
+        if agent:
+            meta["spawnedAgentId"] = agent
+            if call_id:
+                self.result.agent_calls.setdefault(agent, call_id)
+        elif call_id and type(tur) is dict and type(run := tur.get("runId")) is str and run:
+            # A Workflow call: the agents of its run name neither this call
+            # nor an agentId here, only the run's folder.
+            self.result.run_calls.setdefault(run, call_id)
+
     def tool_result(self, record, block, stamp, uid, parent, base, n) -> dict:
         content = block.get("content")
         tur = record.get("toolUseResult")
@@ -139,23 +160,7 @@ class MessageBuilder:
         call_id = block.get("tool_use_id")
         if type(call_id) is not str or not call_id:
             call_id = None
-        agent = tur.get("agentId") if type(tur) is dict else None
-        if type(agent) is not str or not agent:
-            agent = None
-            # A one-character search runs at memory speed while the longer
-            # one steps through the text almost byte by byte; most tool
-            # outputs hold no capital I at all.
-            if "I" in text and "agentId: " in text:
-                found = _AGENT_ID_IN_TEXT.search(text)
-                agent = found.group(1) if found else None
-        if agent:
-            meta["spawnedAgentId"] = agent
-            if call_id:
-                self.result.agent_calls.setdefault(agent, call_id)
-        elif call_id and type(tur) is dict and type(run := tur.get("runId")) is str and run:
-            # A Workflow call: the agents of its run name neither this call
-            # nor an agentId here, only the run's folder.
-            self.result.run_calls.setdefault(run, call_id)
+        self.link_agent(tur, text, call_id, meta)
         is_error = block.get("is_error")
         event = message_event(
             "tool",
@@ -279,22 +284,7 @@ class MessageBuilder:
         call_id = block.get("tool_use_id")
         if type(call_id) is not str or not call_id:
             call_id = None
-        tur = record.get("toolUseResult")
-        agent = tur.get("agentId") if type(tur) is dict else None
-        if type(agent) is not str or not agent:
-            agent = None
-            # See tool_result: the one-character search first.
-            if "I" in text and "agentId: " in text:
-                found = _AGENT_ID_IN_TEXT.search(text)
-                agent = found.group(1) if found else None
-        if agent:
-            meta["spawnedAgentId"] = agent
-            if call_id:
-                self.result.agent_calls.setdefault(agent, call_id)
-        elif call_id and type(tur) is dict and type(run := tur.get("runId")) is str and run:
-            # A Workflow call: the agents of its run name neither this call
-            # nor an agentId here, only the run's folder.
-            self.result.run_calls.setdefault(run, call_id)
+        self.link_agent(record.get("toolUseResult"), text, call_id, meta)
         event = {"type": "message", "role": "tool", "text": text}
         if stamp is not None:
             event["timestamp"] = stamp
