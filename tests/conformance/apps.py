@@ -1,11 +1,11 @@
-"""The three apps, installed from npm into a cache shared by every run on a machine.
+"""The apps, installed from npm into a cache shared by every run on a machine.
 
 ``~/.cache/sessionport-conformance/npm/<app>-<version>/`` holds one npm prefix
 per app and version (``SESSIONPORT_CONFORMANCE_CACHE`` moves it).  The pinned
 versions are the ones the recipe was measured on; ``SESSIONPORT_CONFORMANCE_LATEST=1``
 installs and judges with the newest release instead, and
 ``SESSIONPORT_CONFORMANCE_<APP>=VERSION`` (``CLAUDE_CODE``, ``CODEX``,
-``GEMINI_CLI``) picks any other.  Installing is the only step that uses the
+``GEMINI_CLI``, ``QWEN_CODE``) picks any other.  Installing is the only step that uses the
 network; the apps themselves only ever run in the sandbox.
 """
 
@@ -31,6 +31,8 @@ APPS = {
     "claude-code": App("claude-code", "@anthropic-ai/claude-code", "2.1.197", "claude"),
     "codex": App("codex", "@openai/codex", "0.171.0", "codex"),
     "gemini-cli": App("gemini-cli", "@google/gemini-cli", "0.61.0", "gemini"),
+    # Only writes fresh sessions here (sessionport has no Qwen Code writer to resume).
+    "qwen-code": App("qwen-code", "@qwen-code/qwen-code", "0.24.4", "qwen"),
 }
 
 

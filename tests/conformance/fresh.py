@@ -81,8 +81,30 @@ def _gemini(home: Path) -> list[tuple[list[str], dict]]:
     ]
 
 
-PREPARE = {"claude-code": _claude, "codex": _codex, "gemini-cli": _gemini}
-PATTERNS = {"claude-code": ".claude/projects/*/*.jsonl", "codex": ".codex/sessions/*/*/*/rollout-*.jsonl", "gemini-cli": ".gemini/tmp/*/chats/session-*.json*"}
+def _qwen(home: Path) -> list[tuple[list[str], dict]]:
+    # Qwen Code keeps Gemini CLI's Gemini API client: the same scripted API.
+    (home / ".qwen").mkdir(parents=True)
+    settings = {
+        "security": {"auth": {"selectedType": "gemini"}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+    }
+    (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
+    env = {"GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{harness.PORT}", "GEMINI_API_KEY": "dummy", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
+    return [
+        (["--yolo", "-p", scripted_api.FIRST_PROMPT, "-o", "json"], env),
+        (["--yolo", "--continue", "-p", scripted_api.SECOND_PROMPT, "-o", "json"], env),
+    ]
+
+
+PREPARE = {"claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "qwen-code": _qwen}
+PATTERNS = {
+    "claude-code": ".claude/projects/*/*.jsonl",
+    "codex": ".codex/sessions/*/*/*/rollout-*.jsonl",
+    "gemini-cli": ".gemini/tmp/*/chats/session-*.json*",
+    "qwen-code": ".qwen/projects/*/chats/*.jsonl",
+}
 
 
 def _sandboxed(binary: Path, runs: list[tuple[list[str], dict]], home: Path, work: Path, out: Path, unshare: list[str]) -> dict:

@@ -49,7 +49,7 @@ def written(request, tmp_path_factory):
     return get
 
 
-@pytest.mark.parametrize("app", ["claude-code", "codex", "gemini-cli"])
+@pytest.mark.parametrize("app", ["claude-code", "codex", "gemini-cli", "qwen-code"])
 def test_the_files_the_app_wrote_read_in_full(written, app):
     run = written(app)
     assert run.isolation.get("isolated"), f"{app}: the namespace reached beyond loopback: {run.isolation}"
