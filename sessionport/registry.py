@@ -132,6 +132,21 @@ class Importer:
             usage = getattr(import_module(module), attr)
         return usage
 
+    # Optional: ``title_scan(path)`` returns the title the app shows for the
+    # session of the plain file at ``path`` (the last one it records, as the
+    # reader ranks them), from a byte scan (see ``sessionport.title_scan``),
+    # or None; named as ``census`` is.  The readable exporters' heading.
+    title_scan: Callable[[str], str | None] | str | None = None
+
+    def title_scan_function(self) -> Callable[[str], str | None] | None:
+        scan = self.title_scan
+        if isinstance(scan, str):
+            from importlib import import_module
+
+            module, _, attr = scan.partition(":")
+            scan = getattr(import_module(module), attr)
+        return scan
+
 
 @dataclass(frozen=True)
 class Loss:

@@ -170,6 +170,9 @@ def run(
     if not isinstance(inputs, Inputs):
         inputs = resolve(inputs, globs)
     report = on_outcome or (lambda outcome: None)
+    if sink.format in stream.READABLE_FORMATS:
+        # a heading is written before a title recorded late is read
+        reading = dataclasses.replace(reading, options={**reading.options, stream.HEADING_TITLE: True})
     if not inputs.batch:
         source = inputs.sources[0]
         if sink.report:

@@ -164,6 +164,7 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     census="sessionport.formats.claude_code.census:census",
+    title_scan="sessionport.formats.claude_code.title_scan:title_scan",
     options=(NO_SUBAGENTS, BRANCH),
     versions=(
         "1.0.24", "1.0.29", "1.0.43", "1.0.51", "1.0.53", "1.0.55", "1.0.56", "1.0.95", "1.0.98", "1.0.108", "1.0.128",

@@ -97,11 +97,15 @@ def _end(converter: RecordConverter, late_metadata: dict, skipped: dict, notes: 
         counts["notices"] = converter.notices
     if converter.parts.unknown_parts:
         notes.append(f"{converter.parts.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
+    # gemini-cli writes the session's summary (its title in /resume) once
+    # the session has run: after the session event
+    title = late_metadata.get("summary")
     fields = {
         "usage": converter.usage or None,
         "counts": counts or None,
         "skipped": skipped or None,
         "notes": notes or None,
+        "title": title if isinstance(title, str) and title else None,
         "metadata": late_metadata or None,
         "unknown": unknown or None,
     }
@@ -271,5 +275,6 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
+    title_scan="sessionport.formats.gemini_cli.title_scan:title_scan",
     versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)", "0.61.0"),
 )
