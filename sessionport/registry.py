@@ -76,6 +76,16 @@ CORE_READ_OPTIONS = (
     ),
 )
 
+# Shared by the readers of apps that keep sub-agent sessions in files of
+# their own beside the session's, read after it.
+NO_SUBAGENTS = Option(
+    name="no_subagents",
+    flags=("--no-subagents",),
+    help="Claude Code, Gemini CLI: leave out the subagent sessions found beside a session file "
+    "(Claude Code's subagent transcripts, Gemini CLI's chats/<session id>/ logs).",
+    is_flag=True,
+)
+
 
 @dataclass(frozen=True)
 class Importer:

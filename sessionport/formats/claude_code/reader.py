@@ -15,7 +15,7 @@ import orjson
 
 from sessionport.context import ReadContext
 from sessionport.jsonl import BOM
-from sessionport.registry import Importer, Option
+from sessionport.registry import NO_SUBAGENTS, Importer
 from sessionport.jsondoc import walk_document
 from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
@@ -31,12 +31,6 @@ from sessionport.formats.claude_code.subagents import (
 
 READ_BUFFER = 1 << 20
 
-NO_SUBAGENTS = Option(
-    name="no_subagents",
-    flags=("--no-subagents",),
-    help="Claude Code: leave out the subagent transcripts found beside a session file.",
-    is_flag=True,
-)
 
 
 def _subagent_notes(subs: Subagents, leave_out: bool) -> list[str]:
