@@ -110,3 +110,14 @@ def test_files_without_a_late_title_read_the_same_with_the_scan():
     # the late-titled files, and the qwen-code log (no scan: its late
     # title is end.title, unchanged) is not among them
     assert set(changed) == set(LATE)
+
+
+def test_a_rollout_read_in_pieces_is_headed_by_its_late_title():
+    from sessionport.pipeline import chunks
+
+    path = FIXTURES / "codex" / "rollout-0.146-event-only.jsonl"
+    env = {chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "2k", chunks.WARM_UP_ENV: "0", "SESSIONPORT_DEBUG": "1"}
+    result = run_cli("convert", path, "--to", "markdown", "--jobs", "2", env=env)
+    assert b"pieces by 2 processes" in result.stderr  # the pieces path, not one process
+    markdown = result.stdout.decode()
+    assert markdown.splitlines()[2] == "# Price rounding" and "Title recorded later" not in markdown

@@ -74,7 +74,7 @@ def read(
         if format and not is_blank(inp.head):
             items = _forced(items, found, importer, inp, ctx, registry)
         if ctx.options.get(HEADING_TITLE) and run is None:
-            items = _titled(items, importer, inp)
+            items = titled(items, importer, inp)
         yield from items
         _report_damage(inp, ctx)
         ctx.report_bad()
@@ -103,7 +103,7 @@ HEADING_TITLE = "_heading_title"
 READABLE_FORMATS = frozenset(("markdown", "html"))
 
 
-def _titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
+def titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
     """The events, the first session's title the one its file records
     last (when the input is a plain file and the importer can scan for
     it); that session's ``end.title``, then in its heading, is left out."""

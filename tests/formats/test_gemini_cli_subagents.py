@@ -11,7 +11,7 @@ import shutil
 import sessionport
 from conftest import FIXTURES, run_cli
 
-PROJECT = FIXTURES / "gemini-cli" / "project"
+PROJECT = FIXTURES / "gemini-cli-subagents"
 PARENT_ID = "5a1c9e2f-3b4d-4e6f-8a0b-1c2d3e4f5a6b"
 AGENT_ID = "7e0d3c4b-9a8b-4c6d-8e2f-0a1b2c3d4e5f"
 PARENT = PROJECT / "chats" / f"session-2026-12-01T20-10-{PARENT_ID[:8]}.jsonl"
