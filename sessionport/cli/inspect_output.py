@@ -90,18 +90,51 @@ def partial_usage(summary: dict) -> list[str]:
     return [f"{'usage:':<12}{whole}", f"{'kept usage:':<12}{mine}"]
 
 
-def _spool(text: bool) -> IO:
-    if text:
-        return tempfile.SpooledTemporaryFile(SPOOL_MEMORY, mode="w+", encoding="utf-8", newline="", errors="surrogatepass")
-    return tempfile.SpooledTemporaryFile(SPOOL_MEMORY, mode="w+b")
+class Spool:
+    """Text or bytes held in memory up to :data:`SPOOL_MEMORY`, then in a
+    temporary file (most inputs hold a session or two: a list of pieces
+    costs them less than a file object)."""
+
+    __slots__ = ("text", "pieces", "size", "file")
+
+    def __init__(self, text: bool) -> None:
+        self.text = text
+        self.pieces: list[Any] = []
+        self.size = 0
+        self.file: IO | None = None
+
+    def write(self, piece: Any) -> None:
+        if self.file is not None:
+            self.file.write(piece)
+            return
+        self.pieces.append(piece)
+        self.size += len(piece)
+        if self.size > SPOOL_MEMORY:
+            if self.text:
+                self.file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", newline="", errors="surrogatepass")
+            else:
+                self.file = tempfile.TemporaryFile(mode="w+b")
+            for held in self.pieces:
+                self.file.write(held)
+            self.pieces = []
+
+    def chunks(self) -> Iterable[Any]:
+        if self.file is None:
+            if self.pieces:
+                yield ("" if self.text else b"").join(self.pieces)
+            return
+        self.file.seek(0)
+        while chunk := self.file.read(_COPY):
+            yield chunk
+
+    def close(self) -> None:
+        self.pieces = []
+        if self.file is not None:
+            self.file.close()
 
 
-def _copy(spool: IO) -> None:
-    spool.seek(0)
-    while True:
-        chunk = spool.read(_COPY)
-        if not chunk:
-            break
+def _copy(spool: Spool) -> None:
+    for chunk in spool.chunks():
         click.echo(chunk, nl=False)
 
 
@@ -114,11 +147,11 @@ class Report:
         self.warnings: list[str] = []
         self.shown = 0  # sessions of the inputs copied out
         # --usage --json: the sessions' list, copied after the totals
-        self.held = _spool(False) if as_json and usage_only else None
+        self.held = Spool(False) if as_json and usage_only else None
 
-    def consume(self, summaries: Iterable[SessionSummary]) -> tuple[IO, Totals, int]:
+    def consume(self, summaries: Iterable[SessionSummary]) -> tuple[Spool, Totals, int]:
         """One input's summaries, written to its spool as they come."""
-        spool = _spool(not self.as_json)
+        spool = Spool(not self.as_json)
         total = Totals()
         count = 0
         write: Callable[[Any], Any] = spool.write
@@ -135,7 +168,7 @@ class Report:
             count += 1
         return spool, total, count
 
-    def keep(self, taken: tuple[IO, Totals, int] | None, warnings: list[str]) -> None:
+    def keep(self, taken: tuple[Spool, Totals, int] | None, warnings: list[str]) -> None:
         """An input that ended well: its sessions out, its totals in."""
         self.warnings.extend(warnings)
         if taken is None:
@@ -144,8 +177,7 @@ class Report:
         try:
             if count:
                 if self.held is not None:
-                    spool.seek(0)
-                    while chunk := spool.read(_COPY):
+                    for chunk in spool.chunks():
                         self.held.write(chunk)
                 else:
                     if self.as_json and self.shown == 0:
@@ -156,7 +188,7 @@ class Report:
         finally:
             spool.close()
 
-    def drop(self, taken: tuple[IO, Totals, int] | None, warnings: list[str]) -> None:
+    def drop(self, taken: tuple[Spool, Totals, int] | None, warnings: list[str]) -> None:
         self.warnings.extend(warnings)
         if taken is not None:
             taken[0].close()
