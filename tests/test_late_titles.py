@@ -23,6 +23,8 @@ LATE = {
     FIXTURES / "claude-code" / "session-2.1.243-late-titles.jsonl": ("claude-code", "retry cap bug"),
     FIXTURES / "codex" / "rollout-0.146-event-only.jsonl": ("codex", "Price rounding"),
     FIXTURES / "gemini-cli" / "session-2026-04-30T09-00-replay01.jsonl": ("gemini-cli", "Count the tests"),
+    # the record's envelope comes before its type: matched inside the line
+    FIXTURES / "qwen-code" / "9ac9a7c3-51d2-4e0b-8f3a-2ce24fc677d6.jsonl": ("qwen-code", "Listing txt files"),
 }
 
 
@@ -107,8 +109,6 @@ def test_files_without_a_late_title_read_the_same_with_the_scan():
             continue
         if plain != titled:
             changed.append(path)
-    # the late-titled files, and the qwen-code log (no scan: its late
-    # title is end.title, unchanged) is not among them
     assert set(changed) == set(LATE)
 
 
@@ -121,3 +121,17 @@ def test_a_rollout_read_in_pieces_is_headed_by_its_late_title():
     assert b"pieces by 2 processes" in result.stderr  # the pieces path, not one process
     markdown = result.stdout.decode()
     assert markdown.splitlines()[2] == "# Price rounding" and "Title recorded later" not in markdown
+
+
+def test_long_lines_are_skipped_and_a_last_line_without_newline_is_read(tmp_path, monkeypatch):
+    # the fixture's message lines are longer than 200 bytes, its title
+    # lines shorter: read 64 bytes at a time, the long ones are passed over
+    # unbuffered; the last title line here has no newline after it
+    lines = (FIXTURES / "claude-code" / "session-2.1.243-late-titles.jsonl").read_bytes().splitlines()
+    path = tmp_path / "cut.jsonl"
+    path.write_bytes(b"\n".join(lines + [b'{"type":"custom-title","sessionId":"3b8e1f42","customTitle":"last word"}']))
+    monkeypatch.setattr(scanner, "BLOCK", 64)
+    monkeypatch.setattr(scanner, "TITLE_LINE", 200)
+    assert max(map(len, lines)) > 200
+    scan = get_registry().importer("claude-code").title_scan_function()
+    assert scan(str(path)) == "last word" == _read_title(path)

@@ -12,8 +12,7 @@ import re
 from sessionport.title_scan import last_title
 from sessionport.formats.claude_code.records import TITLE_RANK, TITLE_TYPES
 
-_PREFIX = re.compile(rb'\n\{"type":"(?:summary|ai-title|custom-title)"')
-_OVERLAP = len(b'\n{"type":"custom-title"')
+_PATTERN = re.compile(rb'\n\{"type":"(?:summary|ai-title|custom-title)"')
 
 
 def _pick(record: dict, best: tuple[int, str | None]) -> tuple[int, str | None]:
@@ -26,4 +25,4 @@ def _pick(record: dict, best: tuple[int, str | None]) -> tuple[int, str | None]:
 
 
 def title_scan(path: str) -> str | None:
-    return last_title(path, _PREFIX, _OVERLAP, _pick, (-1, None))[1]
+    return last_title(path, _PATTERN, _pick, (-1, None))[1]

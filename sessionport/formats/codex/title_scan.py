@@ -8,8 +8,7 @@ import re
 
 from sessionport.title_scan import last_title
 
-_PREFIX = re.compile(rb'\n\{"timestamp":"[^"\n]{0,64}",(?:"ordinal":\d{1,20},)?"type":"event_msg","payload":\{"type":"thread_name_updated"')
-_OVERLAP = 200
+_PATTERN = re.compile(rb'\n\{"timestamp":"[^"\n]{0,64}",(?:"ordinal":\d{1,20},)?"type":"event_msg","payload":\{"type":"thread_name_updated"')
 
 
 def _pick(record: dict, title: str | None) -> str | None:
@@ -19,4 +18,4 @@ def _pick(record: dict, title: str | None) -> str | None:
 
 
 def title_scan(path: str) -> str | None:
-    return last_title(path, _PREFIX, _OVERLAP, _pick, None)
+    return last_title(path, _PATTERN, _pick, None)

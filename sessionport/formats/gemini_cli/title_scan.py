@@ -9,8 +9,7 @@ import re
 
 from sessionport.title_scan import last_title
 
-_PREFIX = re.compile(rb'\n\{"(?:\$set":\{|sessionId":)')
-_OVERLAP = len(b'\n{"sessionId":')
+_PATTERN = re.compile(rb'\n\{"(?:\$set":\{|sessionId":)')
 
 
 def _pick(record: dict, title: str | None) -> str | None:
@@ -20,4 +19,4 @@ def _pick(record: dict, title: str | None) -> str | None:
 
 
 def title_scan(path: str) -> str | None:
-    return last_title(path, _PREFIX, _OVERLAP, _pick, None)
+    return last_title(path, _PATTERN, _pick, None)
