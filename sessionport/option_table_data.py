@@ -10,7 +10,7 @@ OPTIONS = {
     ),
     'sessionport.formats.chatgpt.reader:IMPORTER': (),
     'sessionport.formats.claude_code.reader:IMPORTER': (
-        ('no_subagents', ('--no-subagents',), 'Claude Code: leave out the subagent transcripts found beside a session file.', True, False, None, None),
+        ('no_subagents', ('--no-subagents',), "Claude Code, Gemini CLI: leave out the subagent sessions found beside a session file (Claude Code's subagent transcripts, Gemini CLI's chats/<session id>/ logs).", True, False, None, None),
         ('branch', ('--branch',), 'Claude Code: which branches of the session to read: all (default; every branch in file order) or latest (the chain Claude Code resumes, from the newest leaf; use it to move a session to another app).', False, False, None, None),
     ),
     'sessionport.formats.claude_code.writer:EXPORTER': (
@@ -22,7 +22,9 @@ OPTIONS = {
     'sessionport.formats.codex.writer:EXPORTER': (
         ('keep_tool_names', ('--keep-tool-names',), "Claude Code, Codex, Gemini CLI: write tool calls under their original names instead of the target app's own tools (Bash, exec_command, run_shell_command ...).", True, False, None, None),
     ),
-    'sessionport.formats.gemini_cli.reader:IMPORTER': (),
+    'sessionport.formats.gemini_cli.reader:IMPORTER': (
+        ('no_subagents', ('--no-subagents',), "Claude Code, Gemini CLI: leave out the subagent sessions found beside a session file (Claude Code's subagent transcripts, Gemini CLI's chats/<session id>/ logs).", True, False, None, None),
+    ),
     'sessionport.formats.gemini_cli.writer:EXPORTER': (
         ('gemini_cli_legacy_json', ('--gemini-cli-legacy-json',), 'gemini-cli: write the single JSON document of Gemini CLI 0.38 and older (session-*.json) instead of the JSONL log.', True, False, None, None),
         ('keep_tool_names', ('--keep-tool-names',), "Claude Code, Codex, Gemini CLI: write tool calls under their original names instead of the target app's own tools (Bash, exec_command, run_shell_command ...).", True, False, None, None),

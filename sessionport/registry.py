@@ -76,6 +76,16 @@ CORE_READ_OPTIONS = (
     ),
 )
 
+# Shared by the readers of apps that keep sub-agent sessions in files of
+# their own beside the session's, read after it.
+NO_SUBAGENTS = Option(
+    name="no_subagents",
+    flags=("--no-subagents",),
+    help="Claude Code, Gemini CLI: leave out the subagent sessions found beside a session file "
+    "(Claude Code's subagent transcripts, Gemini CLI's chats/<session id>/ logs).",
+    is_flag=True,
+)
+
 
 @dataclass(frozen=True)
 class Importer:
@@ -131,6 +141,21 @@ class Importer:
             module, _, attr = usage.partition(":")
             usage = getattr(import_module(module), attr)
         return usage
+
+    # Optional: ``title_scan(path)`` returns the title the app shows for the
+    # session of the plain file at ``path`` (the last one it records, as the
+    # reader ranks them), from a byte scan (see ``sessionport.title_scan``),
+    # or None; named as ``census`` is.  The readable exporters' heading.
+    title_scan: Callable[[str], str | None] | str | None = None
+
+    def title_scan_function(self) -> Callable[[str], str | None] | None:
+        scan = self.title_scan
+        if isinstance(scan, str):
+            from importlib import import_module
+
+            module, _, attr = scan.partition(":")
+            scan = getattr(import_module(module), attr)
+        return scan
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
@@ -196,6 +196,12 @@ class Summarizer:
             notes = event.get("notes")
             if isinstance(notes, list):
                 current.notes.extend(str(n) for n in notes)
+            # A title recorded after the session event was written (a
+            # rename, a generated title): the reader ranked it, and it is
+            # the one the app shows
+            title = event.get("title")
+            if isinstance(title, str) and title:
+                current.title = title
 
     def _message_usage(self, usage: dict, api_id: Any) -> None:
         # The blocks of one API message may each repeat its usage: count it
@@ -214,11 +220,23 @@ class Summarizer:
 
 
 def summarize(events: Iterable[dict]) -> list[SessionSummary]:
+    return list(iter_summaries(events))
+
+
+def iter_summaries(events: Iterable[dict]) -> Iterator[SessionSummary]:
+    """The summaries of a stream of events, each given as soon as the next
+    session starts (nothing counts into a session after that) or the stream
+    ends: one summary held at a time, whatever the number of sessions."""
     summarizer = Summarizer()
     take = summarizer.take
+    sessions = summarizer.sessions
     for event in events:
         take(event)
-    return summarizer.sessions
+        if len(sessions) > 1:
+            done = sessions[0]
+            del sessions[0]
+            yield done
+    yield from sessions
 
 
 # Below this size (a file's, when known) the census is not worth its
@@ -227,21 +245,22 @@ def summarize(events: Iterable[dict]) -> list[SessionSummary]:
 CENSUS_FROM = 2 << 20
 
 
-def census_or_read(importer: Any, stream: Any, ctx: Any) -> list[SessionSummary]:
+def census_or_read(importer: Any, stream: Any, ctx: Any) -> Iterable[SessionSummary]:
     """The summaries of one opened input (a ``run`` for ``stream.read``):
     from the importer's census when it has one and the input is not known
     to be small (counts taken from the records, no message events built),
-    else from the events of its read.  Both give the same summaries."""
+    else from the events of its read, each as its session ends.  Both give
+    the same summaries."""
     size = getattr(ctx, "size", None)
     if size is not None and size < CENSUS_FROM and not getattr(ctx, "compressed", False):
-        return summarize(importer.read(stream, ctx))
+        return iter_summaries(importer.read(stream, ctx))
     census = importer.census_function()
     if census is not None:
         return census(stream, ctx)
-    return summarize(importer.read(stream, ctx))
+    return iter_summaries(importer.read(stream, ctx))
 
 
-def usage_or_census(importer: Any, stream: Any, ctx: Any) -> list[SessionSummary]:
+def usage_or_census(importer: Any, stream: Any, ctx: Any) -> Iterable[SessionSummary]:
     """The summaries ``inspect --usage`` prints of one opened input: from
     the importer's usage scan when it has one (exact in :data:`USAGE_FIELDS`
     only), else as :func:`census_or_read`."""
@@ -260,29 +279,64 @@ def usage_fields(summary: dict[str, Any]) -> dict[str, Any]:
     return {key: summary[key] for key in USAGE_FIELDS if key in summary}
 
 
-def totals(sessions: list[SessionSummary]) -> dict[str, Any]:
-    usage = empty_usage()
-    roles: Counter = Counter()
-    kinds: Counter = Counter()
-    tools: Counter = Counter()
+class Totals:
+    """The totals ``inspect`` prints, added one summary at a time: a few
+    counters (one entry per role, kind and tool name), never the sessions."""
+
+    __slots__ = ("sessions", "messages", "roles", "kinds", "tools", "usage", "kept", "partial")
+
+    def __init__(self) -> None:
+        self.sessions = 0
+        self.messages = 0
+        self.roles: Counter = Counter()
+        self.kinds: Counter = Counter()
+        self.tools: Counter = Counter()
+        self.usage = empty_usage()
+        # the usage of the messages in the stream, over every session: said
+        # only when some session is partly here
+        self.kept = empty_usage()
+        self.partial = False
+
+    def add(self, s: SessionSummary) -> None:
+        self.sessions += 1
+        self.messages += s.messages
+        add_usage(self.usage, s.usage)
+        self.roles.update(s.roles)
+        self.kinds.update(s.kinds)
+        self.tools.update(s.tools)
+        partial = s.partial
+        self.partial = self.partial or partial
+        add_usage(self.kept, s.message_usage if partial else s.usage)
+
+    def merge(self, other: Totals) -> None:
+        """Another run's totals added (an input's, to the run's): the same
+        figures, in the same first-seen order, as adding its sessions."""
+        self.sessions += other.sessions
+        self.messages += other.messages
+        add_usage(self.usage, other.usage)
+        self.roles.update(other.roles)
+        self.kinds.update(other.kinds)
+        self.tools.update(other.tools)
+        self.partial = self.partial or other.partial
+        add_usage(self.kept, other.kept)
+
+    def as_dict(self) -> dict[str, Any]:
+        total: dict[str, Any] = {
+            "sessions": self.sessions,
+            "messages": self.messages,
+            "byRole": dict(self.roles),
+            "byKind": dict(self.kinds),
+            "byTool": dict(self.tools.most_common()),
+            "usage": dict(self.usage),
+        }
+        if self.partial:
+            # "usage" sums the whole sessions' figures that are known
+            total["keptUsage"] = dict(self.kept)
+        return total
+
+
+def totals(sessions: Iterable[SessionSummary]) -> dict[str, Any]:
+    total = Totals()
     for s in sessions:
-        add_usage(usage, s.usage)
-        roles.update(s.roles)
-        kinds.update(s.kinds)
-        tools.update(s.tools)
-    total: dict[str, Any] = {
-        "sessions": len(sessions),
-        "messages": sum(s.messages for s in sessions),
-        "byRole": dict(roles),
-        "byKind": dict(kinds),
-        "byTool": dict(tools.most_common()),
-        "usage": usage,
-    }
-    if any(s.partial for s in sessions):
-        # "usage" sums the whole sessions' figures that are known; this the
-        # usage of the messages in the stream, over every session
-        kept = empty_usage()
-        for s in sessions:
-            add_usage(kept, s.message_usage if s.partial else s.usage)
-        total["keptUsage"] = kept
-    return total
+        total.add(s)
+    return total.as_dict()

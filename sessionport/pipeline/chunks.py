@@ -380,8 +380,11 @@ class _Split:
                         yield from _events(result.out)
                     yield from end_events()
 
+                joined = events()
+                if reading.options.get(stream.HEADING_TITLE):
+                    joined = stream.titled(joined, self.importer, inp)
                 stream.write(
-                    stream.apply_stages(events(), self.stages), self.output,
+                    stream.apply_stages(joined, self.stages), self.output,
                     format=self.sink.format, options=dict(self.sink.options), inputs=inputs,
                 )
         debug(

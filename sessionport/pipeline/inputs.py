@@ -137,7 +137,8 @@ def _is_url_pattern(spec: str) -> bool:
 
 def _companion(path: str) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
-    are included by their parent session) or holding no session (the
+    and Gemini CLI sub-agent logs are included by their parent session) or
+    holding no session (the
     sidecar files of an unpacked ChatGPT export, the other files of a Claude
     Code session's folder, a Gemini CLI prompt log, the other JSON files of a
     Cline task), so a directory walk skips them."""
@@ -150,6 +151,11 @@ def _companion(path: str) -> bool:
 
     if in_session_folder(path):
         return True  # the subagents, workflow runs and tool results of a Claude Code session
+    if len(parts) >= 3 and parts[-3] == "chats":
+        from sessionport.formats.gemini_cli.layout import is_subagent_log
+
+        if is_subagent_log(path):
+            return True  # a Gemini CLI sub-agent's log, read after its parent's
     if name.endswith(".json"):
         from sessionport.formats.chatgpt.export_folder import is_export_sidecar
         from sessionport.formats.gemini_cli.layout import is_prompt_log

@@ -122,29 +122,38 @@ def each_input(
     on_outcome: Callable[[Outcome], None] | None = None,
     run: Callable | None = None,
 ) -> tuple[list[Any], Result]:
-    """``consume(events)`` for every input, in order (``inspect``; ``run``:
-    see :func:`stream.read`): what each
-    returned, and the run's result.  A single input's error is raised; in a
-    batch a failing input is reported and the others go on, as in
-    :func:`run`.  Each outcome carries its input's warnings (already shown
-    on stderr unless ``reading.quiet``)."""
+    """``consume(events)`` for every input, in order (``run``: see
+    :func:`stream.read`): what each returned, and the run's result.  A
+    single input's error is raised; in a batch a failing input is reported
+    and the others go on, as in :func:`run`.  Each outcome carries its
+    input's warnings (already shown on stderr unless ``reading.quiet``)."""
     if not isinstance(inputs, Inputs):
         inputs = resolve(inputs)
     report = on_outcome or (lambda outcome: None)
     result = Result(len(inputs), batch=inputs.batch)
     values = []
+    for value, outcome in input_outcomes(inputs, reading, consume, run):
+        if outcome.ok:
+            values.append(value)
+        result.outcomes.append(outcome)
+        report(outcome)
+    return values, result
+
+
+def input_outcomes(inputs: Inputs, reading: Reading, consume: Callable[[Iterator[dict]], Any], run: Callable | None = None) -> Iterator[tuple[Any, Outcome]]:
+    """``consume(events)`` for every input, in order, each yielded with its
+    outcome as it ends (``inspect`` holds none of them; see
+    :func:`each_input`)."""
     for source in inputs.sources:
         ctx = ReadContext(on_warning=_silent) if reading.quiet else ReadContext()
         try:
-            values.append(consume(read_source(source, reading, ctx, run)))
+            value = consume(read_source(source, reading, ctx, run))
             outcome = Outcome(source.spec, None, True, None, ctx.warnings)
         except SessionportError as exc:
             if not inputs.batch:
                 raise
-            outcome = Outcome(source.spec, None, False, str(exc), ctx.warnings)
-        result.outcomes.append(outcome)
-        report(outcome)
-    return values, result
+            value, outcome = None, Outcome(source.spec, None, False, str(exc), ctx.warnings)
+        yield value, outcome
 
 
 def run(
@@ -161,6 +170,9 @@ def run(
     if not isinstance(inputs, Inputs):
         inputs = resolve(inputs, globs)
     report = on_outcome or (lambda outcome: None)
+    if sink.format in stream.READABLE_FORMATS:
+        # a heading is written before a title recorded late is read
+        reading = dataclasses.replace(reading, options={**reading.options, stream.HEADING_TITLE: True})
     if not inputs.batch:
         source = inputs.sources[0]
         if sink.report:

@@ -10,6 +10,7 @@ of :mod:`sessionport.pipeline.run` go through these two functions.
 
 from __future__ import annotations
 
+import os
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext, WriteContext
@@ -72,6 +73,8 @@ def read(
             items, found = importer.read(inp.stream, ctx), _is_message
         if format and not is_blank(inp.head):
             items = _forced(items, found, importer, inp, ctx, registry)
+        if ctx.options.get(HEADING_TITLE) and run is None:
+            items = titled(items, importer, inp)
         yield from items
         _report_damage(inp, ctx)
         ctx.report_bad()
@@ -91,6 +94,44 @@ def _report_damage(inp: Input, ctx: ReadContext) -> None:
         ctx.warn(f"{inp.damage}; everything before it was read")  # with --skip-bad only: bad_record raised otherwise
     else:
         ctx.damaged_tail(inp.damage)
+
+
+# A read option the runs into the readable exporters set: the first
+# session event carries the title the app shows, found by the importer's
+# title scan before the file is read (see sessionport.title_scan).
+HEADING_TITLE = "_heading_title"
+READABLE_FORMATS = frozenset(("markdown", "html"))
+
+
+def titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
+    """The events, the first session's title the one its file records
+    last (when the input is a plain file and the importer can scan for
+    it); that session's ``end.title``, then in its heading, is left out."""
+    scan = importer.title_scan_function()
+    path = inp.path
+    if scan is None or not path or inp.compression or inp.encoding or not os.path.isfile(path):
+        yield from items
+        return
+    title: str | None = None
+    state = 0  # 0: before the first session, 1: in it, 2: after its end
+    for event in items:
+        if state < 2:
+            kind = event.get("type")
+            if kind == "session" and state == 0:
+                state = 1
+                try:
+                    title = scan(path)
+                except OSError:
+                    title = None
+                if title is not None and event.get("title") != title:
+                    event = {**event, "title": title}
+            elif kind == "session":
+                state = 2
+            elif kind == "end" and state == 1:
+                state = 2
+                if title is not None and event.get("title") == title:
+                    event = {k: v for k, v in event.items() if k != "title"}
+        yield event
 
 
 def _is_message(event: dict) -> bool:

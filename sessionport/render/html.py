@@ -119,7 +119,7 @@ class HtmlWriter:
         title = session_title(session, number)
         self._page(title)
         self.sessions.append((title, str(session.get("source") or "")))
-        self.tracker, self.turn, self.number = SessionTracker(), None, 0
+        self.tracker, self.turn, self.number = SessionTracker(heading=title), None, 0
         self.dom_prefix = f"s{number}-m"
         self._session_state()
         sid = f"s{number}"

@@ -95,7 +95,7 @@ class MarkdownWriter:
         anchor = f"session-{number}"
         title = session_title(session, number)
         self.toc.append(_TocEntry(anchor, title, session))
-        self.tracker = SessionTracker()
+        self.tracker = SessionTracker(heading=title)
         self.turn = None
         self.prompts, self.more_prompts = [], 0
         lines = [f'<a id="{anchor}"></a>', "", f"# {inline(title)}", ""]

@@ -255,6 +255,9 @@ class SessionTracker:
     # per API message id): after a filter, what was kept
     kept_usage: dict = field(default_factory=dict)
     usage_ids: OrderedDict = field(default_factory=OrderedDict)  # drops its oldest id in constant time
+    # the session's heading, as written: a title the end event brings
+    # (recorded late, after the heading) is named in a note when it differs
+    heading: str | None = None
 
     def see(self, message: dict, shown: bool, meta: dict | None) -> None:
         """Count ``message``; ``meta`` is its ``meta`` if that is a dict,
@@ -355,8 +358,15 @@ class SessionTracker:
         return parts
 
     def notes(self) -> list[str]:
-        notes = (self.end or {}).get("notes")
-        return [str(n) for n in notes] if isinstance(notes, list) else []
+        end = self.end or {}
+        notes = end.get("notes")
+        found = [str(n) for n in notes] if isinstance(notes, list) else []
+        title = end.get("title")
+        if isinstance(title, str) and title.strip():
+            title = " ".join(title.split())
+            if title != self.heading:
+                found.append(f"Title recorded later in the session (the one the app shows): {title}")
+        return found
 
 
 def _usage_text(usage: dict[str, Any]) -> str:

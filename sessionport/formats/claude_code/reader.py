@@ -15,7 +15,7 @@ import orjson
 
 from sessionport.context import ReadContext
 from sessionport.jsonl import BOM
-from sessionport.registry import Importer, Option
+from sessionport.registry import NO_SUBAGENTS, Importer
 from sessionport.jsondoc import walk_document
 from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
@@ -31,12 +31,6 @@ from sessionport.formats.claude_code.subagents import (
 
 READ_BUFFER = 1 << 20
 
-NO_SUBAGENTS = Option(
-    name="no_subagents",
-    flags=("--no-subagents",),
-    help="Claude Code: leave out the subagent transcripts found beside a session file.",
-    is_flag=True,
-)
 
 
 def _subagent_notes(subs: Subagents, leave_out: bool) -> list[str]:
@@ -164,6 +158,7 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     census="sessionport.formats.claude_code.census:census",
+    title_scan="sessionport.formats.claude_code.title_scan:title_scan",
     options=(NO_SUBAGENTS, BRANCH),
     versions=(
         "1.0.24", "1.0.29", "1.0.43", "1.0.51", "1.0.53", "1.0.55", "1.0.56", "1.0.95", "1.0.98", "1.0.108", "1.0.128",

@@ -102,6 +102,7 @@ IMPORTER = Importer(
     patterns=("rollout-*.jsonl", "rollout-*.jsonl.zst", "rollout-*.json"),
     census="sessionport.formats.codex.census:census",
     usage="sessionport.formats.codex.usage_scan:usage_census",
+    title_scan="sessionport.formats.codex.title_scan:title_scan",
     options=(
         Option(
             name="skip_inherited",

@@ -58,8 +58,11 @@ from sessionport.formats.codex.usage import TokenTotals
 
 # Both literals in one pass (a regex with a literal prefix scans as fast as
 # one ``bytes.find``); a session_meta after the first line: not decided here.
-_LITERALS = re.compile(rb'"(token_count|session_meta)"')
+_LITERALS = re.compile(rb'"(token_count|session_meta|thread_name_updated)"')
 _META = b"session_meta"
+# The session's title, renamed: the last one is the title inspect reports.
+_NAMED = b"thread_name_updated"
+_NAMED_KEY = (b"event_msg", _NAMED)
 _TOKEN_KEY = (b"event_msg", b"token_count")
 
 
@@ -116,6 +119,7 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
     totals = TokenTotals()
     numbers = _LineNumbers(handle.name)
     meta: dict | None = None
+    title: str | None = None
     offset = 0  # where in the file the block's start is
     search = _LITERALS.search
     head_match = _HEAD.match
@@ -135,7 +139,8 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
                 found = search(block, pos, end)
                 if found is None:
                     break
-                if found.group(1) == _META:
+                literal = found.group(1)
+                if literal == _META:
                     raise _Undecided  # a resumed or forked rollout's copied history
                 hit = found.start()
                 head = block.rfind(b"\n", start, hit) + 1 or start
@@ -144,6 +149,9 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
                 if not complete:
                     stop = end
                 pos = stop + 1
+                if literal == _NAMED:
+                    title = _thread_name(block[head:stop], complete, title)
+                    continue
                 if complete:
                     # The usual line, inlined (what _token_line does first):
                     # "{" to "}" (a CR aside), so nothing for the cleaner to
@@ -182,8 +190,29 @@ def _scan(handle: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
             metadata=metadata,
         )
     )
-    summarizer.take(end_event(usage=totals.usage(), lastRequestUsage=totals.last_request()))
+    summarizer.take(end_event(usage=totals.usage(), lastRequestUsage=totals.last_request(), title=title))
     return summarizer.sessions
+
+
+def _thread_name(raw: bytes, complete: bool, title: str | None) -> str | None:
+    """The title after a line holding the ``thread_name_updated`` literal:
+    its ``thread_name`` when it is that event, as the reader takes it; a
+    line the bytes do not settle (not the plain shape, not JSON) goes to
+    the census."""
+    line = raw[:-1] if raw[-1:] == b"\r" else raw
+    match = _HEAD.match(line) if complete else None
+    if match is None:
+        if complete and line[:1] == b"{" and b'"payload":{"type":"thread_name_updated"' not in line:
+            return title  # another record, the literal nested in it
+        raise _Undecided
+    if match.group(2, 3) != _NAMED_KEY:
+        return title
+    try:
+        payload = orjson.loads(line).get("payload")
+    except (orjson.JSONDecodeError, AttributeError):
+        raise _Undecided from None
+    name = payload.get("thread_name") if isinstance(payload, dict) else None
+    return name if isinstance(name, str) and name else title
 
 
 class _LineNumbers:

@@ -31,7 +31,8 @@ from sessionport.context import ReadContext
 from sessionport.jsondoc import walk_document
 from sessionport.jsonl import iter_records
 from sessionport.model import end_event, session_event
-from sessionport.registry import Importer
+from sessionport.registry import NO_SUBAGENTS, Importer
+from sessionport.formats.gemini_cli.layout import subagent_logs
 from sessionport.formats.gemini_cli.records import RecordConverter
 from sessionport.gemini_parts import CallPairing, PartConverter
 from sessionport.formats.gemini_cli.sniff import _KEY, _first_line, _parse, sniff
@@ -44,12 +45,72 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     line, complete = _first_line(head)
     if line.startswith(b"[") or (line.startswith(b"{") and not isinstance(_parse(line), dict) and _is_checkpoint(head)):
         yield from _read_checkpoint(stream, ctx, head)
-    elif line.startswith(b"{") and (isinstance(_parse(line), dict) or not complete):
+        return
+    following = _Following(ctx)
+    if line.startswith(b"{") and (isinstance(_parse(line), dict) or not complete):
         # A complete object on the first line (or a first line longer than
         # the head, i.e. one huge record) is the JSONL log.
-        yield from _read_jsonl(stream, ctx)
+        events = _read_jsonl(stream, ctx, following)
     else:
-        yield from _read_legacy(stream, ctx)
+        events = _read_legacy(stream, ctx, following)
+    for event in events:
+        if event["type"] == "message":
+            meta = event.get("meta")
+            if meta and "agentId" in meta:
+                following.calls.setdefault(meta["agentId"], event.get("toolCallId"))
+        yield event
+    for path in following.logs:
+        yield from _read_subagent(path, ctx, following)
+
+
+class _Following:
+    """The sub-agent logs found beside a main session's log (none with
+    --no-subagents, or when the input is not a log on disk), and the call
+    that ran each agent (a tool call's ``meta.agentId``: the agent's id)."""
+
+    __slots__ = ("ctx", "logs", "calls")
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.logs: list[str] = []
+        self.calls: dict[Any, Any] = {}
+
+    def find(self, header: dict) -> list[str]:
+        ctx = self.ctx
+        if not ctx.path or ctx.options.get("no_subagents") or header.get("kind") == "subagent":
+            return []
+        self.logs = subagent_logs(ctx.path, header.get("sessionId"))
+        return [os.path.splitext(os.path.basename(path))[0] for path in self.logs]
+
+
+def _read_subagent(path: str, ctx: ReadContext, parent: _Following) -> Iterator[dict]:
+    """A sub-agent's log, as its own session after its parent's: named by
+    its id (``metadata.agentId``) and, when the parent's tool call that ran
+    it is known, that call (``metadata.parentToolCallId``)."""
+    agent = os.path.splitext(os.path.basename(path))[0]
+    child = ReadContext(name=path, path=path, strict=ctx.strict, skip_bad=ctx.skip_bad, options=ctx.options, on_warning=ctx.on_warning)
+    try:
+        handle = open(path, "rb", buffering=1 << 20)
+    except OSError as exc:
+        ctx.warn(f"sub-agent log {path} cannot be opened ({exc.strerror or exc}); left out")
+        return
+    try:
+        first = True
+        for event in read(handle, child):
+            if first and event["type"] == "session":
+                first = False
+                metadata = dict(event.get("metadata") or {})
+                metadata.setdefault("agentId", agent)
+                call = parent.calls.get(agent)
+                if isinstance(call, str):
+                    metadata["parentToolCallId"] = call
+                event = {**event, "metadata": metadata}
+            yield event
+    finally:
+        handle.close()
+        ctx.warnings.extend(child.warnings)
+        ctx.bad_count += child.bad_count
+        ctx.bad_places.extend(child.bad_places[: max(0, 10 - len(ctx.bad_places))])
 
 
 def _is_checkpoint(head: bytes) -> bool:
@@ -60,11 +121,14 @@ def _is_checkpoint(head: bytes) -> bool:
     return bool(keys) and keys[0] in (b"history", b"clientHistory", b"authType")
 
 
-def _session(header: dict, ctx: ReadContext) -> dict:
+def _session(header: dict, ctx: ReadContext, following: _Following | None = None) -> dict:
     metadata = {k: v for k, v in header.items() if k not in ("messages", "sessionId", "startTime", "summary")}
     parent = _parent_session(header, ctx)
     if parent is not None:
         metadata["parentSessionId"] = parent
+    agents = following.find(header) if following is not None else []
+    if agents:
+        metadata["subagents"] = agents
     session_id = header.get("sessionId") if isinstance(header.get("sessionId"), str) else _file_stem(ctx)
     title = header.get("summary") if isinstance(header.get("summary"), str) else None
     created = header.get("startTime") if isinstance(header.get("startTime"), str) else None
@@ -97,11 +161,15 @@ def _end(converter: RecordConverter, late_metadata: dict, skipped: dict, notes: 
         counts["notices"] = converter.notices
     if converter.parts.unknown_parts:
         notes.append(f"{converter.parts.unknown_parts} part(s) of an unknown kind kept whole in meta.geminiPart")
+    # gemini-cli writes the session's summary (its title in /resume) once
+    # the session has run: after the session event
+    title = late_metadata.get("summary")
     fields = {
         "usage": converter.usage or None,
         "counts": counts or None,
         "skipped": skipped or None,
         "notes": notes or None,
+        "title": title if isinstance(title, str) and title else None,
         "metadata": late_metadata or None,
         "unknown": unknown or None,
     }
@@ -111,7 +179,7 @@ def _end(converter: RecordConverter, late_metadata: dict, skipped: dict, notes: 
 
 
 # -- <= 0.38: one JSON object --------------------------------------------------
-def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+def _read_legacy(stream: BinaryIO, ctx: ReadContext, following: _Following | None = None) -> Iterator[dict]:
     converter = RecordConverter(ctx)
     header: dict = {}
     index = 0
@@ -119,7 +187,7 @@ def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     for kind, value in walk_document(stream, ctx, ("messages",)):
         if kind == "start":
             header = value
-            yield _session(header, ctx)
+            yield _session(header, ctx, following)
         elif kind == "item":
             yield from converter.events(value, f"messages[{index}]")
             index += 1
@@ -139,7 +207,7 @@ def _read_legacy(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
 
 
 # -- >= 0.39: the append-only log ---------------------------------------------
-def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
+def _read_jsonl(stream: BinaryIO, ctx: ReadContext, following: _Following | None = None) -> Iterator[dict]:
     converter = RecordConverter(ctx)
     messages: dict[str, dict] = {}
     kept: dict[str, dict] = {}
@@ -171,7 +239,7 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
             header = {k: v for k, v in record.items() if k != "messages"}
             if not started:
                 started = True
-                yield _session(header, ctx)
+                yield _session(header, ctx, following)
             else:
                 late.update(header)
         else:
@@ -271,5 +339,7 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
+    title_scan="sessionport.formats.gemini_cli.title_scan:title_scan",
+    options=(NO_SUBAGENTS,),
     versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)", "0.61.0"),
 )

@@ -85,5 +85,6 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("*.jsonl",),
+    title_scan="sessionport.formats.qwen_code.title_scan:title_scan",
     versions=("0.11.1", "0.15.0", "0.22.2", "managed sessions (h3-preview/1, from the source)"),
 )
