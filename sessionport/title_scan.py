@@ -12,20 +12,30 @@ matches (a regex over the block's whole lines) is parsed, and no other line
 is.  A quote inside a JSON string is escaped, so a pattern of keys and
 quotes never matches inside a string; the parsed record is still checked.
 Memory holds a block and the line it ends inside; a line longer than
-:data:`TITLE_LINE` is passed over (the reader still
-gives that title, in ``end.title``, which the exporters then name in a note
-at the session's end).
+:data:`TITLE_LINE` is passed over, and of a file larger than twice
+:data:`WINDOW` only the two ends are read, so the scan costs at most
+about 16 MiB of reading whatever the file's size (the reader still gives a
+title it does not find, in ``end.title``, which the exporters then name in
+a note at the session's end).
 """
 
 from __future__ import annotations
 
+import os
 import re
-from typing import Callable, Iterator, TypeVar
+from typing import BinaryIO, Callable, Iterator, TypeVar
 
 import orjson
 
 BLOCK = 1 << 20
 TITLE_LINE = 1 << 20
+# A file larger than twice this is scanned at its two ends only: the
+# session's first stretch (where Codex names a thread after its first
+# turn) and its last (where Claude Code and Gemini CLI append titles, and
+# Claude Code writes its title records again when a session is closed or
+# resumed: its own session list reads the last 64 KiB).  A title recorded
+# only in between is the reader's ``end.title``, named in the end note.
+WINDOW = 8 << 20
 
 T = TypeVar("T")
 
@@ -33,37 +43,74 @@ T = TypeVar("T")
 def title_lines(path: str, pattern: re.Pattern) -> Iterator[bytes]:
     """The lines of the file at ``path`` that ``pattern`` matches (each
     once; a pattern starting with ``\\n`` matches at a line's start, the
-    first line's too)."""
+    first line's too), in file order: every line of a file up to twice
+    :data:`WINDOW`, else those of its first and last :data:`WINDOW` bytes."""
     with open(path, "rb", buffering=0) as handle:
-        # the line the last block ended inside; at first a newline, for a
-        # pattern that starts with one (a literal start: a fast search)
-        tail = b"\n"
-        skipping = False  # inside a line longer than TITLE_LINE
-        while True:
-            chunk = handle.read(BLOCK)
-            if not chunk:
-                if tail and not skipping and pattern.search(tail):
-                    yield tail[1:] if tail[:1] == b"\n" else tail  # the last line, without its newline
-                return
-            if skipping:
-                cut = chunk.find(b"\n")
-                if cut == -1:
-                    continue
-                chunk, skipping = chunk[cut:], False  # from the newline: the next line's start
-            buf = tail + chunk if tail else chunk
-            end = buf.rfind(b"\n") + 1  # buf[:end]: whole lines
-            done = 0
-            for match in pattern.finditer(buf, 0, end):
-                if match.start() < done:
-                    continue  # another match on a line already given
-                start = buf.rfind(b"\n", 0, match.start() + 1) + 1
-                done = buf.find(b"\n", start, end)
-                if done - start <= TITLE_LINE:
-                    yield buf[start:done]
-            # from the last newline on: a match may start at it
-            tail = buf[end - 1 :] if end else buf
-            if len(tail) > TITLE_LINE:
-                tail, skipping = b"", True
+        size = os.fstat(handle.fileno()).st_size
+        if size <= 2 * WINDOW:
+            yield from _lines(handle, pattern, None, inside=False)
+            return
+        yield from _lines(handle, pattern, WINDOW, inside=False)
+        # the byte before the window: a newline there makes the window's
+        # first line a whole one
+        handle.seek(size - WINDOW - 1)
+        yield from _lines(handle, pattern, None, inside=True)
+
+
+def _lines(handle: BinaryIO, pattern: re.Pattern, budget: int | None, *, inside: bool) -> Iterator[bytes]:
+    """The matching lines from ``handle``'s position on; ``inside``: that
+    position is inside a line, passed over.  With a ``budget``, the lines
+    that start in that many bytes, the last one finished."""
+    # the line the last block ended inside; at first a newline, for a
+    # pattern that starts with one (a literal start: a fast search)
+    tail = b"" if inside else b"\n"
+    skipping = inside  # inside a line longer than TITLE_LINE, or the window's first
+    taken = 0
+    while True:
+        chunk = handle.read(BLOCK if budget is None else min(BLOCK, budget - taken))
+        if not chunk:
+            if tail and not skipping and pattern.search(tail):
+                yield tail[1:] if tail[:1] == b"\n" else tail  # the last line, without its newline
+            return
+        taken += len(chunk)
+        if skipping:
+            cut = chunk.find(b"\n")
+            if cut == -1:
+                if budget is not None and taken >= budget:
+                    return
+                continue
+            chunk, skipping = chunk[cut:], False  # from the newline: the next line's start
+        buf = tail + chunk if tail else chunk
+        end = buf.rfind(b"\n") + 1  # buf[:end]: whole lines
+        done = 0
+        for match in pattern.finditer(buf, 0, end):
+            if match.start() < done:
+                continue  # another match on a line already given
+            start = buf.rfind(b"\n", 0, match.start() + 1) + 1
+            done = buf.find(b"\n", start, end)
+            if done - start <= TITLE_LINE:
+                yield buf[start:done]
+        # from the last newline on: a match may start at it
+        tail = buf[end - 1 :] if end else buf
+        if len(tail) > TITLE_LINE:
+            tail, skipping = b"", True
+        if budget is not None and taken >= budget:
+            if not skipping:
+                yield from _finish(handle, pattern, tail)
+            return
+
+
+def _finish(handle: BinaryIO, pattern: re.Pattern, tail: bytes) -> Iterator[bytes]:
+    """The line a window ends inside (``tail`` so far), when it matches."""
+    while len(tail) <= TITLE_LINE + 1:
+        chunk = handle.read(BLOCK)
+        cut = chunk.find(b"\n")
+        if cut != -1 or not chunk:
+            line = tail + (chunk[:cut] if chunk else b"")
+            if len(line) <= TITLE_LINE + 1 and pattern.search(line):
+                yield line[1:] if line[:1] == b"\n" else line
+            return
+        tail += chunk
 
 
 def last_title(path: str, pattern: re.Pattern, pick: Callable[[dict, T], T], state: T) -> T:

@@ -135,3 +135,53 @@ def test_long_lines_are_skipped_and_a_last_line_without_newline_is_read(tmp_path
     assert max(map(len, lines)) > 200
     scan = get_registry().importer("claude-code").title_scan_function()
     assert scan(str(path)) == "last word" == _read_title(path)
+
+
+def _title_file(tmp_path, position: int, lines: int = 300) -> tuple[object, bytes]:
+    """A file of ``lines`` records, one of them (at ``position``) a title."""
+    body = [b'{"type":"x","n":%d,"pad":"%s"}' % (i, b"a" * (i % 50)) for i in range(lines)]
+    title = b'{"type":"t","v":%d}' % position
+    body[position] = title
+    path = tmp_path / f"titles-{position}.jsonl"
+    path.write_bytes(b"\n".join(body) + b"\n")
+    return path, title
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_a_large_file_is_scanned_at_its_two_ends_only(tmp_path, monkeypatch, block):
+    """Past twice WINDOW, the lines that start in the first WINDOW bytes
+    (the one the window ends inside finished) and those that start in the
+    last WINDOW bytes are scanned, each once, and nothing in between."""
+    import re
+
+    monkeypatch.setattr(scanner, "BLOCK", block)
+    monkeypatch.setattr(scanner, "WINDOW", 2000)
+    pattern = re.compile(rb'\n\{"type":"t"')
+    seen = {"head": 0, "tail": 0, "middle": 0}
+    for position in range(0, 300, 7):
+        path, title = _title_file(tmp_path, position)
+        data = path.read_bytes()
+        start = data.index(title)
+        assert len(data) > 2 * scanner.WINDOW
+        where = "head" if start < scanner.WINDOW else "tail" if start >= len(data) - scanner.WINDOW else "middle"
+        seen[where] += 1
+        assert list(scanner.title_lines(str(path), pattern)) == ([] if where == "middle" else [title]), (position, where)
+    assert all(seen.values())  # every case was met
+
+
+def test_a_title_between_the_two_ends_of_a_large_file_is_left_to_the_note(tmp_path, monkeypatch):
+    original = (FIXTURES / "claude-code" / "session-2.1.243-late-titles.jsonl").read_bytes().splitlines()
+    # the titles (lines 3, 4 and 7) pushed into the middle by copies of the
+    # first prompt, the file's tail a prompt too
+    filler = [original[0]] * 40
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b"\n".join(filler + original + filler) + b"\n")
+    monkeypatch.setattr(scanner, "WINDOW", 4096)
+    scan = get_registry().importer("claude-code").title_scan_function()
+    assert scan(str(path)) is None
+    events = list(stream.read(str(path), options={stream.HEADING_TITLE: True}, context=ReadContext(on_warning=lambda m: None)))
+    assert events[0]["type"] == "session" and events[0].get("title") != "retry cap bug"
+    assert [e.get("title") for e in events if e["type"] == "end"] == ["retry cap bug"]  # for the end note
+    # at the file's end, the same titles are found by the scan
+    path.write_bytes(b"\n".join(filler + original) + b"\n")
+    assert scan(str(path)) == "retry cap bug"
