@@ -214,7 +214,7 @@ class MarkdownWriter:
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
             call = self._tool_call(message, text)
             call[0] = head + call[0]
-            self.pending.call(message.get("toolCallId"), call, 0, link=True)
+            self.pending.call(message.get("toolCallId"), call, 0)  # no link: a late result is not linked to its call here
         elif kind == "tool_result":
             result = self._tool_result(message, text)
             if "media" in message:

@@ -279,7 +279,10 @@ class SessionTracker:
                 self.models.append(model)
             usage = meta.get("usage")
             if usage.__class__ is dict:
-                self._add_usage(usage, meta.get("messageId"))
+                api_id = meta.get("messageId")
+                # the blocks after the first of an API message: counted already
+                if api_id.__class__ is not str or api_id not in self.usage_ids:
+                    self._add_usage(usage, api_id)
 
     def _add_usage(self, usage: dict, api_id: Any) -> None:
         """The blocks of one API message repeat its usage: count it once

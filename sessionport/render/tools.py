@@ -84,9 +84,7 @@ def _shell_text(value: Any) -> str | None:
 
 
 def _shell_view(name: str, tool_input: dict) -> ToolView | None:
-    lowered = name.lower()
-    if not (lowered in SHELL_NAMES or lowered.endswith(("__bash", ".bash", "_shell"))):
-        return None
+    """(A shell command: the caller has checked the name, see :func:`_name_views`.)"""
     action = tool_input.get("action")
     source = action if isinstance(action, dict) else tool_input
     for key in SHELL_KEYS:
@@ -206,8 +204,7 @@ def _number(value: Any) -> int | None:
 
 
 def _read_view(name: str, tool_input: dict) -> ToolView | None:
-    if name.lower() not in READ_NAMES:
-        return None
+    """(A file read: the caller has checked the name, see :func:`_name_views`.)"""
     path = tool_input.get("file_path") or tool_input.get("path") or tool_input.get("absolute_path")
     if not isinstance(path, str) or not path or not set(tool_input) <= {"file_path", "path", "absolute_path", "offset", "limit", "pages"}:
         return None
@@ -244,11 +241,27 @@ def _prose_view(name: str, tool_input: dict) -> ToolView | None:
     return None
 
 
+_NAME_VIEWS: dict = {}  # tool name -> (a shell name, a read name): a few names name every call
+MAX_NAME_VIEWS = 256
+
+
+def _name_views(name: str) -> tuple[bool, bool]:
+    """Whether calls named ``name`` may be shell commands, and file reads."""
+    views = _NAME_VIEWS.get(name)
+    if views is None:
+        lowered = name.lower()
+        views = (lowered in SHELL_NAMES or lowered.endswith(("__bash", ".bash", "_shell")), lowered in READ_NAMES)
+        if len(_NAME_VIEWS) < MAX_NAME_VIEWS:  # names come from the input: a bounded cache
+            _NAME_VIEWS[name] = views
+    return views
+
+
 def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolView:
     """The readable form of one tool call."""
-    name = name if isinstance(name, str) else ""
-    if isinstance(tool_input, dict):
-        view = _shell_view(name, tool_input) or _edit_view(tool_input) or _read_view(name, tool_input) or _prose_view(name, tool_input)
+    name = name if name.__class__ is str or isinstance(name, str) else ""
+    if tool_input.__class__ is dict or isinstance(tool_input, dict):
+        shell, read = _name_views(name)
+        view = (shell and _shell_view(name, tool_input)) or _edit_view(tool_input) or (read and _read_view(name, tool_input)) or _prose_view(name, tool_input)
         if view:
             return view
     patch = _patch_text(tool_input)
