@@ -437,24 +437,27 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
 
 def _direct_target(out: BinaryIO) -> int | None:
     """Where a body written straight to ``out`` would begin: its offset when
-    it is a plain file open to read and write, written in place (not
-    appended to), -1 when it is
-    the null device (it keeps nothing, so order does not matter); None when
-    the body must be spooled (a pipe, a terminal, an in-memory stream, an
-    appended file)."""
+    it is a plain file open to read and write that ends where the document
+    begins (not appended to), -1 when it is the null device (it keeps
+    nothing, so order does not matter); None when the body must be spooled
+    (a pipe, a terminal, an in-memory stream, a file open only to write or
+    to append)."""
     try:
         fd = out.fileno()
         info = os.fstat(fd)
         if stat.S_ISCHR(info.st_mode):
             return -1 if info.st_rdev == os.stat(os.devnull).st_rdev else None
-        if not stat.S_ISREG(info.st_mode) or os.get_blocking(fd) is False:
+        if not stat.S_ISREG(info.st_mode):
             return None
         import fcntl
 
         flags = fcntl.fcntl(fd, fcntl.F_GETFL)
         if flags & os.O_APPEND or flags & os.O_ACCMODE != os.O_RDWR:  # the body is read back from it
             return None
-        return out.tell()
+        start = out.tell()
+        # nothing after the document: an error cuts the file back to where
+        # it began, which loses nothing the file held
+        return start if info.st_size == start else None
     except (AttributeError, OSError, ValueError, ImportError):
         return None
 

@@ -133,6 +133,16 @@ def test_a_failure_takes_back_what_was_written_of_the_body(small_spool, tmp_path
     assert path.read_bytes() == b"kept\n"
 
 
+def test_a_file_holding_more_after_the_document_is_spooled(small_spool, tmp_path) -> None:
+    path = tmp_path / "out.md"
+    path.write_bytes(b"x" * 100_000)
+    with open(path, "r+b") as out:
+        assert md_exporter._direct_target(out) is None  # an error must not cut what follows
+        with pytest.raises(RuntimeError):
+            md_exporter.write(_broken_in_the_first_session(), out, WriteContext())
+    assert path.read_bytes() == b"x" * 100_000
+
+
 def test_the_null_device_takes_the_document(small_spool) -> None:
     with open(os.devnull, "wb") as out:
         assert md_exporter._direct_target(out) == -1
