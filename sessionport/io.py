@@ -684,7 +684,9 @@ def _partial_name(name: str) -> str:
     return os.fsdecode(raw)
 
 
-_PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# read and write: a document whose front is written last may read back
+# what it wrote (see sessionport.render.markdown)
+_PARTIAL_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 def _create_partial(directory: str, name: str, partial: list[str]) -> int:

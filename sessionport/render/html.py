@@ -26,7 +26,6 @@ from sessionport.render.session import (
     extra_metadata,
     feed,
     header_facts,
-    message_parts,
     parent_call,
     session_title,
     spawned_agent,
@@ -183,7 +182,17 @@ class HtmlWriter:
         if tracker is None:
             self.start(session_event("unknown"))
             tracker = self.tracker
-        meta, kind, text = message_parts(message)
+        # message_parts, inlined: this runs for every message
+        text = message.get("text")
+        if text.__class__ is not str:
+            text = ""
+        meta = message.get("meta")
+        if meta.__class__ is not dict:
+            meta, kind = None, "text"
+        else:
+            kind = meta.get("kind", "text")
+            if kind.__class__ is not str:
+                kind = "text"
         shown = self.show_all or self.options.shows(message)
         tracker.see(message, shown, meta)
         if not shown:
@@ -271,13 +280,22 @@ class HtmlWriter:
         self.tool_calls += 1
         name = str(message.get("toolName") or "tool")
         view = view_tool_call(message.get("toolName"), message.get("toolInput"), text)
-        # tool_input_html, its commonest case inlined
-        body = f'<pre class="sh"><span class="prompt">$ </span>{esc(view.body)}</pre>' if view.kind == "shell" else tool_input_html(view)
+        if view.kind == "shell":  # tool_input_html, its commonest case inlined
+            command = esc(view.body)
+            body = f'<pre class="sh"><span class="prompt">$ </span>{command}</pre>'
+            # the summary is the command's first line (cut with "…"): when
+            # the command needs no escaping, neither does it
+            brief = view.summary if command is view.body else esc(view.summary)
+        else:
+            body, brief = tool_input_html(view), esc(view.summary)
         call_id = message.get("toolCallId")
-        id_note = f'<p class="cut">call id {esc(call_id)}</p>' if call_id is not None else ""
+        if call_id is None:
+            id_note = ""
+        else:  # an id of letters, digits and "_" needs no escaping (esc's scan costs more)
+            id_note = f'<p class="cut">call id {call_id if call_id.__class__ is str and call_id.isidentifier() else esc(call_id)}</p>'
         # A short edit is what a reader most wants to see: show it open.
         is_open = view.expand and view.body.count("\n") < OPEN_DIFF_LINES
-        piece = (dom_id, head, name, view.summary, body + id_note, is_open, extra_css)
+        piece = (dom_id, head, name, brief, body + id_note, is_open, extra_css)  # brief escaped
         if view.kind == "markdown" and isinstance(message.get("toolInput"), dict):
             prompt = message["toolInput"].get("prompt")
             if isinstance(prompt, str) and prompt.strip() and call_id is not None:
@@ -328,7 +346,7 @@ class HtmlWriter:
             escaped_name = esc(name)
             if len(_NAMES) < MAX_NAMES:  # names come from the input: a bounded cache
                 _NAMES[name] = escaped_name
-        summary = f'<summary><span class="badge">{escaped_name}</span><span class="brief">{esc(brief)}</span>{tail}</summary>'
+        summary = f'<summary><span class="badge">{escaped_name}</span><span class="brief">{brief}</span>{tail}</summary>'
         extra = "".join(unit.extra) if unit.extra else ""
         css = "tool call error" if error else "tool call"
         opened = " open" if is_open else ""

@@ -219,11 +219,14 @@ def output_html(text: str, max_output: int | None) -> tuple[tuple[str, ...], int
     after = "</pre>"
     if cut:
         after += f'<p class="cut">… {cut:,} more line{"s" if cut != 1 else ""} cut (--max-output {max_output})</p>'
+    escaped = esc(body)
     if lines > LONG_OUTPUT_LINES:
-        first = esc(_first_line(text)[:160])
+        first = _first_line(text)[:160]
+        if not (escaped is body and body is text):  # a part of a text that needs no escaping needs none
+            first = esc(first)
         before = f'<details class="long"><summary><span class="lines">{lines:,} lines</span><span class="brief">{first}</span></summary><pre class="out">'
-        return (before, esc(body), after + "</details>"), lines
-    return ('<pre class="out">', esc(body), after), lines
+        return (before, escaped, after + "</details>"), lines
+    return ('<pre class="out">', escaped, after), lines
 
 
 def unit_summary(name: str, brief: str, error: bool, lines: int, answered: bool) -> str:

@@ -7,6 +7,14 @@ to 8 MiB, then disk) while a one-line entry per session is kept; at the end
 the front matter and, for several sessions, the table of contents are
 written, followed by the body copied from the spool.  Memory stays flat
 whatever the input size; output appears when the input is read.
+
+Without front matter, a document of one session has nothing in front of
+its body, so the body goes straight to an output that can take it back
+(a plain file written from where it stands, not appended to) or that
+keeps nothing (``/dev/null``); only when a second session starts is what
+was written read back into the spool and the output rewound to where the
+document began, and an error rewinds it there too, as if it had been
+spooled all along.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import errno
 import os
 import re
 import shutil
+import stat
 from typing import BinaryIO, Callable, Iterable
 
 from sessionport.context import WriteContext
@@ -86,11 +95,15 @@ class MarkdownWriter:
         self.image_link = ""  # that directory as the document links it
         self.images_written = 0
         self.agents: set[str] = set()  # anchors of subagent sessions written or announced
+        self.before_contents: Callable[[], None] | None = None  # called once, when a second session starts
 
     # sessions -------------------------------------------------------------
 
     def start(self, session: dict) -> None:
         self.finish()
+        if self.toc and self.before_contents is not None:
+            hook, self.before_contents = self.before_contents, None
+            hook()
         number = len(self.toc) + 1
         anchor = f"session-{number}"
         title = session_title(session, number)
@@ -201,7 +214,7 @@ class MarkdownWriter:
         if kind == "tool_use" or (kind != "tool_result" and message.get("toolName") is not None):
             call = self._tool_call(message, text)
             call[0] = head + call[0]
-            self.pending.call(message.get("toolCallId"), call, 0, link=True)
+            self.pending.call(message.get("toolCallId"), call, 0)  # no link: a late result is not linked to its call here
         elif kind == "tool_result":
             result = self._tool_result(message, text)
             if "media" in message:
@@ -404,6 +417,11 @@ BODY_CHUNK = 1 << 18
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     options = RenderOptions.from_options(ctx.options)
+    if not options.front_matter:
+        target = _direct_target(out)
+        if target is not None:
+            _write_direct(events, out, options, ctx, target)
+            return
     with spool_file(SPOOL_MEMORY) as spool:
         body = ChunkedWriter(spool, BODY_CHUNK)
         writer = MarkdownWriter(body.emit, options, body.emit_all)
@@ -415,6 +433,92 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
         out.write(writer.preamble().encode("utf-8", "replace"))
         spool.seek(0)
         copy_body(spool, out)
+
+
+def _direct_target(out: BinaryIO) -> int | None:
+    """Where a body written straight to ``out`` would begin: its offset when
+    it is a plain file open to read and write that ends where the document
+    begins (not appended to), -1 when it is the null device (it keeps
+    nothing, so order does not matter); None when the body must be spooled
+    (a pipe, a terminal, an in-memory stream, a file open only to write or
+    to append)."""
+    try:
+        fd = out.fileno()
+        info = os.fstat(fd)
+        if stat.S_ISCHR(info.st_mode):
+            return -1 if info.st_rdev == os.stat(os.devnull).st_rdev else None
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        import fcntl
+
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+        if flags & os.O_APPEND or flags & os.O_ACCMODE != os.O_RDWR:  # the body is read back from it
+            return None
+        start = out.tell()
+        # nothing after the document: an error cuts the file back to where
+        # it began, which loses nothing the file held
+        return start if info.st_size == start else None
+    except (AttributeError, OSError, ValueError, ImportError):
+        return None
+
+
+def _write_direct(events: Iterable[dict], out: BinaryIO, options: RenderOptions, ctx: WriteContext, start: int) -> None:
+    """:func:`write` with the body written to ``out`` as it comes (see the
+    module doc); ``start`` is what :func:`_direct_target` said."""
+    body = ChunkedWriter(out, BODY_CHUNK)
+    writer = MarkdownWriter(body.emit, options, body.emit_all)
+    spools = []
+
+    def hold_back() -> None:
+        # a second session: the table of contents goes in front, so the
+        # body written so far is moved into a spool and the output rewound
+        if start < 0:
+            return  # the null device: nothing to move, nothing to keep in order
+        body.flush()
+        out.flush()
+        spool = spool_file(SPOOL_MEMORY)
+        spools.append(spool)
+        fd, offset, end = out.fileno(), start, out.tell()
+        while offset < end:
+            data = os.pread(fd, min(end - offset, 1 << 20), offset)
+            if not data:
+                break
+            spool.write(data)
+            offset += len(data)
+        out.seek(start)
+        body.out = spool
+
+    writer.before_contents = hold_back
+    try:
+        if options.image_dir is not None:
+            writer.image_dir, writer.image_link = image_directory(options.image_dir, ctx.name)
+        feed(events, writer)
+        writer.finish()
+        body.flush()
+        preamble = writer.preamble()
+        if spools:
+            out.write(preamble.encode("utf-8", "replace"))
+            spools[0].seek(0)
+            copy_body(spools[0], out)
+        elif preamble:  # the null device only: a plain file has a spool by now
+            out.write(preamble.encode("utf-8", "replace"))
+    except BaseException:
+        # as if spooled: what was written of the body is taken back
+        body.parts.clear()
+        if start >= 0:
+            try:
+                out.flush()
+            except OSError:
+                pass
+            try:
+                os.ftruncate(out.fileno(), start)
+                out.seek(start)
+            except (OSError, ValueError):
+                pass
+        raise
+    finally:
+        for spool in spools:
+            spool.close()
 
 
 def copy_body(spool, out: BinaryIO) -> None:

@@ -267,22 +267,27 @@ class SessionTracker:
         stamp = message.get("timestamp")
         if stamp is not None:
             raw_last = self.raw_last
-            if stamp.__class__ is str and (len(stamp) == len(raw_last) if raw_last is not None else _plain_utc(stamp)) and stamp[-1] == "Z" and stamp[10] == "T":
-                if raw_last is None:
-                    self.raw_first = self.raw_last = stamp
-                elif stamp > raw_last:
+            if raw_last is not None and stamp.__class__ is str and len(stamp) == len(raw_last) and stamp[-1] == "Z" and stamp[10] == "T":
+                # the usual stamp: the shape of the ones before it
+                if stamp > raw_last:
                     self.raw_last = stamp
                 elif stamp < self.raw_first:  # type: ignore[operator]
                     self.raw_first = stamp
+            elif raw_last is None and stamp.__class__ is str and _plain_utc(stamp) and stamp[-1] == "Z" and stamp[10] == "T":
+                self.raw_first = self.raw_last = stamp
             else:
                 self._moment(parse_time(stamp))
         if meta:
             model = meta.get("model")
-            if model and isinstance(model, str) and model not in self.models and len(self.models) < MAX_MODELS:
+            # a model already listed (nearly every message) is passed over first
+            if model and model not in self.models and isinstance(model, str) and len(self.models) < MAX_MODELS:
                 self.models.append(model)
             usage = meta.get("usage")
             if usage.__class__ is dict:
-                self._add_usage(usage, meta.get("messageId"))
+                api_id = meta.get("messageId")
+                # the blocks after the first of an API message: counted already
+                if api_id.__class__ is not str or api_id not in self.usage_ids:
+                    self._add_usage(usage, api_id)
 
     def _add_usage(self, usage: dict, api_id: Any) -> None:
         """The blocks of one API message repeat its usage: count it once

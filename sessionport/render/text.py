@@ -316,8 +316,14 @@ class ChunkedWriter:
                 # one "·" in a heading makes the whole chunk "the rest":
                 # encoded piece by piece, only the pieces that are not ASCII
                 # take the slow path.  Encoding works per code point, so
-                # the bytes are the same.
-                data = b"".join([part.encode("utf-8", "replace") for part in parts])
+                # the bytes are the same.  str.encode mapped over the pieces
+                # runs without a Python step per piece; it is strict, which
+                # gives the bytes "replace" gives unless a piece holds a lone
+                # surrogate (then it is done again with "replace").
+                try:
+                    data = b"".join(map(str.encode, parts))
+                except UnicodeEncodeError:
+                    data = b"".join([part.encode("utf-8", "replace") for part in parts])
             # emptied first: a failed write is not retried by a final flush
             parts.clear()
             self.size = 0

@@ -84,9 +84,7 @@ def _shell_text(value: Any) -> str | None:
 
 
 def _shell_view(name: str, tool_input: dict) -> ToolView | None:
-    lowered = name.lower()
-    if not (lowered in SHELL_NAMES or lowered.endswith(("__bash", ".bash", "_shell"))):
-        return None
+    """(A shell command: the caller has checked the name, see :func:`_name_views`.)"""
     action = tool_input.get("action")
     source = action if isinstance(action, dict) else tool_input
     for key in SHELL_KEYS:
@@ -141,17 +139,21 @@ def _edit_diff(path: str, old: str, new: str) -> list[str]:
     return pieces or ["@@ no change @@"]
 
 
+_WRITE_KEYS = frozenset({"file_path", "path", "content"})  # a whole file written: all its input
+
+
 def _edit_view(tool_input: dict) -> ToolView | None:
     path = tool_input.get("file_path") or tool_input.get("path") or tool_input.get("notebook_path")
     if not isinstance(path, str):
         return None
-    head = [f"--- a/{path}", f"+++ b/{path}"]
-    if isinstance(tool_input.get("old_string"), str) and isinstance(tool_input.get("new_string"), str):
-        lines = head + _edit_diff(path, tool_input["old_string"], tool_input["new_string"])
-        return ToolView("diff", "\n".join(lines), path, expand=True)
+    old = tool_input.get("old_string")
+    if isinstance(old, str):
+        new = tool_input.get("new_string")
+        if isinstance(new, str):
+            return ToolView("diff", "\n".join([f"--- a/{path}", f"+++ b/{path}", *_edit_diff(path, old, new)]), path, expand=True)
     edits = tool_input.get("edits")
     if isinstance(edits, list) and edits and all(isinstance(e, dict) for e in edits):
-        lines = list(head)
+        lines = [f"--- a/{path}", f"+++ b/{path}"]
         for edit in edits:
             old, new = edit.get("old_string"), edit.get("new_string")
             if not isinstance(old, str) or not isinstance(new, str):
@@ -159,7 +161,7 @@ def _edit_view(tool_input: dict) -> ToolView | None:
             lines += _edit_diff(path, old, new)
         return ToolView("diff", "\n".join(lines), f"{path} ({len(edits)} edits)", expand=True)
     content = tool_input.get("content")
-    if isinstance(content, str) and set(tool_input) <= {"file_path", "path", "content"}:
+    if isinstance(content, str) and _WRITE_KEYS.issuperset(tool_input):
         # Every line prefixed with "+", by one replace rather than per line.
         count = content.count("\n") + 1
         body = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{count} @@\n+" + content.replace("\n", "\n+")
@@ -205,11 +207,13 @@ def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+_READ_KEYS = frozenset({"file_path", "path", "absolute_path", "offset", "limit", "pages"})  # a plain read: all its input
+
+
 def _read_view(name: str, tool_input: dict) -> ToolView | None:
-    if name.lower() not in READ_NAMES:
-        return None
+    """(A file read: the caller has checked the name, see :func:`_name_views`.)"""
     path = tool_input.get("file_path") or tool_input.get("path") or tool_input.get("absolute_path")
-    if not isinstance(path, str) or not path or not set(tool_input) <= {"file_path", "path", "absolute_path", "offset", "limit", "pages"}:
+    if not isinstance(path, str) or not path or not _READ_KEYS.issuperset(tool_input):
         return None
     offset, limit = _number(tool_input.get("offset")), _number(tool_input.get("limit"))
     if offset is not None and limit is not None:
@@ -244,11 +248,27 @@ def _prose_view(name: str, tool_input: dict) -> ToolView | None:
     return None
 
 
+_NAME_VIEWS: dict = {}  # tool name -> (a shell name, a read name): a few names name every call
+MAX_NAME_VIEWS = 256
+
+
+def _name_views(name: str) -> tuple[bool, bool]:
+    """Whether calls named ``name`` may be shell commands, and file reads."""
+    views = _NAME_VIEWS.get(name)
+    if views is None:
+        lowered = name.lower()
+        views = (lowered in SHELL_NAMES or lowered.endswith(("__bash", ".bash", "_shell")), lowered in READ_NAMES)
+        if len(_NAME_VIEWS) < MAX_NAME_VIEWS:  # names come from the input: a bounded cache
+            _NAME_VIEWS[name] = views
+    return views
+
+
 def view_tool_call(name: str | None, tool_input: Any, text: str = "") -> ToolView:
     """The readable form of one tool call."""
-    name = name if isinstance(name, str) else ""
-    if isinstance(tool_input, dict):
-        view = _shell_view(name, tool_input) or _edit_view(tool_input) or _read_view(name, tool_input) or _prose_view(name, tool_input)
+    name = name if name.__class__ is str or isinstance(name, str) else ""
+    if tool_input.__class__ is dict or isinstance(tool_input, dict):
+        shell, read = _name_views(name)
+        view = (shell and _shell_view(name, tool_input)) or _edit_view(tool_input) or (read and _read_view(name, tool_input)) or _prose_view(name, tool_input)
         if view:
             return view
     patch = _patch_text(tool_input)

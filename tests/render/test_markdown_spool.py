@@ -38,8 +38,10 @@ def _expected() -> bytes:
 
 @pytest.fixture
 def small_spool(monkeypatch):
-    """A spool that goes to disk after its first kilobyte."""
+    """A spool that goes to disk after its first kilobyte, and a body written
+    in chunks of 4 KB (the document is written as it comes, not at the end)."""
     monkeypatch.setattr(md_exporter, "SPOOL_MEMORY", 1024)
+    monkeypatch.setattr(md_exporter, "BODY_CHUNK", 4096)
 
 
 def test_in_memory_output_gets_the_whole_document(small_spool) -> None:
@@ -69,3 +71,94 @@ def test_pipe_output_gets_the_whole_document(small_spool) -> None:
 
 
 _expected_default = _expected()
+
+
+# -- the body written straight to the output ------------------------------
+#
+# One session without front matter has nothing in front of its body: it
+# goes straight to a plain file open to read and write (what ``-o PATH``
+# writes through) or to the null device, and a second session moves what
+# was written into the spool.  Each way gives the spooled bytes.
+
+
+def _one_session():
+    yield session_event("claude-code", sessionId="only", title="One · session")
+    for i in range(400):
+        yield message_event("user", f"prompt {i} · é\n" + "line\n" * (i % 40))
+        yield message_event("tool", "out\n" * (i % 50), toolCallId=f"c{i}", meta={"kind": "tool_result"})
+    yield end_event()
+
+
+def _spooled(events) -> bytes:
+    out = io.BytesIO()  # an in-memory stream is always spooled
+    md_exporter.write(events, out, WriteContext())
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("events", [_one_session, _events], ids=["one-session", "three-sessions"])
+@pytest.mark.parametrize("before", [b"", b"already here\n"], ids=["empty", "after-text"])
+def test_read_write_file_output_gets_the_spooled_document(small_spool, tmp_path, events, before) -> None:
+    path = tmp_path / "out.md"
+    path.write_bytes(before)
+    with open(path, "r+b") as out:
+        out.seek(0, os.SEEK_END)
+        assert md_exporter._direct_target(out) == len(before)
+        md_exporter.write(events(), out, WriteContext())
+    assert path.read_bytes() == before + _spooled(events())
+
+
+def _broken_in_the_first_session():
+    yield from list(_one_session())[:-1]
+    raise RuntimeError("the stream broke")
+
+
+def _broken_in_the_second_session():
+    yield from _one_session()
+    yield session_event("claude-code", sessionId="second")
+    raise RuntimeError("the stream broke")
+
+
+@pytest.mark.parametrize("events", [_broken_in_the_first_session, _broken_in_the_second_session])
+def test_a_failure_takes_back_what_was_written_of_the_body(small_spool, tmp_path, events) -> None:
+    path = tmp_path / "out.md"
+    path.write_bytes(b"kept\n")
+    with open(path, "r+b") as out:
+        out.seek(0, os.SEEK_END)
+        written = []
+        real_write = out.write
+        out.write = lambda data: written.append(len(data)) or real_write(data)  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError):
+            md_exporter.write(events(), out, WriteContext())
+        assert sum(written) > 20_000  # the body had been written to the file
+    assert path.read_bytes() == b"kept\n"
+
+
+def test_a_file_holding_more_after_the_document_is_spooled(small_spool, tmp_path) -> None:
+    path = tmp_path / "out.md"
+    path.write_bytes(b"x" * 100_000)
+    with open(path, "r+b") as out:
+        assert md_exporter._direct_target(out) is None  # an error must not cut what follows
+        with pytest.raises(RuntimeError):
+            md_exporter.write(_broken_in_the_first_session(), out, WriteContext())
+    assert path.read_bytes() == b"x" * 100_000
+
+
+def test_the_null_device_takes_the_document(small_spool) -> None:
+    with open(os.devnull, "wb") as out:
+        assert md_exporter._direct_target(out) == -1
+        md_exporter.write(_events(), out, WriteContext())
+
+
+def test_cli_output_path_gets_the_spooled_document(tmp_path) -> None:
+    from conftest import run_cli
+
+    source = tmp_path / "in.jsonl"
+    import orjson
+
+    source.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in _events()))
+    for name, args in (("several.md", []), ("first.md", ["--session", "s0"])):
+        target = tmp_path / name
+        result = run_cli("convert", str(source), "--to", "markdown", "-o", str(target), *args)
+        assert result.returncode == 0, result.stderr
+        spooled = run_cli("convert", str(source), "--to", "markdown", *args)
+        assert target.read_bytes() == spooled.stdout
