@@ -267,18 +267,26 @@ class _Split:
         self.ctx = ctx
         bounds = sorted(set(starts) | set(windows) | {size})
         segments = list(zip(bounds, bounds[1:]))
-        pool = batch._pool(min(self.workers, len(starts)))
-        try:
-            import tempfile  # only a run that splits needs it
+        import shutil
+        import tempfile  # only a run that splits needs them
 
-            with tempfile.TemporaryDirectory(prefix="sessionport-split-") as scratch:
+        scratch = tempfile.mkdtemp(prefix="sessionport-split-")
+        try:
+            pool = batch._pool(min(self.workers, len(starts)))
+            try:
                 return self._pieces(pool, scratch, starts, windows, segments, size)
-        except BaseException as exc:
-            batch._end_workers(pool)
-            batch._await_signal(exc)
-            raise
+            except BaseException as exc:
+                batch._end_workers(pool)
+                batch._await_signal(exc)
+                raise
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # Only once no worker is left: one reading ahead when a piece
+            # failed would otherwise start its piece's file while the folder
+            # is being removed, leaving the file behind and the removal's
+            # error ("Directory not empty") in place of the piece's own.
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def _pieces(self, pool, scratch: str, starts: list[int], windows: list[int], segments: list, size: int) -> bool:
         splitter, inp, reading = self.splitter, self.inp, self.reading

@@ -1,0 +1,90 @@
+"""A second attack on the command line, as real processes where it can be:
+the pieces of one big rollout read by workers (a failing piece, a signal),
+click's own usage errors quoting what was typed, and the other paths of the
+run named in its messages."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+from sessionport.pipeline import chunks
+
+ROLLOUT = FIXTURES / "codex" / "rollout-envelope.jsonl"
+CLAUDE = FIXTURES / "claude-code" / "session.jsonl"
+ESCAPES = "\x1b]0;PWNED\x07\x1b[2J\u202e"
+
+
+def _bad_rollout(tmp_path, at: int = 3):
+    lines = ROLLOUT.read_bytes().splitlines(keepends=True)
+    bad = tmp_path / "rollout-bad.jsonl"
+    bad.write_bytes(b"".join(lines[:at]) + b"{not json\n" + b"".join(lines[at:]))
+    return bad
+
+
+# -- pieces (--jobs on one big rollout) ---------------------------------------
+
+def test_a_failing_piece_ends_the_workers_before_their_folder_goes(tmp_path, monkeypatch):
+    """A piece's error leaves workers reading ahead: they end while their
+    temporary folder is still there, and then it goes (a worker starting a
+    piece while the folder was being removed left its file behind and put
+    the removal's "Directory not empty" in place of the piece's error)."""
+    import tempfile
+
+    from sessionport.errors import DataError
+    from sessionport.pipeline import batch
+    from sessionport.pipeline.run import Reading, Sink, run
+
+    bad = _bad_rollout(tmp_path)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv(chunks.MIN_SIZE_ENV, "1")
+    monkeypatch.setenv(chunks.CHUNK_SIZE_ENV, "1")
+    monkeypatch.setenv(chunks.WARM_UP_ENV, "0")
+    seen = []
+    real = batch._end_workers
+
+    def ending(pool):
+        seen.append(os.listdir(scratch))
+        real(pool)
+
+    monkeypatch.setattr(batch, "_end_workers", ending)
+    with pytest.raises(DataError):
+        run([str(bad)], reading=Reading(strict=True), sink=Sink("markdown", str(tmp_path / "out.md")), jobs=2)
+    assert len(seen) == 1 and len(seen[0]) == 1 and seen[0][0].startswith("sessionport-split-"), seen
+    assert os.listdir(scratch) == [] and not (tmp_path / "out.md").exists()
+
+
+@pytest.mark.parametrize("to", ["portable-jsonl", "markdown"])
+def test_a_failing_piece_gives_its_own_error_and_leaves_no_temporary_file(to, tmp_path):
+    bad = _bad_rollout(tmp_path, at=5)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {"TMPDIR": str(scratch), chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "1", chunks.WARM_UP_ENV: "0"}
+    for _ in range(3):
+        result = run_cli("convert", bad, "--to", to, "--jobs", "4", "-o", tmp_path / "out", env=env)
+        assert result.returncode == 1, result.stderr
+        (line,) = result.stderr.decode().splitlines()
+        assert "line 6: expected a JSON object" in line and "--skip-bad" in line
+        assert os.listdir(scratch) == [] and not (tmp_path / "out").exists()
+
+
+# -- click's own usage errors --------------------------------------------------
+
+@pytest.mark.parametrize(
+    "args",
+    [["ls", ESCAPES], [f"--x{ESCAPES}"], ["convert", f"--x{ESCAPES}"], ["chain", "-i", str(CLAUDE), "redact", f"--x{ESCAPES}"],
+     ["inspect", str(CLAUDE), "--usage", ESCAPES, "extra"]],
+    ids=["extra-argument", "group-option", "command-option", "chain-option", "inspect-extra"],
+)
+def test_a_usage_error_shows_what_was_typed_as_visible_escapes(args, tmp_path):
+    """``sessionport ls *`` in a folder holding a file named with terminal
+    codes: click's message quoted the name raw (window title, clear screen)."""
+    result = run_cli(*args)
+    assert result.returncode == 2, result.stderr
+    assert b"\x1b" not in result.stderr and "\u202e".encode() not in result.stderr, result.stderr
+    assert b"\\x1b]0;PWNED\\x07" in result.stderr
