@@ -88,3 +88,35 @@ def test_a_usage_error_shows_what_was_typed_as_visible_escapes(args, tmp_path):
     assert result.returncode == 2, result.stderr
     assert b"\x1b" not in result.stderr and "\u202e".encode() not in result.stderr, result.stderr
     assert b"\\x1b]0;PWNED\\x07" in result.stderr
+
+
+# -- split ---------------------------------------------------------------------
+
+def test_split_names_many_sessions_of_one_title_in_linear_time():
+    """The next free ``-N`` was searched from 1 for every session: 32,000
+    sessions of one title and id (a 3 MB stream) took over two minutes in
+    names alone."""
+    import time
+
+    from sessionport.pipeline.split import session_file_name
+
+    taken, tried = set(), {}
+    started = time.perf_counter()
+    names = [session_file_name({"title": "t", "sessionId": "same"}, ".jsonl", taken, n, tried) for n in range(30_000)]
+    assert time.perf_counter() - started < 5
+    assert names[:3] == ["t-same.jsonl", "t-same-2.jsonl", "t-same-3.jsonl"] and names[-1] == "t-same-30000.jsonl"
+    assert len(set(names)) == 30_000
+    # a title that is another's stem with a number still gets a name of its own
+    assert session_file_name({"title": "t same 5"}, ".jsonl", taken, 1, tried) == "t-same-5-2.jsonl"
+
+
+def test_split_of_many_sessions_of_one_title_writes_each(tmp_path):
+    stream = tmp_path / "many.jsonl"
+    with open(stream, "w") as f:
+        for _ in range(1500):
+            f.write('{"type":"session","schema":"sessionport/v1","source":"claude-code","sessionId":"same","title":"t"}\n'
+                    '{"type":"message","role":"user","text":"hi"}\n')
+    result = run_cli("split", stream, "--to", "portable-jsonl", "-o", tmp_path / "out", "-q")
+    assert result.returncode == 0, result.stderr
+    names = os.listdir(tmp_path / "out")
+    assert len(names) == 1500 and "t-same-1500.jsonl" in names
