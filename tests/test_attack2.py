@@ -120,3 +120,40 @@ def test_split_of_many_sessions_of_one_title_writes_each(tmp_path):
     assert result.returncode == 0, result.stderr
     names = os.listdir(tmp_path / "out")
     assert len(names) == 1500 and "t-same-1500.jsonl" in names
+
+
+# -- many calls waiting for their results ---------------------------------------
+
+def _waiting_calls(path, n: int) -> None:
+    """``n`` calls answered in reverse order, then ``n`` calls of one tool
+    answered by results without an id naming another tool."""
+    import json
+
+    with open(path, "w") as f:
+        f.write('{"type":"session","schema":"sessionport/v1","source":"claude-code","sessionId":"s1","title":"t","createdAt":"2025-01-01T00:00:00Z"}\n')
+        for i in range(n):
+            f.write(json.dumps({"type": "message", "role": "tool", "text": "x", "toolName": "Bash", "toolCallId": f"c{i}", "toolInput": {"command": "ls"}, "meta": {"kind": "tool_use"}}) + "\n")
+        for i in reversed(range(n)):
+            f.write(json.dumps({"type": "message", "role": "tool", "text": "r", "toolCallId": f"c{i}", "meta": {"kind": "tool_result"}}) + "\n")
+        f.write('{"type":"message","role":"user","text":"next"}\n')
+        for i in range(n):
+            f.write(json.dumps({"type": "message", "role": "tool", "text": "x", "toolName": "Y", "toolCallId": f"y{i}", "toolInput": {}, "meta": {"kind": "tool_use"}}) + "\n")
+        for i in range(n):
+            f.write(json.dumps({"type": "message", "role": "tool", "text": "r", "toolName": "X", "meta": {"kind": "tool_result"}}) + "\n")
+
+
+@pytest.mark.parametrize("to", ["gemini", "gemini-cli", "openai-chat", "anthropic-messages", "openai-responses"])
+def test_many_calls_waiting_for_results_are_written_in_linear_time(to, tmp_path):
+    """Each result searched a list of the calls still waiting (and each call
+    the calls of its turn): 30,000 such calls (6 MB) took 30 s to several
+    minutes to write; now a few seconds."""
+    import time
+
+    source = tmp_path / "calls.jsonl"
+    _waiting_calls(source, 30_000)
+    started = time.monotonic()
+    result = run_cli("convert", source, "--to", to, "-o", tmp_path / "out", "-q")
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 20, "quadratic in the calls waiting"
+    written = (tmp_path / "out").read_bytes()
+    assert written.count(b'"c29999"') >= 2 and b'"y29999"' in written, "the last call is written with its result"
