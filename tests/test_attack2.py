@@ -157,3 +157,22 @@ def test_many_calls_waiting_for_results_are_written_in_linear_time(to, tmp_path)
     assert time.monotonic() - started < 20, "quadratic in the calls waiting"
     written = (tmp_path / "out").read_bytes()
     assert written.count(b'"c29999"') >= 2 and b'"y29999"' in written, "the last call is written with its result"
+
+
+# -- file:// patterns -------------------------------------------------------------
+
+def test_a_file_url_pattern_names_its_files_and_the_report_never_replaces_one(tmp_path):
+    """``file:///dir/*.jsonl`` matched nothing (the prefix was globbed as a
+    folder name), so the --json-report check saw no input, and the report of
+    that failure replaced the very file the pattern names."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(CLAUDE, folder / "a.jsonl")
+    before = (folder / "a.jsonl").read_bytes()
+    pattern = f"file://{folder}/*.jsonl"
+    refused = run_cli("convert", pattern, "--to", "markdown", "-o", f"{tmp_path}/out/", "--json-report", folder / "a.jsonl")
+    assert refused.returncode == 2 and b"refusing to write the report onto an input" in refused.stderr, refused.stderr
+    assert (folder / "a.jsonl").read_bytes() == before
+    converted = run_cli("convert", pattern, "--to", "markdown", "-o", f"{tmp_path}/out/", "-q")
+    assert converted.returncode == 0, converted.stderr
+    assert os.listdir(tmp_path / "out") == ["a.md"]

@@ -198,10 +198,13 @@ def _pattern_base(pattern: str) -> str:
 def _local_pattern(spec: str) -> list[Source]:
     import glob as local_glob  # only a pattern input needs it
 
-    paths = sorted(p for p in local_glob.glob(spec, recursive=True) if os.path.isfile(p))
+    # ``file://`` + pattern is the same pattern: matched as given it named
+    # nothing, and a --json-report beside it replaced a file it names.
+    pattern = spec[len("file://") :] if spec.startswith("file://") else spec
+    paths = sorted(p for p in local_glob.glob(pattern, recursive=True) if os.path.isfile(p))
     if not paths:
         raise UsageError(f"{spec}: no files match this pattern")
-    base = _pattern_base(spec)
+    base = _pattern_base(pattern)
     return [Source(p, os.path.relpath(p, base) if base else p) for p in paths]
 
 
