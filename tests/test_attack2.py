@@ -176,3 +176,27 @@ def test_a_file_url_pattern_names_its_files_and_the_report_never_replaces_one(tm
     converted = run_cli("convert", pattern, "--to", "markdown", "-o", f"{tmp_path}/out/", "-q")
     assert converted.returncode == 0, converted.stderr
     assert os.listdir(tmp_path / "out") == ["a.md"]
+
+
+def test_split_force_never_writes_through_a_link_to_outside_its_folder(tmp_path):
+    """A link planted in the output folder under a session's (predictable)
+    file name: --force wrote the session over the link's target, outside
+    the folder."""
+    probe = run_cli("split", CLAUDE, "--to", "markdown", "-o", tmp_path / "probe", "-q")
+    assert probe.returncode == 0, probe.stderr
+    (name,) = os.listdir(tmp_path / "probe")
+    victim = tmp_path / "victim.md"
+    victim.write_text("keep me")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    os.symlink(victim, folder / name)
+    result = run_cli("split", CLAUDE, "--to", "markdown", "-o", folder, "--force")
+    assert result.returncode == 2 and b"resolves outside" in result.stderr, result.stderr
+    assert victim.read_text() == "keep me" and os.path.islink(folder / name)
+    # a link to a file inside the folder is written through, as -o writes a link's target
+    (folder / name).unlink()
+    (folder / "kept.md").write_text("old")
+    os.symlink("kept.md", folder / name)
+    inside = run_cli("split", CLAUDE, "--to", "markdown", "-o", folder, "--force", "-q")
+    assert inside.returncode == 0, inside.stderr
+    assert (folder / "kept.md").read_bytes() == (tmp_path / "probe" / name).read_bytes()

@@ -212,6 +212,10 @@ def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult
         overwritten = guard.input_at(path)
         if overwritten is not None:
             raise UsageError(f"{path}: refusing to write the output onto the input {overwritten}; choose another -o directory")
+        if os.path.islink(path) and not _inside(os.path.realpath(path), directory):
+            # --force over a link planted in the folder would write its
+            # target, wherever that is (a batch refuses the same).
+            raise UsageError(f"{path}: resolves outside {directory} (through a link); refusing to write it")
         body = stream.body()
         os.makedirs(directory, exist_ok=True)
         with open_output(path) as out:
@@ -222,6 +226,11 @@ def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult
         result.losses[path] = dict(written.losses)
         if on_file is not None:
             on_file(path, session)
+
+
+def _inside(real: str, directory: str) -> bool:
+    folder = os.path.realpath(directory)
+    return os.path.dirname(real) == folder or real.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _chain(first: dict, rest: Iterator[dict]) -> Iterator[dict]:
