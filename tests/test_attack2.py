@@ -200,3 +200,12 @@ def test_split_force_never_writes_through_a_link_to_outside_its_folder(tmp_path)
     inside = run_cli("split", CLAUDE, "--to", "markdown", "-o", folder, "--force", "-q")
     assert inside.returncode == 0, inside.stderr
     assert (folder / "kept.md").read_bytes() == (tmp_path / "probe" / name).read_bytes()
+
+
+def test_import_session_shows_the_path_it_wrote_with_terminal_codes_escaped(tmp_path):
+    target = tmp_path / f"trace{ESCAPES}.json"
+    result = run_cli("import-session", FIXTURES / "session-json" / "agent-session.json", "-o", target)
+    assert result.returncode == 0, result.stderr
+    assert target.is_file()
+    assert b"\x1b" not in result.stdout and b"\x07" not in result.stdout and "\u202e".encode() not in result.stdout
+    assert b"AgentScope trace written to " in result.stdout and b"\\x1b]0;PWNED\\x07" in result.stdout

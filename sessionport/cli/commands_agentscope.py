@@ -40,7 +40,10 @@ def import_session_command(source, output, skip_bad, agent, branch, json_report)
     if written != "-":
         # As AgentScope prints it: scripts read the path from stdout (stderr
         # when the report is on stdout).
-        click.echo(f"AgentScope trace written to {os.path.abspath(written)}", err=json_report == "-")
+        # (a name holding terminal codes is shown with them as visible escapes)
+        from sessionport.sanitise import terminal
+
+        click.echo(terminal(f"AgentScope trace written to {os.path.abspath(written)}"), err=json_report == "-")
 
 
 def _reported_import(source, output, skip_bad, options, json_report) -> str:
