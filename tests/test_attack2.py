@@ -209,3 +209,22 @@ def test_import_session_shows_the_path_it_wrote_with_terminal_codes_escaped(tmp_
     assert target.is_file()
     assert b"\x1b" not in result.stdout and b"\x07" not in result.stdout and "\u202e".encode() not in result.stdout
     assert b"AgentScope trace written to " in result.stdout and b"\\x1b]0;PWNED\\x07" in result.stdout
+
+
+# -- invalid UTF-8 and a lone surrogate in one line ------------------------------
+
+@pytest.mark.parametrize("fixture", ["claude-code/session.jsonl", "codex/rollout-envelope.jsonl", "portable-jsonl/session.jsonl"])
+def test_a_bad_byte_and_a_cut_emoji_in_one_line_cost_their_characters_not_the_record(fixture, tmp_path):
+    """Each alone was replaced with U+FFFD; both in one line made the record
+    unreadable (exit 1, the record lost)."""
+    lines = (FIXTURES / fixture).read_bytes().split(b"\n")
+    at = next(n for n, line in enumerate(lines) if b'"text":"' in line)
+    lines[at] = lines[at].replace(b'"text":"', b'"text":"\xff\\ud83d', 1)
+    damaged = tmp_path / os.path.basename(fixture)
+    damaged.write_bytes(b"\n".join(lines))
+    clean = run_cli("convert", FIXTURES / fixture, "--to", "portable-jsonl")
+    result = run_cli("convert", damaged, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    assert b"invalid UTF-8 replaced" in result.stderr and b"lone UTF-16 surrogate" in result.stderr
+    assert result.stdout.count(b"\n") == clean.stdout.count(b"\n"), "every event is kept"
+    assert "\ufffd\ufffd".encode() in result.stdout
