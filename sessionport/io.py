@@ -483,6 +483,30 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def stdin_file() -> tuple[int, int] | None:
+    """(device, inode) of the file stdin reads when it is a plain file
+    (``< session.jsonl``), else None: ``-o session.jsonl`` is then an input
+    too, though no path names it."""
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else 0
+        st = os.fstat(fd)
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def is_stdin_file(path: str) -> bool:
+    """Whether ``path`` is the plain file stdin reads."""
+    identity = stdin_file()
+    if identity is None:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == identity
+
+
 def stdout_stream() -> BinaryIO:
     try:
         fd = sys.stdout.fileno()
@@ -523,7 +547,7 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         return
 
     for spec in inputs:
-        if spec and not is_stdin(spec) and _same_file(path, spec):
+        if _same_file(path, spec) if not is_stdin(spec) else is_stdin_file(path):
             raise UsageError(
                 f"{path}: refusing to write the output onto the input; choose another -o path"
             )

@@ -228,3 +228,37 @@ def test_a_bad_byte_and_a_cut_emoji_in_one_line_cost_their_characters_not_the_re
     assert b"invalid UTF-8 replaced" in result.stderr and b"lone UTF-16 surrogate" in result.stderr
     assert result.stdout.count(b"\n") == clean.stdout.count(b"\n"), "every event is kept"
     assert "\ufffd\ufffd".encode() in result.stdout
+
+
+# -- stdin redirected from the file -o names -----------------------------------------
+
+@pytest.mark.parametrize(
+    "args",
+    [["convert", "-", "--to", "claude-code", "-o", "OUT"], ["convert", "--to", "markdown", "-o", "OUT"], ["redact", "-o", "OUT"],
+     ["chain", "redact", "to", "claude-code", "-o", "OUT"], ["to", "markdown", "-o", "OUT"], ["import-session", "-", "-o", "OUT"],
+     ["convert", "-", "--to", "markdown", "-o", "x.md", "--json-report", "OUT"]],
+    ids=["convert", "convert-default-stdin", "redact", "chain", "to", "import-session", "json-report"],
+)
+def test_an_output_onto_the_file_stdin_reads_is_refused(args, tmp_path):
+    """``sessionport convert - -o s.jsonl < s.jsonl`` replaced the session
+    with its conversion (a Markdown page, say), exit 0: the file stdin reads
+    is an input too, though no argument names it."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    session = tmp_path / "s.jsonl"
+    shutil.copy(CLAUDE if args[0] != "import-session" else FIXTURES / "session-json" / "agent-session.jsonl", session)
+    before = session.read_bytes()
+    command = [str(session) if a == "OUT" else str(tmp_path / a) if a == "x.md" else a for a in args]
+    with open(session, "rb") as stdin:
+        result = subprocess.run([sys.executable, "-m", "sessionport", *command], stdin=stdin, capture_output=True, cwd=ROOT, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert b"refusing to write the" in result.stderr and b"onto" in result.stderr
+    assert session.read_bytes() == before
+    # through a pipe, or into another file, it is written as before
+    with open(session, "rb") as stdin:
+        other = subprocess.run([sys.executable, "-m", "sessionport", *[str(tmp_path / "t.out") if a == str(session) else a for a in command]],
+                               stdin=stdin, capture_output=True, cwd=ROOT, timeout=120)
+    assert other.returncode == 0, other.stderr
