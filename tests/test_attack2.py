@@ -15,6 +15,7 @@ from sessionport.pipeline import chunks
 
 ROLLOUT = FIXTURES / "codex" / "rollout-envelope.jsonl"
 CLAUDE = FIXTURES / "claude-code" / "session.jsonl"
+PORTABLE_SESSION = FIXTURES / "portable-jsonl" / "session.jsonl"
 ESCAPES = "\x1b]0;PWNED\x07\x1b[2J\u202e"
 
 
@@ -262,3 +263,46 @@ def test_an_output_onto_the_file_stdin_reads_is_refused(args, tmp_path):
         other = subprocess.run([sys.executable, "-m", "sessionport", *[str(tmp_path / "t.out") if a == str(session) else a for a in command]],
                                stdin=stdin, capture_output=True, cwd=ROOT, timeout=120)
     assert other.returncode == 0, other.stderr
+
+
+# -- the scratch files of a combined batch -------------------------------------------
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs a pipe to stall the writer")
+def test_a_stalled_combined_batch_holds_a_few_inputs_in_scratch_files_not_all(tmp_path):
+    """The workers of a batch into one stream converted every input ahead
+    of the writer: with the output stalled (a slow pipe, a slow disk), the
+    scratch folder grew to a copy of the whole batch (on a tmpfs, in
+    memory)."""
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    session = PORTABLE_SESSION.read_text()
+    lines = session.splitlines(keepends=True)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for n in range(60):
+        body = "".join(line.replace("5f0c1e2a-0000-4000-8000-000000000001", f"5f0c1e2a-0000-4000-8000-{n:06d}{k:06d}") for k in range(30) for line in lines)
+        (folder / f"s{n:02d}.jsonl").write_text(body)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
+    env.pop("SESSIONPORT_DEBUG", None)
+    proc = subprocess.Popen([sys.executable, "-m", "sessionport", "convert", str(folder), "--to", "html", "--jobs", "2", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    try:
+        most = 0
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline:  # nobody reads stdout: the writer stalls once the pipe is full
+            held = [name for folder_name in os.listdir(scratch) if folder_name.startswith("sessionport-batch-")
+                    for name in os.listdir(scratch / folder_name)] if scratch.exists() else []
+            most = max(most, len(held))
+            time.sleep(0.2)
+    finally:
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert out.count(b'<section class="session"') == 60 * 30
+    assert 0 < most <= 2 * 2 + 2, f"{most} inputs' events waited in scratch files"
+    assert os.listdir(scratch) == []
