@@ -306,3 +306,42 @@ def test_a_stalled_combined_batch_holds_a_few_inputs_in_scratch_files_not_all(tm
     assert out.count(b'<section class="session"') == 60 * 30
     assert 0 < most <= 2 * 2 + 2, f"{most} inputs' events waited in scratch files"
     assert os.listdir(scratch) == []
+
+
+def test_pieces_copied_to_the_output_hold_a_bounded_part_of_the_input_in_scratch(tmp_path, monkeypatch):
+    """Copied pieces were a quarter of the input per worker each, and twice
+    as many as the workers read ahead: a 100 GB rollout on two cores kept
+    about 60 GB in $TMPDIR (a tmpfs: memory).  Pieces are now at most
+    MAX_COPIED_CHUNK, and those read ahead hold about AHEAD_BUDGET."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from conftest import ROOT
+    from sessionport.pipeline.run import Reading, Sink, run
+
+    rollout = tmp_path / "rollout-generated.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "generate.py"), "codex", "3MB", str(rollout)], check=True)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv(chunks.MIN_SIZE_ENV, "1")
+    monkeypatch.delenv(chunks.CHUNK_SIZE_ENV, raising=False)
+    monkeypatch.setattr(chunks, "MIN_CHUNK", 1)
+    monkeypatch.setattr(chunks, "MAX_COPIED_CHUNK", 64 << 10)
+    monkeypatch.setattr(chunks, "AHEAD_BUDGET", 128 << 10)
+    held, copied = [], []
+    real = chunks._copy
+
+    def copy(path, out):
+        held.append(sum(len(os.listdir(scratch / d)) for d in os.listdir(scratch)))
+        copied.append(os.path.getsize(path))
+        real(path, out)
+
+    monkeypatch.setattr(chunks, "_copy", copy)
+    run([str(rollout)], reading=Reading(quiet=True), sink=Sink("portable-jsonl", str(tmp_path / "out.jsonl")), jobs=2)
+    one = run_cli("convert", rollout, "--to", "portable-jsonl", "--jobs", "1")
+    assert (tmp_path / "out.jsonl").read_bytes() == one.stdout
+    assert len(copied) >= 40, "pieces of at most 64 KiB"
+    assert max(held) <= 2 + 1, f"at most two pieces ahead of the one copied: {max(held)}"
+    assert os.listdir(scratch) == []
