@@ -345,3 +345,29 @@ def test_pieces_copied_to_the_output_hold_a_bounded_part_of_the_input_in_scratch
     assert len(copied) >= 40, "pieces of at most 64 KiB"
     assert max(held) <= 2 + 1, f"at most two pieces ahead of the one copied: {max(held)}"
     assert os.listdir(scratch) == []
+
+
+# -- ls reads the beginning of each file ---------------------------------------------
+
+def test_ls_reads_only_the_beginning_of_a_file_without_a_prompt(tmp_path, monkeypatch):
+    """A Claude Code file of records that yield no event (snapshots) was
+    read to its end by `ls` (and by every @ID look-up): 50 MB in 1.6 s, so a
+    few big ones took minutes.  It now reads HEAD_BYTES of each file."""
+    import json
+
+    from sessionport.pipeline import discover
+
+    folder = tmp_path / "home" / ".claude" / "projects" / "p"
+    folder.mkdir(parents=True)
+    lines = CLAUDE.read_bytes().splitlines(keepends=True)
+    snapshot = json.dumps({"type": "file-history-snapshot", "messageId": "m", "snapshot": {"messageId": "m", "trackedFileBackups": {}, "timestamp": "2025-01-01T00:00:00Z"}, "isSnapshotUpdate": False}).encode() + b"\n"
+    (folder / "late.jsonl").write_bytes(snapshot * 2000 + b"".join(lines))
+    (folder / "early.jsonl").write_bytes(b"".join(lines) + snapshot * 2000)
+    monkeypatch.setattr(discover, "HEAD_BYTES", len(snapshot) * 1000)
+    found = {os.path.basename(f.path): f for f in discover.discover(home=str(tmp_path / "home"))}
+    assert found["early.jsonl"].prompt and found["early.jsonl"].sessionId
+    assert found["late.jsonl"].prompt is None, "past the head: not read"
+    assert found["late.jsonl"].size == (folder / "late.jsonl").stat().st_size
+    listed = run_cli("ls", "--json", env={"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": ""})
+    assert listed.returncode == 0, listed.stderr
+    assert {os.path.basename(entry["path"]) for entry in json.loads(listed.stdout)} == {"early.jsonl", "late.jsonl"}
