@@ -371,3 +371,23 @@ def test_ls_reads_only_the_beginning_of_a_file_without_a_prompt(tmp_path, monkey
     listed = run_cli("ls", "--json", env={"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": ""})
     assert listed.returncode == 0, listed.stderr
     assert {os.path.basename(entry["path"]) for entry in json.loads(listed.stdout)} == {"early.jsonl", "late.jsonl"}
+
+
+def test_a_folder_of_many_agent_files_is_walked_in_linear_time(tmp_path):
+    """Each agent-*.jsonl file listed its whole folder again to learn whether
+    a session file is beside it: 6,000 of them took 40 s to walk."""
+    import time
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    for n in range(6000):
+        (folder / f"agent-{n:05d}.jsonl").touch()
+    started = time.monotonic()
+    result = run_cli("inspect", folder, "-q")
+    assert time.monotonic() - started < 30, "quadratic in the folder's files"
+    assert result.returncode == 0, result.stderr
+    # beside a session file they are the session's, left out of the walk
+    shutil.copy(CLAUDE, folder / "session.jsonl")
+    from sessionport.pipeline.inputs import walk
+
+    assert [s.relative for s in walk(str(folder))] == ["session.jsonl"]

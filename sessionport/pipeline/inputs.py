@@ -135,16 +135,22 @@ def _is_url_pattern(spec: str) -> bool:
     return not first.lower().startswith(("http://", "https://")) and _is_pattern(first)
 
 
-def _companion(path: str) -> bool:
+def _companion(path: str, has_session_sibling: bool | None = None) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
     are included by their parent session) or holding no session (the
     sidecar files of an unpacked ChatGPT export, the other files of a Claude
     Code session's folder, a Gemini CLI prompt log, the other JSON files of a
-    Cline task), so a directory walk skips them."""
+    Cline task), so a directory walk skips them.  ``has_session_sibling``:
+    whether the file's folder holds a session file, when the caller knows
+    (a walk lists each folder once; asking per file made a folder of
+    6,000 agent files take 40 s)."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
     agent_file = name.startswith("agent-") and name.endswith((".jsonl", ".meta.json"))
-    if agent_file and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path)):
+    if agent_file and (
+        len(parts) >= 2 and parts[-2] == "subagents"
+        or (has_session_sibling if has_session_sibling is not None else _has_session_sibling(path))
+    ):
         return True
     from sessionport.formats.claude_code.subagents import in_session_folder
 
@@ -163,23 +169,30 @@ def _companion(path: str) -> bool:
 
 
 def _has_session_sibling(path: str) -> bool:
-    folder = os.path.dirname(path)
     try:
-        return any(n.endswith(".jsonl") and not n.startswith("agent-") for n in os.listdir(folder))
+        return _holds_session_file(os.listdir(os.path.dirname(path)))
     except OSError:
         return False
+
+
+def _holds_session_file(names: Sequence[str]) -> bool:
+    return any(n.endswith(".jsonl") and not n.startswith("agent-") for n in names)
 
 
 def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
     """The session files under ``directory``, sorted, hidden ones left out."""
     found = []
     for root, dirs, files in os.walk(directory):
+        listed = [*files, *dirs]  # what os.listdir gives, before hidden folders are left out
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        sibling = None  # whether this folder holds a session file, looked at once
         for name in sorted(files):
             if name.startswith(".") or not any(fnmatch.fnmatch(name, g) for g in globs):
                 continue
             path = os.path.join(root, name)
-            if _companion(path):
+            if sibling is None and name.startswith("agent-"):
+                sibling = _holds_session_file(listed)
+            if _companion(path, sibling):
                 continue
             if os.path.exists(path) and not os.path.isfile(path):
                 continue  # a named pipe (opening it would wait for a writer) or a device
