@@ -135,7 +135,7 @@ def _is_url_pattern(spec: str) -> bool:
     return not first.lower().startswith(("http://", "https://")) and _is_pattern(first)
 
 
-def _companion(path: str, has_session_sibling: bool | None = None) -> bool:
+def _companion(path: str, has_session_sibling: bool | None = None, in_export: bool | None = None) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
     are included by their parent session) or holding no session (the
     sidecar files of an unpacked ChatGPT export, the other files of a Claude
@@ -143,7 +143,8 @@ def _companion(path: str, has_session_sibling: bool | None = None) -> bool:
     Cline task), so a directory walk skips them.  ``has_session_sibling``:
     whether the file's folder holds a session file, when the caller knows
     (a walk lists each folder once; asking per file made a folder of
-    6,000 agent files take 40 s)."""
+    6,000 agent files take 40 s); ``in_export`` the same for a ChatGPT
+    export's folder."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
     agent_file = name.startswith("agent-") and name.endswith((".jsonl", ".meta.json"))
@@ -164,7 +165,7 @@ def _companion(path: str, has_session_sibling: bool | None = None) -> bool:
         # user.json, export_manifest.json... of a ChatGPT export; a Gemini
         # CLI project's prompt log beside its chats; ui_messages.json... of
         # a Cline task
-        return is_export_sidecar(path) or is_prompt_log(path) or is_task_sidecar(path)
+        return is_export_sidecar(path, in_export) or is_prompt_log(path) or is_task_sidecar(path)
     return False
 
 
@@ -185,14 +186,18 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
     for root, dirs, files in os.walk(directory):
         listed = [*files, *dirs]  # what os.listdir gives, before hidden folders are left out
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        sibling = None  # whether this folder holds a session file, looked at once
+        sibling = export = None  # whether this folder holds a session file, is a ChatGPT export's: looked at once
         for name in sorted(files):
             if name.startswith(".") or not any(fnmatch.fnmatch(name, g) for g in globs):
                 continue
             path = os.path.join(root, name)
             if sibling is None and name.startswith("agent-"):
                 sibling = _holds_session_file(listed)
-            if _companion(path, sibling):
+            if export is None and name.endswith(".json"):
+                from sessionport.formats.chatgpt.export_folder import is_export_folder
+
+                export = is_export_folder(listed)
+            if _companion(path, sibling, export):
                 continue
             if os.path.exists(path) and not os.path.isfile(path):
                 continue  # a named pipe (opening it would wait for a writer) or a device
