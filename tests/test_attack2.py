@@ -412,3 +412,45 @@ def test_a_folder_of_many_json_files_is_walked_in_linear_time(tmp_path):
     for name in ("conversations-000.json", "conversations-001.json", "user.json", "export_manifest.json", "notes.json"):
         (export / name).write_text("[]")
     assert [s.relative for s in walk(str(export))] == ["conversations-000.json", "conversations-001.json"]
+
+
+# -- one image named by many messages of a ChatGPT export -------------------------------
+
+def _export_naming_one_image(path, messages: int, image: bytes) -> None:
+    import json
+    import zipfile
+
+    conversation = json.loads((FIXTURES / "chatgpt-export" / "conversations.json").read_text())[0]
+    node = next(n for n in conversation["mapping"].values()
+                if n.get("message") and isinstance(n["message"].get("content"), dict) and n["message"]["content"].get("content_type") == "multimodal_text")
+    mapping = {"root": {"id": "root", "message": None, "parent": None, "children": ["n0"]}}
+    for i in range(messages):
+        message = json.loads(json.dumps(node["message"]))
+        message["id"] = f"n{i}"
+        mapping[f"n{i}"] = {"id": f"n{i}", "message": message, "parent": "root" if i == 0 else f"n{i - 1}", "children": [f"n{i + 1}"] if i < messages - 1 else []}
+    conversation.update(mapping=mapping, current_node=f"n{messages - 1}")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversations.json", json.dumps([conversation]))
+        archive.writestr("file-abc-chart.png", image)
+        archive.writestr("user.json", "{}")
+
+
+def test_an_image_named_by_every_message_of_an_export_is_carried_a_bounded_number_of_times(tmp_path):
+    """Messages name an export's image by pointer: a 4 MB export whose 300
+    messages all name one 4 MB image wrote 1.2 GB of images (--images DIR)
+    and 1.7 GB of portable-jsonl; a longer one, any size."""
+    from sessionport.formats.chatgpt.assets import MAX_CARRIED
+
+    image = b"\x89PNG\r\n\x1a\n" + os.urandom(50_000)
+    export = tmp_path / "export.zip"
+    _export_naming_one_image(export, 40, image)
+    images = tmp_path / "img"
+    result = run_cli("convert", export, "--keep-images", "--to", "markdown", "--images", images, "-o", tmp_path / "out.md")
+    assert result.returncode == 0, result.stderr
+    assert len(os.listdir(images)) == MAX_CARRIED
+    assert all((images / name).read_bytes() == image for name in os.listdir(images))
+    assert f"{40 - MAX_CARRIED} image reference(s) kept as placeholders".encode() in result.stderr
+    page = (tmp_path / "out.md").read_text()
+    assert page.count("image-00") == MAX_CARRIED, "the images carried are linked, the others stay placeholders"
+    stream = run_cli("convert", export, "--keep-images", "--to", "portable-jsonl", "-q")
+    assert stream.returncode == 0 and stream.stdout.count(b'"media":') == MAX_CARRIED
