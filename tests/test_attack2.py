@@ -454,3 +454,31 @@ def test_an_image_named_by_every_message_of_an_export_is_carried_a_bounded_numbe
     assert page.count("image-00") == MAX_CARRIED, "the images carried are linked, the others stay placeholders"
     stream = run_cli("convert", export, "--keep-images", "--to", "portable-jsonl", "-q")
     assert stream.returncode == 0 and stream.stdout.count(b'"media":') == MAX_CARRIED
+
+
+def test_agent_files_beside_sessions_are_read_once_per_folder_not_once_per_session(tmp_path, monkeypatch):
+    """Claude Code 2.0.x keeps agent-*.jsonl beside the sessions: finding a
+    session's agents read the head of every agent file of the folder, for
+    each session, so a batch over a project folder of 150 sessions and 3,000
+    agent files took 14 s (now about 1 s)."""
+    import json
+
+    from sessionport.formats.claude_code import subagents
+
+    folder = tmp_path / "project"
+    folder.mkdir()
+    ids = [f"00000000-0000-4000-8000-{n:012d}" for n in range(30)]
+    for n, session_id in enumerate(ids):
+        (folder / f"{session_id}.jsonl").write_text(json.dumps({"type": "user", "sessionId": session_id}) + "\n")
+        (folder / f"agent-{n:04d}.jsonl").write_text(json.dumps({"sessionId": session_id, "type": "user", "message": {"role": "user", "content": "do the thing"}}, separators=(",", ":")) + "\n")
+    reads = []
+    real = subagents._session_id_of
+    monkeypatch.setattr(subagents, "_session_id_of", lambda path: reads.append(path) or real(path))
+    for n, session_id in enumerate(ids):
+        found = subagents.find_subagents(str(folder / f"{session_id}.jsonl"), session_id)
+        assert found.files == [str(folder / f"agent-{n:04d}.jsonl")]
+    assert len(reads) == len(ids), "each agent file's head is read once"
+    # a new agent file is seen (the folder changed)
+    (folder / "agent-9999.jsonl").write_text(json.dumps({"sessionId": ids[0], "type": "user", "message": {"role": "user", "content": "more"}}, separators=(",", ":")) + "\n")
+    os.utime(folder, ns=(os.stat(folder).st_atime_ns, os.stat(folder).st_mtime_ns + 1_000_000))
+    assert len(subagents.find_subagents(str(folder / f"{ids[0]}.jsonl"), ids[0]).files) == 2
