@@ -482,3 +482,35 @@ def test_agent_files_beside_sessions_are_read_once_per_folder_not_once_per_sessi
     (folder / "agent-9999.jsonl").write_text(json.dumps({"sessionId": ids[0], "type": "user", "message": {"role": "user", "content": "more"}}, separators=(",", ":")) + "\n")
     os.utime(folder, ns=(os.stat(folder).st_atime_ns, os.stat(folder).st_mtime_ns + 1_000_000))
     assert len(subagents.find_subagents(str(folder / f"{ids[0]}.jsonl"), ids[0]).files) == 2
+
+
+# -- redact: a key cut off before its END line ---------------------------------------------
+
+def test_a_private_key_without_its_end_line_is_redacted_in_bounded_memory(tmp_path):
+    """The body of a key cut before its END line was matched by an
+    alternation repeated per character: a 4 MB body took 500 MB (a line near
+    the 64 MiB limit, about 8 GB).  One character class takes the same body."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    body = "MIIEow" + "A" * 4_000_000
+    source = tmp_path / "key.jsonl"
+    source.write_text(
+        '{"type":"session","schema":"sessionport/v1","source":"x","sessionId":"s"}\n'
+        + json.dumps({"type": "message", "role": "user", "text": "-----BEGIN RSA PRIVATE KEY-----\n" + body}) + "\n"
+    )
+    out = tmp_path / "out.jsonl"
+    code = (
+        "import resource, subprocess, sys\n"
+        f"r = subprocess.run([sys.executable, '-m', 'sessionport', 'redact', {str(source)!r}, '-o', {str(out)!r}, '-q'], capture_output=True)\n"
+        "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+    )
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=120)
+    rc, peak_mb = map(int, probe.stdout.split())
+    assert rc == 0
+    assert peak_mb < 200, f"{peak_mb} MB for a 4 MB key body"
+    written = out.read_text()
+    assert "AAAAAAAAAA" not in written and "[REDACTED:private-key" in written
