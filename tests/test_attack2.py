@@ -514,3 +514,42 @@ def test_a_private_key_without_its_end_line_is_redacted_in_bounded_memory(tmp_pa
     assert peak_mb < 200, f"{peak_mb} MB for a 4 MB key body"
     written = out.read_text()
     assert "AAAAAAAAAA" not in written and "[REDACTED:private-key" in written
+
+
+# -- a worker killed (the out-of-memory killer, kill -9) ----------------------------------
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads the process tree from /proc")
+@pytest.mark.parametrize("mode", ["pieces", "batch"])
+def test_a_worker_killed_is_a_clear_error_not_an_internal_one(mode, tmp_path):
+    """A worker the system killed (out of memory) broke the pool, which was
+    reported as "internal error ... BrokenProcessPool ... This is a bug"."""
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import ROOT, child_pids, wait_for
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch), **{chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "8k"})
+    env.pop("SESSIONPORT_DEBUG", None)
+    rollout = tmp_path / "rollout-generated.jsonl"
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "generate.py"), "codex", "3MB", str(rollout)], check=True)
+    if mode == "pieces":
+        args = [str(rollout), "--to", "markdown", "-o", str(tmp_path / "out.md")]
+    else:
+        folder = tmp_path / "in"
+        folder.mkdir()
+        for n in range(40):
+            shutil.copy(rollout, folder / f"rollout-{n:02d}.jsonl")
+        env[chunks.MIN_SIZE_ENV] = "1G"
+        args = [str(folder), "--to", "html", "-o", str(tmp_path / "all.html")]
+    proc = subprocess.Popen([sys.executable, "-m", "sessionport", "convert", *args, "--jobs", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    wait_for(lambda: len(child_pids(proc.pid)) >= 2, "the workers")
+    os.kill(child_pids(proc.pid)[0], signal.SIGKILL)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert b"a worker process ended abruptly" in err and b"internal error" not in err and b"Traceback" not in err, err
+    assert not any(name.endswith(".part") for name in os.listdir(tmp_path))
+    assert os.listdir(scratch) == []

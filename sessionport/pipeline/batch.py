@@ -231,6 +231,22 @@ def _end_workers(pool) -> None:
             pass
 
 
+def lost_worker(exc: BaseException) -> SessionportError | None:
+    """The error to give for a worker process that died (the system's
+    out-of-memory killer, a `kill -9`), when that is what ``exc`` is and no
+    signal to this process explains it: it is not a bug of the input's."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from sessionport.pipeline import signals
+
+    if isinstance(exc, BrokenProcessPool) and not signals.signalled:
+        return SessionportError(
+            "a worker process ended abruptly (killed by the system, perhaps out of memory); "
+            "what it was converting was not written; run again, or with --jobs 1 to read in this process"
+        )
+    return None
+
+
 def _await_signal(exc: BaseException) -> None:
     """After a broken pool: a worker ended abruptly by the Ctrl-C or
     SIGTERM that reaches this process too (it can land in a worker still
@@ -258,6 +274,9 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Outcome]:
     except BaseException as exc:
         _end_workers(pool)
         _await_signal(exc)
+        lost = lost_worker(exc)
+        if lost is not None:
+            raise lost from None
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -300,6 +319,9 @@ def run_jobs_ahead(jobs: Sequence[Job], workers: int, ahead: int) -> Iterator[Ou
     except BaseException as exc:
         _end_workers(pool)
         _await_signal(exc)
+        lost = lost_worker(exc)
+        if lost is not None:
+            raise lost from None
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

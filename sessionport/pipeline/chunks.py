@@ -284,6 +284,9 @@ class _Split:
             except BaseException as exc:
                 batch._end_workers(pool)
                 batch._await_signal(exc)
+                lost = batch.lost_worker(exc)
+                if lost is not None:
+                    raise lost from None
                 raise
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
