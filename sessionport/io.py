@@ -533,6 +533,8 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     it was.  Writing onto one of the inputs is refused before anything is
     opened.
     """
+    if path == "":
+        raise UsageError("the output path is empty (-o ''); give a file name, or - for stdout")
     if path is None or path == "-":
         out = stdout_stream()
         try:

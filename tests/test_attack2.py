@@ -553,3 +553,19 @@ def test_a_worker_killed_is_a_clear_error_not_an_internal_one(mode, tmp_path):
     assert b"a worker process ended abruptly" in err and b"internal error" not in err and b"Traceback" not in err, err
     assert not any(name.endswith(".part") for name in os.listdir(tmp_path))
     assert os.listdir(scratch) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["convert", str(CLAUDE), "--to", "markdown", "-o", ""], ["convert", str(CLAUDE), str(CLAUDE), "--to", "markdown", "-o", ""],
+     ["split", str(CLAUDE), "--to", "markdown", "-o", ""], ["redact", str(CLAUDE), "-o", ""],
+     ["convert", str(CLAUDE), "--to", "markdown", "--json-report", ""], ["import-session", str(FIXTURES / "session-json" / "agent-session.json"), "-o", ""]],
+    ids=["convert", "batch", "split", "redact", "json-report", "import-session"],
+)
+def test_an_empty_output_path_is_a_usage_error_naming_the_option(args, tmp_path):
+    """-o "$OUT" with OUT unset: "error: /tmp/..e541330c4976.part: No such
+    file or directory" (exit 1), or a batch written to stdout."""
+    result = run_cli(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert b"the path is empty" in result.stderr and (b"'-o'" in result.stderr or b"'--json-report'" in result.stderr)
+    assert result.stdout == b"" and os.listdir(tmp_path) == []

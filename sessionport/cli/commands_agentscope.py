@@ -8,12 +8,12 @@ import click
 
 from sessionport.agentscope import import_session
 from sessionport.cli.app import cli
-from sessionport.cli.options import report_option
+from sessionport.cli.options import not_empty, report_option
 
 
 @cli.command("import-session")
 @click.argument("source", metavar="FILE")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), callback=not_empty,
               help="Write the trace here (default: .agentscope/<run-id>.trace.json, never overwriting one).")
 @click.option("--skip-bad", is_flag=True, help="Skip unreadable records, counting them on stderr, instead of stopping.")
 @click.option("--agent", help="The run's agent name (default: from the log, or inferred).")
