@@ -483,6 +483,30 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _refuse_stdout_onto_input(inputs: Sequence[str | None]) -> None:
+    """``sessionport convert f >> f``: stdout is an input's file, so the run
+    would read what it writes and never reach the end (a disk filled, as
+    ``cat f >> f`` would, were cat not to refuse it)."""
+    try:
+        st = os.fstat(sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return
+    if not stat.S_ISREG(st.st_mode):
+        return
+    for spec in inputs:
+        if is_stdin(spec):
+            same = stdin_file() == (st.st_dev, st.st_ino)
+        else:
+            try:
+                other = os.stat(spec[len("file://") :] if spec.startswith("file://") else spec)
+            except (OSError, ValueError):
+                continue
+            same = (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)
+        if same:
+            name = "stdin's file" if is_stdin(spec) else spec
+            raise UsageError(f"stdout is {name}, an input of this run: it would read what it writes; write to another file (-o PATH)")
+
+
 def stdin_file() -> tuple[int, int] | None:
     """(device, inode) of the file stdin reads when it is a plain file
     (``< session.jsonl``), else None: ``-o session.jsonl`` is then an input
@@ -536,6 +560,7 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     if path == "":
         raise UsageError("the output path is empty (-o ''); give a file name, or - for stdout")
     if path is None or path == "-":
+        _refuse_stdout_onto_input(inputs)
         out = stdout_stream()
         try:
             yield out

@@ -569,3 +569,35 @@ def test_an_empty_output_path_is_a_usage_error_naming_the_option(args, tmp_path)
     assert result.returncode == 2, result.stderr
     assert b"the path is empty" in result.stderr and (b"'-o'" in result.stderr or b"'--json-report'" in result.stderr)
     assert result.stdout == b"" and os.listdir(tmp_path) == []
+
+
+# -- stdout appended to an input (>> f) ----------------------------------------------------
+
+@pytest.mark.parametrize(
+    "args, stdin",
+    [(["convert", "IN", "--to", "codex"], False), (["convert", "-", "--to", "portable-jsonl"], True), (["redact", "IN"], False),
+     (["chain", "-i", "IN", "redact", "to", "codex"], False), (["to", "markdown"], True)],
+    ids=["convert", "stdin", "redact", "chain", "to"],
+)
+def test_stdout_appended_to_an_input_is_refused_instead_of_reading_its_own_output(args, stdin, tmp_path):
+    """``sessionport convert f >> f`` read what it wrote and never reached
+    the end: a 3 MB rollout grew to 2 GB in 20 s, until the disk was full."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    session = tmp_path / "rollout.jsonl"
+    shutil.copy(ROLLOUT, session)
+    before = session.read_bytes()
+    command = [str(session) if a == "IN" else a for a in args]
+    with open(session, "ab") as out, open(session if stdin else os.devnull, "rb") as source:
+        result = subprocess.run([sys.executable, "-m", "sessionport", *command], stdin=source, stdout=out, stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert b"an input of this run: it would read what it writes" in result.stderr
+    assert session.read_bytes() == before
+    # stdout a file that is not an input: written as before
+    with open(tmp_path / "other.out", "ab") as out, open(session if stdin else os.devnull, "rb") as source:
+        fine = subprocess.run([sys.executable, "-m", "sessionport", *command], stdin=source, stdout=out, stderr=subprocess.PIPE, cwd=ROOT, timeout=60)
+    assert fine.returncode == 0, fine.stderr
+    assert (tmp_path / "other.out").stat().st_size > 0
