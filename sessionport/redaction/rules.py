@@ -44,7 +44,10 @@ SSH2_KEY = lazy(
 # The END line of a key whose BEGIN line is in an earlier chunk of output
 _KEY_END = lazy(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\" "\n\r \t")
-PUTTY_KEY = lazy(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+(?:" + _NL + r"|[\sA-Za-z0-9+/=])*(?:Private-MAC:\s*[0-9a-f]+)?")
+# (the body: runs of key characters between escaped newlines, the same
+# text as (?:_NL|[\sA-Za-z0-9+/=])* matches, without backtracking state per
+# character: that held about 120 bytes a character, 500 MB for a 4 MB body)
+PUTTY_KEY = lazy(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+[\sA-Za-z0-9+/=]*(?:\\{1,2}[nr][\sA-Za-z0-9+/=]*)*(?:Private-MAC:\s*[0-9a-f]+)?")
 # Public material that entropy must not touch: certificates, public keys.
 PUBLIC_BLOCK = lazy(
     r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PGP SIGNATURE)-----"
