@@ -483,6 +483,54 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _refuse_stdout_onto_input(inputs: Sequence[str | None]) -> None:
+    """``sessionport convert f >> f``: stdout is an input's file, so the run
+    would read what it writes and never reach the end (a disk filled, as
+    ``cat f >> f`` would, were cat not to refuse it)."""
+    try:
+        st = os.fstat(sys.stdout.fileno())
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return
+    if not stat.S_ISREG(st.st_mode):
+        return
+    for spec in inputs:
+        if is_stdin(spec):
+            same = stdin_file() == (st.st_dev, st.st_ino)
+        else:
+            try:
+                other = os.stat(spec[len("file://") :] if spec.startswith("file://") else spec)
+            except (OSError, ValueError):
+                continue
+            same = (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino)
+        if same:
+            name = "stdin's file" if is_stdin(spec) else spec
+            raise UsageError(f"stdout is {name}, an input of this run: it would read what it writes; write to another file (-o PATH)")
+
+
+def stdin_file() -> tuple[int, int] | None:
+    """(device, inode) of the file stdin reads when it is a plain file
+    (``< session.jsonl``), else None: ``-o session.jsonl`` is then an input
+    too, though no path names it."""
+    try:
+        fd = sys.stdin.fileno() if sys.stdin is not None else 0
+        st = os.fstat(fd)
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def is_stdin_file(path: str) -> bool:
+    """Whether ``path`` is the plain file stdin reads."""
+    identity = stdin_file()
+    if identity is None:
+        return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == identity
+
+
 def stdout_stream() -> BinaryIO:
     try:
         fd = sys.stdout.fileno()
@@ -509,7 +557,10 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     it was.  Writing onto one of the inputs is refused before anything is
     opened.
     """
+    if path == "":
+        raise UsageError("the output path is empty (-o ''); give a file name, or - for stdout")
     if path is None or path == "-":
+        _refuse_stdout_onto_input(inputs)
         out = stdout_stream()
         try:
             yield out
@@ -523,7 +574,7 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         return
 
     for spec in inputs:
-        if spec and not is_stdin(spec) and _same_file(path, spec):
+        if _same_file(path, spec) if not is_stdin(spec) else is_stdin_file(path):
             raise UsageError(
                 f"{path}: refusing to write the output onto the input; choose another -o path"
             )

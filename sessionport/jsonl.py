@@ -640,6 +640,18 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
             value = orjson.loads(text)
         except orjson.JSONDecodeError as exc:
             error = exc
+            # both at once (a bad byte and a cut emoji in one line): each
+            # costs its characters, not the record
+            replaced = 0
+            if "\\u" in text:
+                try:
+                    value, replaced = loads_lenient(text.encode("utf-8"))
+                except orjson.JSONDecodeError:
+                    pass
+            if replaced:
+                ctx.warn(f"line {line_no}: invalid UTF-8 replaced with U+FFFD")
+                ctx.warn(f"line {line_no}: {replaced} lone UTF-16 surrogate escape(s) (a string cut inside an emoji?) replaced with U+FFFD")
+                return value
         else:
             ctx.warn(f"line {line_no}: invalid UTF-8 replaced with U+FFFD")
             return value

@@ -26,6 +26,18 @@ def _silence_stdout() -> None:
         pass
 
 
+def _shown_safely(exc: click.ClickException) -> click.ClickException:
+    """A usage error of click's own quotes what was typed as it was
+    (``Got unexpected extra argument (...)``, ``No such option: ...``): a
+    file name a shell glob expanded can hold terminal codes, shown here as
+    visible escapes like every other message."""
+    if isinstance(getattr(exc, "message", None), str):
+        from sessionport.sanitise import terminal
+
+        exc.message = terminal(exc.message, newlines=True)
+    return exc
+
+
 def _say(message: str) -> None:
     from sessionport.sanitise import terminal  # its patterns compile only when an error is shown
 
@@ -179,6 +191,8 @@ class SessionportGroup(LazyCommandsGroup):
         # invoke: a closed stdout there ends quietly with 0, as in a command.
         try:
             return super().parse_args(ctx, args)
+        except click.ClickException as exc:
+            raise _shown_safely(exc)
         except BrokenPipeError:
             _silence_stdout()
             raise click.exceptions.Exit(0) from None
@@ -186,8 +200,10 @@ class SessionportGroup(LazyCommandsGroup):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except click.ClickException as exc:
+            raise _shown_safely(exc)
         except SessionportError as exc:
             _say(f"error: {exc}")
             raise click.exceptions.Exit(exc.exit_code) from None

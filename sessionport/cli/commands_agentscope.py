@@ -8,12 +8,12 @@ import click
 
 from sessionport.agentscope import import_session
 from sessionport.cli.app import cli
-from sessionport.cli.options import report_option
+from sessionport.cli.options import not_empty, report_option
 
 
 @cli.command("import-session")
 @click.argument("source", metavar="FILE")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True), callback=not_empty,
               help="Write the trace here (default: .agentscope/<run-id>.trace.json, never overwriting one).")
 @click.option("--skip-bad", is_flag=True, help="Skip unreadable records, counting them on stderr, instead of stopping.")
 @click.option("--agent", help="The run's agent name (default: from the log, or inferred).")
@@ -40,7 +40,10 @@ def import_session_command(source, output, skip_bad, agent, branch, json_report)
     if written != "-":
         # As AgentScope prints it: scripts read the path from stdout (stderr
         # when the report is on stdout).
-        click.echo(f"AgentScope trace written to {os.path.abspath(written)}", err=json_report == "-")
+        # (a name holding terminal codes is shown with them as visible escapes)
+        from sessionport.sanitise import terminal
+
+        click.echo(terminal(f"AgentScope trace written to {os.path.abspath(written)}"), err=json_report == "-")
 
 
 def _reported_import(source, output, skip_bad, options, json_report) -> str:

@@ -8,7 +8,7 @@ from sessionport.pipeline.select import Selection
 from sessionport.pipeline.split import SplitResult, split_streams
 from sessionport.cli.app import cli
 from sessionport.cli.commands_convert import selection_options
-from sessionport.cli.options import FormatChoice, exporter_options, read_options, reading, refuse_foreign_options, report_option, split_format_options
+from sessionport.cli.options import FormatChoice, exporter_options, not_empty, read_options, reading, refuse_foreign_options, report_option, split_format_options
 from sessionport.pipeline.inputs import resolve
 from sessionport.pipeline.run import read_source
 
@@ -16,7 +16,7 @@ from sessionport.pipeline.run import read_source
 @cli.command()
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("--to", "to", type=FormatChoice("export"), required=True, help="Format of each file (see `sessionport formats`).")
-@click.option("-o", "--output", "directory", type=click.Path(file_okay=False), required=True, help="Directory to write into (created if missing).")
+@click.option("-o", "--output", "directory", type=click.Path(file_okay=False), required=True, callback=not_empty, help="Directory to write into (created if missing).")
 @click.option("--force", is_flag=True, help="Overwrite files that already exist in the directory.")
 @selection_options
 @read_options()

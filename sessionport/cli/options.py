@@ -78,7 +78,7 @@ def write_options(*, to_option: bool, taken: Iterable[str] = ()) -> Callable:
 
     def decorate(f):
         f = exporter_options(taken)(f)
-        f = click.option("-o", "--output", type=click.Path(allow_dash=True), help="Write to this file (atomically) instead of stdout. A directory (ending in / or existing) gets one file per input, named after it; with several inputs, a path ending in the format's extension gets one file holding them all.")(f)
+        f = click.option("-o", "--output", type=click.Path(allow_dash=True), callback=not_empty, help="Write to this file (atomically) instead of stdout. A directory (ending in / or existing) gets one file per input, named after it; with several inputs, a path ending in the format's extension gets one file holding them all.")(f)
         if to_option:
             f = click.option("--to", "to", type=FormatChoice("export"), default=None, help=f"Output format (default: {WIRE_FORMAT}).")(f)
         return f
@@ -125,6 +125,15 @@ def split_format_options(kwargs: dict[str, Any]) -> tuple[dict, dict, dict]:
     return reading, writing, kwargs
 
 
+def not_empty(ctx, param, value):
+    """A path option given as '' (an unset shell variable: -o "$OUT") is a
+    usage error naming the option, not a failure to write a file named ''."""
+    if value == "":
+        what = "a directory" if param is not None and param.name == "directory" else "a file name (or - for stdout)"
+        raise click.BadParameter(f"the path is empty; give {what}")
+    return value
+
+
 def report_option(f=None, *, stdout: str = "- for stdout when -o is a file", files: str = "output"):
     """--json-report: what the run did, per input, as one JSON object.
 
@@ -137,6 +146,7 @@ def report_option(f=None, *, stdout: str = "- for stdout when -o is a file", fil
             "json_report",
             metavar="FILE",
             type=click.Path(dir_okay=False, allow_dash=True),
+            callback=not_empty,
             help=f"Also write a JSON report of the run to FILE ({stdout}): per input its format, {files}, "
             "messages, what the target has no place for (losses), unknown types, warnings and status; totals; exit code.",
         )(f)

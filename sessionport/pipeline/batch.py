@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import os
 import signal
 import time
@@ -230,6 +231,22 @@ def _end_workers(pool) -> None:
             pass
 
 
+def lost_worker(exc: BaseException) -> SessionportError | None:
+    """The error to give for a worker process that died (the system's
+    out-of-memory killer, a `kill -9`), when that is what ``exc`` is and no
+    signal to this process explains it: it is not a bug of the input's."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from sessionport.pipeline import signals
+
+    if isinstance(exc, BrokenProcessPool) and not signals.signalled:
+        return SessionportError(
+            "a worker process ended abruptly (killed by the system, perhaps out of memory); "
+            "what it was converting was not written; run again, or with --jobs 1 to read in this process"
+        )
+    return None
+
+
 def _await_signal(exc: BaseException) -> None:
     """After a broken pool: a worker ended abruptly by the Ctrl-C or
     SIGTERM that reaches this process too (it can land in a worker still
@@ -257,6 +274,9 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Outcome]:
     except BaseException as exc:
         _end_workers(pool)
         _await_signal(exc)
+        lost = lost_worker(exc)
+        if lost is not None:
+            raise lost from None
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -276,6 +296,37 @@ def default_jobs() -> int:
 MAX_WORKERS_PER_CORE = 4
 
 
+def run_jobs_ahead(jobs: Sequence[Job], workers: int, ahead: int) -> Iterator[Outcome]:
+    """:func:`run_jobs`, with at most ``ahead`` jobs started beyond the one
+    whose outcome is awaited: for outputs that wait on disk until they are
+    read back in order (the combined stream), which a slow reader would
+    otherwise let grow to every input's copy."""
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            yield run_job(job)
+        return
+    from collections import deque
+
+    pool = _pool(min(workers, len(jobs)))
+    try:
+        waiting = iter(jobs)
+        started = deque(pool.submit(_worker_job, job) for job in itertools.islice(waiting, max(1, ahead)))
+        while started:
+            outcome = started.popleft().result()
+            for job in itertools.islice(waiting, 1):
+                started.append(pool.submit(_worker_job, job))
+            yield outcome
+    except BaseException as exc:
+        _end_workers(pool)
+        _await_signal(exc)
+        lost = lost_worker(exc)
+        if lost is not None:
+            raise lost from None
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def worker_count(jobs: int | None) -> int:
     """The worker processes a run uses for ``--jobs`` (None: one per core)."""
     cores = default_jobs()
@@ -290,7 +341,9 @@ def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Out
 
     with tempfile.TemporaryDirectory(prefix="sessionport-batch-") as scratch:
         staged = [dataclasses.replace(j, target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
-        for job, outcome in zip(jobs, run_jobs(staged, workers)):
+        # Two jobs per worker ahead of the one read back: the scratch files
+        # hold a few inputs' events, not the whole batch's.
+        for job, outcome in zip(jobs, run_jobs_ahead(staged, workers, 2 * workers)):
             on_outcome(outcome)
             if outcome.ok and not outcome.empty:
                 events = stream.read(outcome.target, format="portable-jsonl")

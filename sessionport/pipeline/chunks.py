@@ -61,6 +61,13 @@ MIN_CHUNK = 32 << 20
 # or HTML writer, a stage): its output waits in a temporary file while the
 # writer catches up.
 MAX_WRITTEN_HERE_CHUNK = 128 << 20
+# The largest piece when the pieces' own files are the output, and what
+# the pieces read ahead of the one being copied may hold between them:
+# their files wait in $TMPDIR (often a tmpfs, so memory) while the output
+# takes the piece before them.  Without the bound a 100 GB rollout on two
+# cores kept half of itself there.
+MAX_COPIED_CHUNK = 256 << 20
+AHEAD_BUDGET = 1 << 30
 DEFAULT_WARM_UP = 1 << 20
 # ... and at least this many lines, when they start within a few warm-ups.
 WARM_UP_LINES = 8
@@ -251,8 +258,7 @@ class _Split:
         self.cpu = time.process_time()
         size = inp.size or os.path.getsize(inp.path)
         chunk = max(MIN_CHUNK, -(-size // (self.workers * PIECES_PER_WORKER)))
-        if not self.copy:
-            chunk = min(chunk, MAX_WRITTEN_HERE_CHUNK)
+        chunk = min(chunk, MAX_COPIED_CHUNK if self.copy else MAX_WRITTEN_HERE_CHUNK)
         chunk = _size_setting(CHUNK_SIZE_ENV, chunk)
         warm_up = _size_setting(WARM_UP_ENV, min(DEFAULT_WARM_UP, chunk)) if os.environ.get(WARM_UP_ENV) != "0" else 0
         starts, windows = cuts(inp.path, size, chunk, warm_up)
@@ -267,18 +273,29 @@ class _Split:
         self.ctx = ctx
         bounds = sorted(set(starts) | set(windows) | {size})
         segments = list(zip(bounds, bounds[1:]))
-        pool = batch._pool(min(self.workers, len(starts)))
-        try:
-            import tempfile  # only a run that splits needs it
+        import shutil
+        import tempfile  # only a run that splits needs them
 
-            with tempfile.TemporaryDirectory(prefix="sessionport-split-") as scratch:
+        scratch = tempfile.mkdtemp(prefix="sessionport-split-")
+        try:
+            pool = batch._pool(min(self.workers, len(starts)))
+            try:
                 return self._pieces(pool, scratch, starts, windows, segments, size)
-        except BaseException as exc:
-            batch._end_workers(pool)
-            batch._await_signal(exc)
-            raise
+            except BaseException as exc:
+                batch._end_workers(pool)
+                batch._await_signal(exc)
+                lost = batch.lost_worker(exc)
+                if lost is not None:
+                    raise lost from None
+                raise
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # Only once no worker is left: one reading ahead when a piece
+            # failed would otherwise start its piece's file while the folder
+            # is being removed, leaving the file behind and the removal's
+            # error ("Directory not empty") in place of the piece's own.
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def _pieces(self, pool, scratch: str, starts: list[int], windows: list[int], segments: list, size: int) -> bool:
         splitter, inp, reading = self.splitter, self.inp, self.reading
@@ -313,6 +330,8 @@ class _Split:
         # writer is the slower side: the workers need no more than a piece
         # each in hand, and the temporary files stay a few pieces' worth.
         ahead = max(2, self.workers * 2) if self.copy else self.workers
+        piece_size = max(1, max((b - a for a, b in zip(starts, ends)), default=1))
+        ahead = min(ahead, max(self.workers, AHEAD_BUDGET // piece_size))
         submitted = 1
 
         def submit_more(upto: int) -> None:

@@ -32,6 +32,10 @@ PROMPT_CHARS = 200
 # Events read at most to find the first prompt (a session that opens with
 # hundreds of tool calls still lists quickly).
 HEAD_EVENTS = 400
+# ... and at most this many bytes of each file: a file of records that
+# yield no event (snapshots, progress) was otherwise read to its end, so
+# `ls` over a few big ones took minutes.
+HEAD_BYTES = 32 << 20
 
 
 @dataclass
@@ -83,10 +87,12 @@ def _files(source: str, root: str, patterns: tuple[str, ...]) -> Iterator[str]:
             yield path
 
 
-def _first_prompt(events) -> tuple[dict | None, str | None]:
+def _first_prompt(events, found: dict | None = None) -> tuple[dict | None, str | None]:
     """The session event and its first prompt.  A Claude Code command
     (``<command-name>/context</command-name>``) is the prompt only when no
-    typed prompt follows it; its output and caveats never are."""
+    typed prompt follows it; its output and caveats never are.  ``found``
+    gets the session event as soon as it is read (kept when the read fails
+    later)."""
     from sessionport.render.commands import command_title, is_caveat, parse_command
 
     session = None
@@ -97,6 +103,8 @@ def _first_prompt(events) -> tuple[dict | None, str | None]:
             if session is not None:
                 break
             session = event
+            if found is not None:
+                found["session"] = event
         elif kind == "message" and event.get("role") == "user":
             meta = event.get("meta") or {}
             text = event.get("text", "")
@@ -123,11 +131,12 @@ def describe(source: str, path: str, relative: str) -> Found:
     from sessionport.pipeline import stream
 
     ctx = ReadContext(on_warning=lambda message: None)
-    events = stream.read(path, format=source, options={"no_subagents": True}, context=ctx)
+    events = stream.read(path, format=source, options={"no_subagents": True}, context=ctx, head=HEAD_BYTES)
+    found: dict = {}
     try:
-        session, prompt = _first_prompt(events)
-    except SessionportError:
-        session, prompt = None, None
+        session, prompt = _first_prompt(events, found)
+    except SessionportError:  # a damaged file, or one cut at HEAD_BYTES inside a document
+        session, prompt = found.get("session"), None
     finally:
         events.close()
     if prompt:

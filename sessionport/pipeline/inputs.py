@@ -135,17 +135,24 @@ def _is_url_pattern(spec: str) -> bool:
     return not first.lower().startswith(("http://", "https://")) and _is_pattern(first)
 
 
-def _companion(path: str) -> bool:
+def _companion(path: str, has_session_sibling: bool | None = None, in_export: bool | None = None) -> bool:
     """Files read as part of another file (Claude Code subagent transcripts
     and Gemini CLI sub-agent logs are included by their parent session) or
     holding no session (the
     sidecar files of an unpacked ChatGPT export, the other files of a Claude
     Code session's folder, a Gemini CLI prompt log, the other JSON files of a
-    Cline task), so a directory walk skips them."""
+    Cline task), so a directory walk skips them.  ``has_session_sibling``:
+    whether the file's folder holds a session file, when the caller knows
+    (a walk lists each folder once; asking per file made a folder of
+    6,000 agent files take 40 s); ``in_export`` the same for a ChatGPT
+    export's folder."""
     parts = path.replace(os.sep, "/").split("/")
     name = parts[-1]
     agent_file = name.startswith("agent-") and name.endswith((".jsonl", ".meta.json"))
-    if agent_file and (len(parts) >= 2 and parts[-2] == "subagents" or _has_session_sibling(path)):
+    if agent_file and (
+        len(parts) >= 2 and parts[-2] == "subagents"
+        or (has_session_sibling if has_session_sibling is not None else _has_session_sibling(path))
+    ):
         return True
     from sessionport.formats.claude_code.subagents import in_session_folder
 
@@ -164,28 +171,39 @@ def _companion(path: str) -> bool:
         # user.json, export_manifest.json... of a ChatGPT export; a Gemini
         # CLI project's prompt log beside its chats; ui_messages.json... of
         # a Cline task
-        return is_export_sidecar(path) or is_prompt_log(path) or is_task_sidecar(path)
+        return is_export_sidecar(path, in_export) or is_prompt_log(path) or is_task_sidecar(path)
     return False
 
 
 def _has_session_sibling(path: str) -> bool:
-    folder = os.path.dirname(path)
     try:
-        return any(n.endswith(".jsonl") and not n.startswith("agent-") for n in os.listdir(folder))
+        return _holds_session_file(os.listdir(os.path.dirname(path)))
     except OSError:
         return False
+
+
+def _holds_session_file(names: Sequence[str]) -> bool:
+    return any(n.endswith(".jsonl") and not n.startswith("agent-") for n in names)
 
 
 def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
     """The session files under ``directory``, sorted, hidden ones left out."""
     found = []
     for root, dirs, files in os.walk(directory):
+        listed = [*files, *dirs]  # what os.listdir gives, before hidden folders are left out
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        sibling = export = None  # whether this folder holds a session file, is a ChatGPT export's: looked at once
         for name in sorted(files):
             if name.startswith(".") or not any(fnmatch.fnmatch(name, g) for g in globs):
                 continue
             path = os.path.join(root, name)
-            if _companion(path):
+            if sibling is None and name.startswith("agent-"):
+                sibling = _holds_session_file(listed)
+            if export is None and name.endswith(".json"):
+                from sessionport.formats.chatgpt.export_folder import is_export_folder
+
+                export = is_export_folder(listed)
+            if _companion(path, sibling, export):
                 continue
             if os.path.exists(path) and not os.path.isfile(path):
                 continue  # a named pipe (opening it would wait for a writer) or a device
@@ -204,10 +222,13 @@ def _pattern_base(pattern: str) -> str:
 def _local_pattern(spec: str) -> list[Source]:
     import glob as local_glob  # only a pattern input needs it
 
-    paths = sorted(p for p in local_glob.glob(spec, recursive=True) if os.path.isfile(p))
+    # ``file://`` + pattern is the same pattern: matched as given it named
+    # nothing, and a --json-report beside it replaced a file it names.
+    pattern = spec[len("file://") :] if spec.startswith("file://") else spec
+    paths = sorted(p for p in local_glob.glob(pattern, recursive=True) if os.path.isfile(p))
     if not paths:
         raise UsageError(f"{spec}: no files match this pattern")
-    base = _pattern_base(spec)
+    base = _pattern_base(pattern)
     return [Source(p, os.path.relpath(p, base) if base else p) for p in paths]
 
 

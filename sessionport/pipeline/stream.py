@@ -42,13 +42,16 @@ def read(
     options: dict[str, Any] | None = None,
     context: ReadContext | None = None,
     run: Callable[[Any, BinaryIO, ReadContext], Iterable] | None = None,
+    head: int | None = None,
 ) -> Iterator[dict]:
     """Yield the events of ``source`` (a path, URL, ``-`` or None for stdin).
 
     The input is opened when iteration starts and closed when it ends.
     ``format`` overrides detection.  ``run(importer, stream, ctx)``, when
     given, takes the place of ``importer.read`` (``inspect`` counts with the
-    importer's census) and what it returns is yielded.
+    importer's census) and what it returns is yielded.  ``head``, when
+    given, is how many bytes of the (decompressed) input are read at most:
+    the reader then sees the input end there.
     """
     registry = get_registry()
     importer = registry.importer(format) if format else None
@@ -67,10 +70,11 @@ def read(
                 return
             importer = detect(inp.head, inp.name, registry)
         ctx.options.setdefault("_format", importer.name)
+        source_stream = inp.stream if head is None else _Head(inp.stream, head)
         if run is not None:
-            items, found = run(importer, inp.stream, ctx), _holds_messages
+            items, found = run(importer, source_stream, ctx), _holds_messages
         else:
-            items, found = importer.read(inp.stream, ctx), _is_message
+            items, found = importer.read(source_stream, ctx), _is_message
         if format and not is_blank(inp.head):
             items = _forced(items, found, importer, inp, ctx, registry)
         if ctx.options.get(HEADING_TITLE) and run is None:
@@ -80,6 +84,49 @@ def read(
         ctx.report_bad()
     finally:
         inp.close()
+
+
+class _Head:
+    """The first ``left`` bytes of a binary stream, as a stream that ends there."""
+
+    def __init__(self, stream: BinaryIO, left: int) -> None:
+        self._stream, self._left = stream, left
+
+    def _size(self, size: int | None) -> int:
+        return self._left if size is None or size < 0 else min(size, self._left)
+
+    def _took(self, data: bytes) -> bytes:
+        self._left -= len(data)
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        return self._took(self._stream.read(self._size(size))) if self._left > 0 else b""
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._took(self._stream.read1(self._size(size))) if self._left > 0 else b""
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return self._took(self._stream.readline(self._size(size))) if self._left > 0 else b""
+
+    def readinto(self, buffer) -> int:
+        view = memoryview(buffer).cast("B")[: max(self._left, 0)]
+        if not len(view):
+            return 0
+        got = self._stream.readinto(view) or 0
+        self._left -= got
+        return got
+
+    def peek(self, size: int = 0) -> bytes:
+        return self._stream.peek(size)[: self._left] if self._left > 0 else b""
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.readline, b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _report_damage(inp: Input, ctx: ReadContext) -> None:

@@ -17,7 +17,7 @@ import unicodedata
 from typing import Iterable
 
 from sessionport.errors import UsageError
-from sessionport.io import is_stdin, is_url
+from sessionport.io import is_stdin, is_url, stdin_file
 from sessionport.registry import get_registry
 
 COMPRESSED = (".zst", ".gz", ".bz2", ".xz")
@@ -55,7 +55,13 @@ class OutputGuard:
         self._inputs: dict[str, str] = {}
         self._input_ids: dict[tuple, str] = {}
         for spec in inputs:
-            if not spec or is_stdin(spec) or is_url(spec):
+            if is_stdin(spec):
+                # ``< session.jsonl``: that file is an input too
+                identity = stdin_file()
+                if identity:
+                    self._input_ids[identity] = "stdin"
+                continue
+            if is_url(spec):
                 continue
             path = spec[len("file://") :] if spec.startswith("file://") else spec
             self._inputs[self._real(path)] = spec

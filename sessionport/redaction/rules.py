@@ -30,18 +30,24 @@ _NL = r"(?:\r?\n|\\r|\\n|\\\\n|\\\\r)"  # a real newline or one escaped once or 
 PRIVATE_KEY_BLOCK = lazy(
     r"-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
     r"(?:(?:(?!-----)[\s\S]){0,20000}?-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-    # a key cut off before its END line: take the body that follows
-    r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\])*)"
+    # a key cut off before its END line: take the body that follows (one
+    # character class: every escaped newline _NL matches is made of its
+    # characters, and a class repeated holds no per-character backtracking
+    # state, where an alternation held about 120 bytes per character)
+    r"|[\sA-Za-z0-9+/=:,.\-\\]*)"
 )
 # ssh.com / SSH2 keys: "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"
 SSH2_KEY = lazy(
     r"---- BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY ----(?:(?:(?!----)[\s\S]){0,20000}?---- END SSH2 (?:ENCRYPTED )?PRIVATE KEY ----"
-    r"|(?:" + _NL + r"|[\sA-Za-z0-9+/=:,.\-\\\"])*)"
+    r"|[\sA-Za-z0-9+/=:,.\-\\\"]*)"
 )
 # The END line of a key whose BEGIN line is in an earlier chunk of output
 _KEY_END = lazy(r"-----END[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _BODY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\\" "\n\r \t")
-PUTTY_KEY = lazy(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+(?:" + _NL + r"|[\sA-Za-z0-9+/=])*(?:Private-MAC:\s*[0-9a-f]+)?")
+# (the body: runs of key characters between escaped newlines, the same
+# text as (?:_NL|[\sA-Za-z0-9+/=])* matches, without backtracking state per
+# character: that held about 120 bytes a character, 500 MB for a 4 MB body)
+PUTTY_KEY = lazy(r"PuTTY-User-Key-File-\d+:[\s\S]{0,4000}?Private-Lines:\s*\d+[\sA-Za-z0-9+/=]*(?:\\{1,2}[nr][\sA-Za-z0-9+/=]*)*(?:Private-MAC:\s*[0-9a-f]+)?")
 # Public material that entropy must not touch: certificates, public keys.
 PUBLIC_BLOCK = lazy(
     r"-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY|PGP PUBLIC KEY BLOCK|SSH2 PUBLIC KEY|CERTIFICATE REQUEST|NEW CERTIFICATE REQUEST|X509 CRL|PGP SIGNATURE)-----"

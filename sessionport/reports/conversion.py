@@ -24,6 +24,8 @@ REPORT_SCHEMA = "sessionport/conversion-report/v1"
 def check_target(report: str, output: str | None, inputs: Sequence[str | None]) -> None:
     """Refuse, before anything is read, a report on stdout when the
     conversion writes there too, and a report onto an input or the output."""
+    if report == "":
+        raise UsageError("--json-report '': the path is empty; give a file name, or - for stdout")
     if report == "-":
         if output in (None, "-"):
             raise UsageError(

@@ -17,14 +17,24 @@ CONVERSATIONS = re.compile(r"^conversations(?:-\d+)?\.json$")
 MARKERS = ("export_manifest.json", "chat.html", "user.json", "message_feedback.json")
 
 
-def is_export_sidecar(path: str) -> bool:
-    """True for a file of a ChatGPT export folder that holds no conversations."""
+def is_export_sidecar(path: str, in_export: bool | None = None) -> bool:
+    """True for a file of a ChatGPT export folder that holds no conversations.
+    ``in_export``: whether its folder is an export's (:func:`is_export_folder`
+    of its names), when the caller knows it (a walk asks once per folder,
+    not once per file)."""
     name = os.path.basename(path)
     if CONVERSATIONS.match(name):
         return False
-    folder = os.path.dirname(path)
+    if in_export is not None:
+        return in_export
     try:
-        names = os.listdir(folder)
+        names = os.listdir(os.path.dirname(path))
     except OSError:
         return False
-    return any(CONVERSATIONS.match(n) for n in names) and any(m in names for m in MARKERS)
+    return is_export_folder(names)
+
+
+def is_export_folder(names) -> bool:
+    """Whether a folder holding these names is an unpacked ChatGPT export."""
+    names = set(names)
+    return any(m in names for m in MARKERS) and any(CONVERSATIONS.match(n) for n in names)

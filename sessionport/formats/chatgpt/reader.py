@@ -217,7 +217,7 @@ def iter_conversations(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None
 
 def _events(stream: BinaryIO, ctx: ReadContext, seen: set[str] | None, reopen: Reopen | None, assets: ExportAssets | None = None) -> Iterator[dict]:
     if assets is not None:
-        yield from with_images(_events(stream, ctx, seen, reopen), assets)
+        yield from with_images(_events(stream, ctx, seen, reopen), assets, ctx.warn)
         return
     for where, index, conversation in iter_conversations(stream, ctx, reopen):
         if not isinstance(conversation, dict):

@@ -118,6 +118,27 @@ def _agent_files(folder: str) -> list[str]:
     )
 
 
+def _stamp(folder: str) -> int:
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return 0
+
+
+@functools.lru_cache(maxsize=8)
+def _agents_by_session(folder: str, stamp: int) -> dict[str, tuple[str, ...]]:
+    """The agent files beside sessions in ``folder`` (2.0.x), by the
+    ``sessionId`` they name, read once per folder (and again when it
+    changes): asking each session's files anew read every agent file's head
+    once per session, so a batch over a project folder was quadratic."""
+    found: dict[str, list[str]] = {}
+    for file in _agent_files(folder):
+        named = _session_id_of(file)
+        if named:
+            found.setdefault(named, []).append(file)
+    return {named: tuple(files) for named, files in found.items()}
+
+
 def _workflow_runs(subagents: str) -> list[str]:
     try:
         names = os.listdir(os.path.join(subagents, WORKFLOWS))
@@ -148,8 +169,8 @@ def find_subagents(path: str, session_id: str | None) -> Subagents:
                     candidates.append(file)
                     found.runs[file] = run
     if session_id:
-        for file in _agent_files(folder):
-            if file not in seen and file != path and _session_id_of(file) == session_id:
+        for file in _agents_by_session(folder, _stamp(folder)).get(session_id, ()):
+            if file not in seen and file != path:
                 seen.add(file)
                 candidates.append(file)
     for file in candidates:
