@@ -260,7 +260,7 @@ class Redactor:
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
         else:
             hits = None
-            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text) and normalise.needed(text)
+            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text or "%" in text) and normalise.needed(text)
         if wants_normal:
             # JSON is decoded by parsing it (its escapes are its own); other
             # text has its codes and escapes taken out for matching
@@ -352,22 +352,35 @@ class Redactor:
         clean, origin = normal
         if not clean.strip():
             return text, ()
-        findings = self.find(clean)
+        findings = self._found_in(clean, origin, text)
+        if "%" in text and normalise.PERCENT.search(text):
+            # A percent escape is a character of a nested URL or of a
+            # query value (decoded above), or part of a password in a
+            # URL's userinfo, where "%40" decoded would end it: the
+            # findings in the text with its percent escapes kept come
+            # first, those of the decoded text fill what they leave.
+            kept = normalise.normalise(text, percent=False)
+            first = self._found_in(*kept, text) if kept is not None else [(start, end, kind, text[start:end]) for start, end, kind in self.find(text)]
+            findings = _merged(first, findings)
         if not findings:
             return text, ()
         parts: list[str] = []
         kinds: list[str] = []
         position = 0
-        for start, end, kind in findings:
-            first, last = normalise.original_span(origin, start, end, text)
+        for first, last, kind, secret in findings:
             if first < position:
                 continue
             parts.append(text[position:first])
-            parts.append(self.token(kind, clean[start:end]))
+            parts.append(self.token(kind, secret))
             kinds.append(kind)
             position = last
         parts.append(text[position:])
         return "".join(parts), tuple(kinds)
+
+    def _found_in(self, clean: str, origin: normalise.Origin, text: str) -> list[tuple[int, int, str, str]]:
+        """Findings in a normalised text: (start, end) in the original
+        ``text``, kind, the clean secret."""
+        return [(*normalise.original_span(origin, start, end, text), kind, clean[start:end]) for start, end, kind in self.find(clean)]
 
     def _clear_cache(self) -> None:
         self._cache.clear()
@@ -743,6 +756,15 @@ class _Covered:
             end = max(end, self.ends[hi - 1])
         self.starts[lo:hi] = [start]
         self.ends[lo:hi] = [end]
+
+
+def _merged(first: list[tuple[int, int, str, str]], second: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """The findings of ``first`` and those of ``second`` that overlap none
+    of them, in order."""
+    taken = _Covered()
+    for start, end, _, _ in first:
+        taken.add(start, end)
+    return sorted(first + [f for f in second if f[1] > f[0] and not taken.overlaps(f[0], f[1])])
 
 
 def _custom_spans(pattern: re.Pattern, text: str):

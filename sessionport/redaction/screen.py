@@ -29,7 +29,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from sessionport.redaction import entropy, keywords, pii, rules
+from sessionport.redaction import entropy, keywords, normalise, pii, rules
 from sessionport.lazy import lazy
 
 _RUN_MIN = 20
@@ -227,8 +227,8 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("card", _CARD_HINT.pattern, False),
     ("curl-cookie", r"(?i)curl\b.*\s(?:-b|--cookie)", False),
     # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e,
-    # HTML character references
-    ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)", False),
+    # HTML character references, percent-encoded punctuation
+    ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
