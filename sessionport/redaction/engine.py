@@ -172,12 +172,21 @@ class Redactor:
         offer(keywords.name_value_spans(text, lower))
         if "</" in text:
             offer(keywords.element_spans(text))
+        if (" " in text or "\t" in text) and keywords.PROSE_SCREEN.search(text):
+            offer(keywords.prose_secret_spans(text, lower), keywords.is_placeholder)
+        if ("|" in text or "  " in text or "\t" in text) and keywords.TABLE_SCREEN.search(text):
+            offer(keywords.table_spans(text, lower))
         if runs and (any(noun in lower for noun in keywords.PHRASE_NOUNS) or lower.startswith("pat")):
             offer(keywords.phrase_spans(text, lower, runs))
         if self.pii:
             offer(self._home_spans(text))
             offer(pii.email_spans(text))
             offer(pii.ip_spans(text))
+        if runs and len(runs) == 1:
+            alone = entropy.alone_span(text)
+            if alone is not None and entropy.alone_is_secret(text[alone[0] : alone[1]]):
+                # judged as the entropy layer's runs are: base64 of a file is data
+                offer(self._judged(text, ((alone[0], alone[1], "high-entropy"),)))
         if runs:
             offer(self._judged(text, entropy.entropy_spans(text, entropy.url_spans(text), runs)))
         if self.pii and self._bare_users is not None:

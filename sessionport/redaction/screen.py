@@ -138,6 +138,10 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if " " in text and keywords.SPACED_SCREEN.search(text):
         return True
+    if ("|" in text or "  " in text or "\t" in text) and keywords.TABLE_SCREEN.search(text):
+        return True
+    if " " in text and keywords.PROSE_SCREEN.search(text):
+        return True
     if "curl" in lower and (" -b" in lower or "--cookie" in lower):
         return True
     if pii_on:
@@ -160,6 +164,8 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
 
 def _runs_hold(text: str, runs: list[tuple[int, int]]) -> bool:
     """Whether a vendor rule or the entropy layer can match in ``runs``."""
+    if len(runs) == 1 and entropy.alone_span(text) is not None:
+        return True  # a token printed alone (see entropy.alone_span)
     joined = "\n".join(text[s:e] for s, e in runs)
     if rules._TRIGGER_FIND.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
         return True
@@ -229,6 +235,8 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e,
     # HTML character references, percent-encoded punctuation
     ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
+    ("table", keywords.TABLE_SCREEN.pattern, False),
+    ("prose-secret", keywords.PROSE_SCREEN.pattern, False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
