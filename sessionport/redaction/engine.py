@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from sessionport.redaction import blobs, cards, entropy, keywords, normalise, pii, rules, screen
+from sessionport.redaction import blobs, cards, entropy, keywords, normalise, pii, printers, rules, screen
 from sessionport.lazy import lazy
 
 TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
@@ -41,6 +41,7 @@ _OPAQUE_MAX = 256
 _USER_PASS = lazy(r"^[A-Za-z][A-Za-z0-9._@+-]{0,63}:[^\s:]{3,128}$")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
 _MIN_TEXT = 6
+_PRINTER_MAX = 4096  # a command that prints a credential is short; tool inputs as JSON are too
 # Lower-cases ASCII letters only, so positions in the result match the original.
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 _CACHE_CHARS = 32 << 20
@@ -108,6 +109,7 @@ class Redactor:
         self._depth = 0  # nesting of decoded payloads being judged
         self._join_wait = 0  # batches to screen text by text before trying a join again
         self._join_backoff = 1  # the wait after the next join with a hit
+        self._printed = 0  # strings still to come that may be the output of a command printing a credential
 
     # -- replacements -------------------------------------------------------
 
@@ -249,12 +251,29 @@ class Redactor:
         # long strings are never cached: looking them up would hash them
         cached = self._cache.get(text) if length <= _CACHE_MAX_TEXT else None
         if cached is not None:
+            if self._printed and printers.is_output(text):
+                self._printed = 0  # an output seen before: the command's output
             result, kinds = cached
             if kinds:
                 counts = self.counts
                 for kind in kinds:  # cheaper than Counter.update for a few items
                     counts[kind] += 1
             return result
+        if self._printed:
+            self._printed -= 1
+            span = printers.printed_secret(text) if length <= entropy.ALONE_MAX + 16 else None
+            if span is None and printers.is_output(text):
+                self._printed = 0  # the command's output, and no credential alone in it
+            if span is not None:
+                self._printed = 0
+                start, end = span
+                self.counts["secret"] += 1
+                result = text[:start] + self.token("secret", text[start:end]) + text[end:]
+                if length <= _CACHE_MAX_TEXT:
+                    # the copies of the output (Claude Code's stdout) come later
+                    self._cache[text] = (result, ("secret",))
+                    self._cache_chars += len(text) + len(result)
+                return result
         head = text[0]
         if head.isspace():
             # indented code and output: JSON only when its first visible
@@ -267,8 +286,12 @@ class Redactor:
             # whether there are codes or escapes to take out first
             hits = match(text.encode())
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
+            if hits and screen.PRINTER_INDEX in hits:
+                self._printed = printers.WINDOW
         else:
             hits = None
+            if length <= _PRINTER_MAX and printers.PRINTER.search(text):
+                self._printed = printers.WINDOW
             wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text or "%" in text) and normalise.needed(text)
         if wants_normal:
             # JSON is decoded by parsing it (its escapes are its own); other
@@ -292,7 +315,9 @@ class Redactor:
             result, kinds = self._redact_uncached(text)
         if kinds:
             self.counts.update(kinds)
-        if length > _CACHE_MAX_TEXT:
+        if length > _CACHE_MAX_TEXT or self._printed == printers.WINDOW:
+            # a command printing a credential is not cached: each time it
+            # is seen, the strings after it are judged as its output
             return result
         if self._cache_chars + len(text) > _CACHE_CHARS:
             self._clear_cache()

@@ -174,7 +174,7 @@ _LINE_NUMBER = lazy(r"[ \t]*\d+(?:\u2192|\t)")
 _ALONE_PART = lazy(r"[!.:]")
 
 
-def alone_span(text: str) -> tuple[int, int] | None:
+def alone_span(text: str, min_length: int = ALONE_MIN) -> tuple[int, int] | None:
     """Where the one token of ``text`` is, when ``text`` is a token alone
     (padding, a trailing newline and a Read tool's line number aside)."""
     if len(text) > ALONE_MAX + 16:
@@ -187,7 +187,7 @@ def alone_span(text: str) -> tuple[int, int] | None:
     number = _LINE_NUMBER.match(text, start, end)
     if number is not None:
         start = number.end()
-    if end - start < ALONE_MIN:
+    if end - start < min_length:
         return None
     for index in range(start, end):
         if text[index] in " \t\r\n":
