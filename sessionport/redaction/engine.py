@@ -391,11 +391,12 @@ class Redactor:
             # A percent escape is a character of a nested URL or of a
             # query value (decoded above), or part of a password in a
             # URL's userinfo, where "%40" decoded would end it: the
-            # findings in the text with its percent escapes kept come
-            # first, those of the decoded text fill what they leave.
+            # findings of named and structured layers in the text with its
+            # escapes kept come first, then those of the decoded text, then
+            # runs judged by their entropy alone in the text as it is.
             kept = normalise.normalise(text, percent=False)
-            first = self._found_in(*kept, text) if kept is not None else [(start, end, kind, text[start:end]) for start, end, kind in self.find(text)]
-            findings = _merged(first, findings)
+            as_is = self._found_in(*kept, text) if kept is not None else [(start, end, kind, text[start:end]) for start, end, kind in self.find(text)]
+            findings = _merged(_merged([f for f in as_is if f[2] != "high-entropy"], findings), [f for f in as_is if f[2] == "high-entropy"])
         if not findings:
             return text, ()
         parts: list[str] = []
