@@ -174,9 +174,9 @@ class Redactor:
         offer(keywords.name_value_spans(text, lower))
         if "</" in text:
             offer(keywords.element_spans(text))
-        if (" " in text or "\t" in text) and keywords.PROSE_SCREEN.search(text):
+        if keywords.prose_possible(text):
             offer(keywords.prose_secret_spans(text, lower), keywords.is_placeholder)
-        if ("|" in text or "  " in text or "\t" in text) and keywords.TABLE_SCREEN.search(text):
+        if keywords.table_possible(text, lower):
             offer(keywords.table_spans(text, lower))
         if runs and (any(noun in lower for noun in keywords.PHRASE_NOUNS) or lower.startswith("pat")):
             offer(keywords.phrase_spans(text, lower, runs))
@@ -286,7 +286,7 @@ class Redactor:
             # whether there are codes or escapes to take out first
             hits = match(text.encode())
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
-            if hits and screen.PRINTER_INDEX in hits:
+            if hits and screen.PRINTER_INDEX in hits and length <= _PRINTER_MAX and printers.PRINTER.search(text):
                 self._printed = printers.WINDOW
         else:
             hits = None

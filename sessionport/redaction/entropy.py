@@ -170,7 +170,7 @@ def _entropy_in(text: str, shielded: list[tuple[int, int]], pos: int, endpos: in
 
 ALONE_MIN = 20
 ALONE_MAX = 1024
-_LINE_NUMBER = lazy(r"[ \t]*\d+(?:\u2192|\t)")
+_ALONE = lazy(r"[ \t\r\n]*(?:\d+(?:\u2192|\t))?([^ \t\r\n]+)[ \t\r\n]*")
 _ALONE_PART = lazy(r"[!.:]")
 
 
@@ -179,20 +179,10 @@ def alone_span(text: str, min_length: int = ALONE_MIN) -> tuple[int, int] | None
     (padding, a trailing newline and a Read tool's line number aside)."""
     if len(text) > ALONE_MAX + 16:
         return None
-    start, end = 0, len(text)
-    while start < end and text[start] in " \t\r\n":
-        start += 1
-    while end > start and text[end - 1] in " \t\r\n":
-        end -= 1
-    number = _LINE_NUMBER.match(text, start, end)
-    if number is not None:
-        start = number.end()
-    if end - start < min_length:
+    match = _ALONE.fullmatch(text)
+    if match is None or match.end(1) - match.start(1) < min_length:
         return None
-    for index in range(start, end):
-        if text[index] in " \t\r\n":
-            return None
-    return start, end
+    return match.span(1)
 
 
 def alone_is_secret(value: str) -> bool:

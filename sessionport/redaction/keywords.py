@@ -454,7 +454,19 @@ _CELL_TRIM = " \t\r"
 TABLE_KEYWORDS = r"(?:pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig|_pat)"
 TABLE_SCREEN = lazy(
     r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*`?(?:\*\*)?(?:[ \t]*\||\t| {2})|\|[^\n]*" + TABLE_KEYWORDS
-)
+)  # for RE2 (linear time); in Python, "|" and a keyword, or ALIGNED_SCREEN
+# The RE2 set's spelling: a keyword then, in its row's name, a border or an
+# alignment; or a header cell after a border, of at most 40 characters
+# each side of the keyword, to its end (psql's last cell ends the line)
+TABLE_RE2 = r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*`?(?:\*\*)?(?:[ \t]*\||\t| {2})|\|[^|\n]{0,40}" + TABLE_KEYWORDS + r"[^|\n]{0,40}(?:\||\n|$)"
+ALIGNED_SCREEN = lazy(r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*(?:\t| {2})")
+
+
+def table_possible(text: str, lower: str) -> bool:
+    """A superset of :func:`table_spans`' triggers, in linear time."""
+    if "|" in text and _KEYWORD_HIT.search(lower):
+        return True
+    return ("  " in text or "\t" in text) and ALIGNED_SCREEN.search(text) is not None
 
 
 def table_spans(text: str, lower: str) -> Iterator[Span]:
@@ -522,8 +534,10 @@ def _column_spans(text: str) -> Iterator[Span]:
         header = _cells(text, start, end)
         columns = []
         for number, (cell_start, cell_end) in enumerate(header):
+            if not number:
+                continue  # no border before it: psql's first column is an id
             name = text[slice(*_trimmed(text, cell_start, cell_end))].replace(" ", "_")
-            name_class = classify_name(name) if name and len(name) <= 80 else None
+            name_class = classify_name(name) if name and len(name) <= 40 else None  # the RE2 screen's bounds
             if name_class is not None:
                 columns.append((number, name, name_class))
         index += 2
@@ -554,10 +568,23 @@ PROSE_SECRET = lazy(
     r"|(?<!" + _PROSE_VALUE + r")(?P<w>" + _PROSE_VALUE + r"{8,200})[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN
 )
 # A superset for the screens: the value holds a digit (the detector's rule)
-PROSE_SCREEN = lazy(
-    r"(?i)" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])?[ \t]+[\"'`]?" + _PROSE_VALUE + "*[0-9]"
-    r"|[0-9]" + _PROSE_VALUE + r"*[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN
-)
+_PROSE_NAMED = r"(?i)" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])?[ \t]+[\"'`]?" + _PROSE_VALUE + "*[0-9]"
+_PROSE_AS = r"(?i)[ \t]as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN
+PROSE_RE2 = _PROSE_NAMED + "|" + _PROSE_AS[4:]
+# for RE2 (linear time)
+PROSE_SCREEN = lazy(_PROSE_NAMED + r"|[0-9]" + _PROSE_VALUE + r"*[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN)
+_PROSE_NAMED_SCREEN = lazy(_PROSE_NAMED)
+_PROSE_AS_SCREEN = lazy(_PROSE_AS)
+
+
+def prose_possible(text: str) -> bool:
+    """A superset of :func:`prose_secret_spans`' triggers, in linear time
+    (the "X as the token" form is found from its " as ")."""
+    if " " not in text and "\t" not in text:
+        return False
+    if _PROSE_NAMED_SCREEN.search(text):
+        return True
+    return ("as" in text or "AS" in text or "As" in text or "aS" in text) and _PROSE_AS_SCREEN.search(text) is not None
 _WORD_PARTS = lazy(r"[A-Za-z]{4,}")
 _PROSE_NOT = lazy(r"(?i)^(?:sha\d*|md5|v?\d+(?:\.\d+)+)|://|^[\w.+-]+@[\w-]+\.[\w.]+$|^[/~.]")
 

@@ -30,8 +30,13 @@ PRINTER = lazy(
     + r"|\bjq\b[^\n]*\.\w*(?:token|key|secret|password)\b|\bgit\s+config\b[^\n]*(?:token|password)"
     + r"|\bopenssl\s+rand\b|\bpwgen\b|/dev/urandom"
 )
-# The RE2 set's spelling (no look-arounds; \b is supported)
-SCREEN = PRINTER.pattern
+# What the RE2 set looks for, cheaply: a line that starts with one of the
+# commands above (PRINTER then decides).  Not a detector's trigger: the
+# screen's answer for detection ignores it.
+SCREEN = (
+    r"(?im)^[ \t]*(?:sudo[ \t]+)?(?:cat|head|tail|less|more|bat|type|get-content|echo|printenv|gh|glab|gcloud|az|aws|heroku|vault|op|pass|"
+    r"security|keyring|doppler|terraform|kubectl|jq|git|openssl|pwgen|curl|base64)[ \t]"
+)
 # How many strings after the command may be its output: the tool call's
 # description or working directory, then the output (a copy of it, such as
 # Claude Code's ``stdout``, is answered by the cache).  Strings the walk

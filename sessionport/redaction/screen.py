@@ -138,9 +138,9 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if " " in text and keywords.SPACED_SCREEN.search(text):
         return True
-    if ("|" in text or "  " in text or "\t" in text) and keywords.TABLE_SCREEN.search(text):
+    if keywords.table_possible(text, lower):
         return True
-    if " " in text and keywords.PROSE_SCREEN.search(text):
+    if keywords.prose_possible(text):
         return True
     if "curl" in lower and (" -b" in lower or "--cookie" in lower):
         return True
@@ -164,11 +164,11 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
 
 def _runs_hold(text: str, runs: list[tuple[int, int]]) -> bool:
     """Whether a vendor rule or the entropy layer can match in ``runs``."""
-    if len(runs) == 1 and entropy.alone_span(text) is not None:
-        return True  # a token printed alone (see entropy.alone_span)
     joined = "\n".join(text[s:e] for s, e in runs)
     if rules._TRIGGER_FIND.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
         return True
+    if len(runs) == 1 and entropy.alone_span(text) is not None:
+        return True  # a token printed alone (see entropy.alone_span)
     # a value named by a credential noun in the text around it (its runs
     # are >= 20 characters, the phrase rule's minimum)
     return _PHRASE_HINT.search(text) is not None
@@ -235,8 +235,8 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e,
     # HTML character references, percent-encoded punctuation
     ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
-    ("table", keywords.TABLE_SCREEN.pattern, False),
-    ("prose-secret", keywords.PROSE_SCREEN.pattern, False),
+    ("table", keywords.TABLE_RE2, False),
+    ("prose-secret", keywords.PROSE_RE2, False),
     # not a detector's trigger: a command that prints a credential alone
     # (see .printers), which makes the next strings judged as its output
     ("printer", printers.SCREEN, False),
@@ -309,6 +309,8 @@ def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hi
     for index in hits:
         if index == _RUNS_INDEX:
             runs = True
+        elif index == PRINTER_INDEX:
+            continue  # not a detector's trigger
         elif pii_on or index not in _PII:
             return True
     if pii_on:
