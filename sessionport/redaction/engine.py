@@ -41,7 +41,6 @@ _OPAQUE_MAX = 256
 _USER_PASS = lazy(r"^[A-Za-z][A-Za-z0-9._@+-]{0,63}:[^\s:]{3,128}$")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
 _MIN_TEXT = 6
-_PRINTER_MAX = 4096  # a command that prints a credential is short; tool inputs as JSON are too
 # Lower-cases ASCII letters only, so positions in the result match the original.
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 _CACHE_CHARS = 32 << 20
@@ -284,13 +283,14 @@ class Redactor:
         if plain and match is not None and text.isascii():
             # the common case: one RE2 pass answers every question, also
             # whether there are codes or escapes to take out first
-            hits = match(text.encode())
+            encoded = text.encode()
+            hits = match(encoded)
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
-            if hits and screen.PRINTER_INDEX in hits and length <= _PRINTER_MAX and printers.PRINTER.search(text):
+            if hits and screen.PRINTER_INDEX in hits and printers.prints_credential(text, encoded):
                 self._printed = printers.WINDOW
         else:
             hits = None
-            if length <= _PRINTER_MAX and printers.PRINTER.search(text):
+            if printers.prints_credential(text):
                 self._printed = printers.WINDOW
             wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text or "%" in text) and normalise.needed(text)
         if wants_normal:

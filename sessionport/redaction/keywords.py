@@ -455,10 +455,15 @@ TABLE_KEYWORDS = r"(?:pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie
 TABLE_SCREEN = lazy(
     r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*`?(?:\*\*)?(?:[ \t]*\||\t| {2})|\|[^\n]*" + TABLE_KEYWORDS
 )  # for RE2 (linear time); in Python, "|" and a keyword, or ALIGNED_SCREEN
+# A header cell that names a secret: the keyword first, or after one word
+# (``token``, ``api key``, ``db_password``), markup and padding aside.
+# No counted repetition: in RE2's DFA, a bounded gap after every border
+# multiplies the states by its length.
+_HEADER_CELL = r"[ \t]*[`*]*(?:[a-z0-9_-]+[ \t_-]+)?" + TABLE_KEYWORDS
+_HEADER_START = lazy(r"(?i)" + _HEADER_CELL)
 # The RE2 set's spelling: a keyword then, in its row's name, a border or an
-# alignment; or a header cell after a border, of at most 40 characters
-# each side of the keyword, to its end (psql's last cell ends the line)
-TABLE_RE2 = r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*`?(?:\*\*)?(?:[ \t]*\||\t| {2})|\|[^|\n]{0,40}" + TABLE_KEYWORDS + r"[^|\n]{0,40}(?:\||\n|$)"
+# alignment; or a header cell after a border
+TABLE_RE2 = r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*`?(?:\*\*)?(?:[ \t]*\||\t| {2})|\|" + _HEADER_CELL
 ALIGNED_SCREEN = lazy(r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*(?:\t| {2})")
 
 
@@ -534,10 +539,10 @@ def _column_spans(text: str) -> Iterator[Span]:
         header = _cells(text, start, end)
         columns = []
         for number, (cell_start, cell_end) in enumerate(header):
-            if not number:
-                continue  # no border before it: psql's first column is an id
+            if not number or not _HEADER_START.match(text, cell_start, cell_end):
+                continue  # no border before it (psql's first column), or the keyword deep in a phrase
             name = text[slice(*_trimmed(text, cell_start, cell_end))].replace(" ", "_")
-            name_class = classify_name(name) if name and len(name) <= 40 else None  # the RE2 screen's bounds
+            name_class = classify_name(name) if name and len(name) <= 80 else None
             if name_class is not None:
                 columns.append((number, name, name_class))
         index += 2
@@ -564,14 +569,13 @@ PROSE_SECRET = lazy(
     r"(?<![a-z0-9_])" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])[ \t]+[\"'`]?(?P<v>" + _PROSE_VALUE + "{8,200})"
     # "here's the key X"
     r"|(?<![a-z0-9_])(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?[ \t]+[\"'`]?(?P<u>" + _PROSE_VALUE + "{8,200})"
-    # "try again with X as the token"
-    r"|(?<!" + _PROSE_VALUE + r")(?P<w>" + _PROSE_VALUE + r"{8,200})[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN
 )
+# "try again with X as the token": found from its " as ", the value read backwards
+_PROSE_AS_NOUN = lazy(r"[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN)
 # A superset for the screens: the value holds a digit (the detector's rule)
 _PROSE_NAMED = r"(?i)" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])?[ \t]+[\"'`]?" + _PROSE_VALUE + "*[0-9]"
 _PROSE_AS = r"(?i)[ \t]as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN
-PROSE_RE2 = _PROSE_NAMED + "|" + _PROSE_AS[4:]
-# for RE2 (linear time)
+# for RE2 (linear time): the value before " as" holds a digit
 PROSE_SCREEN = lazy(_PROSE_NAMED + r"|[0-9]" + _PROSE_VALUE + r"*[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN)
 _PROSE_NAMED_SCREEN = lazy(_PROSE_NAMED)
 _PROSE_AS_SCREEN = lazy(_PROSE_AS)
@@ -584,15 +588,43 @@ def prose_possible(text: str) -> bool:
         return False
     if _PROSE_NAMED_SCREEN.search(text):
         return True
-    return ("as" in text or "AS" in text or "As" in text or "aS" in text) and _PROSE_AS_SCREEN.search(text) is not None
+    if not ("as" in text or "AS" in text or "As" in text or "aS" in text):
+        return False
+    for match in _PROSE_AS_SCREEN.finditer(text):
+        if _value_before(text, match.start())[2]:
+            return True
+    return False
+
+
+def _value_before(text: str, end: int) -> tuple[int, int, bool]:
+    """The token that ends at ``end`` (a quote before ``end`` aside), up to
+    200 characters: (start, end, whether it holds a digit)."""
+    if end and text[end - 1] in "\"'`":
+        end -= 1
+    start = end
+    digit = False
+    while start > 0 and end - start < 200 and text[start - 1] not in " \t\r\n\"'`":
+        start -= 1
+        digit = digit or text[start].isdigit()
+    return start, end, digit
 _WORD_PARTS = lazy(r"[A-Za-z]{4,}")
 _PROSE_NOT = lazy(r"(?i)^(?:sha\d*|md5|v?\d+(?:\.\d+)+)|://|^[\w.+-]+@[\w-]+\.[\w.]+$|^[/~.]")
 
 
-def prose_secret_spans(text: str, lower: str) -> Iterator[Span]:
+def _prose_candidates(text: str, lower: str) -> Iterator[tuple[int, int, str, int, str]]:
+    """(value start, value end, form, where the phrase starts, the phrase)"""
     for match in PROSE_SECRET.finditer(lower):
-        group = "v" if match.group("v") is not None else "u" if match.group("u") is not None else "w"
-        start, end = match.span(group)
+        group = "v" if match.group("v") is not None else "u"
+        yield (*match.span(group), group, match.start(), match.group(0))
+    if " as" in lower or "\tas" in lower:
+        for match in _PROSE_AS_NOUN.finditer(lower):
+            start, end, digit = _value_before(lower, match.start() + (1 if lower[match.start()] in "\"'`" else 0))
+            if digit and end - start >= 8:
+                yield start, end, "w", start, match.group(0)
+
+
+def prose_secret_spans(text: str, lower: str) -> Iterator[Span]:
+    for start, end, group, phrase_start, phrase in _prose_candidates(text, lower):
         while end > start and text[end - 1] in ".,;:!?)]}":
             end -= 1
         value = text[start:end]
@@ -604,10 +636,10 @@ def prose_secret_spans(text: str, lower: str) -> Iterator[Span]:
         upper = sum(c.isupper() for c in value)
         if not digits:
             continue
-        if group != "w" and _PHRASE_BEFORE_STOP.search(lower, max(0, match.start() - 16), match.start()):
+        if group != "w" and _PHRASE_BEFORE_STOP.search(lower, max(0, phrase_start - 16), phrase_start):
             continue  # a cache key, a primary key, a page token
         if len(_WORD_PARTS.findall(value)) >= 3:
             continue  # made of words: a cache key, a file or package name
         if (len(value) <= 64 and letters >= 2 and digits and (symbols or (upper and upper < letters))) or (len(value) >= 16 and _opaque(value)):
-            name = match.group(0)
+            name = phrase
             yield start, end, "password" if "pass" in name or "pwd" in name else "token" if "token" in name else "secret"

@@ -31,12 +31,58 @@ PRINTER = lazy(
     + r"|\bopenssl\s+rand\b|\bpwgen\b|/dev/urandom"
 )
 # What the RE2 set looks for, cheaply: a line that starts with one of the
-# commands above (PRINTER then decides).  Not a detector's trigger: the
+# commands above and names a credential further on (or generates one).
+# PRINTER then decides, on that line only.  Not a detector's trigger: the
 # screen's answer for detection ignores it.
-SCREEN = (
-    r"(?im)^[ \t]*(?:sudo[ \t]+)?(?:cat|head|tail|less|more|bat|type|get-content|echo|printenv|gh|glab|gcloud|az|aws|heroku|vault|op|pass|"
-    r"security|keyring|doppler|terraform|kubectl|jq|git|openssl|pwgen|curl|base64)[ \t]"
+_COMMANDS = (
+    r"(?:sudo[ \t]+)?(?:cat|head|tail|less|more|bat|type|get-content|echo|printenv|gh|glab|gcloud|az|aws|heroku|vault|op|pass|"
+    r"security|keyring|doppler|terraform|kubectl|jq|git|curl)[ \t]"
 )
+# the credential word inside a path, a variable, an option or a field
+# (``~/.dd/api_key``, ``$API_KEY``, ``-field=password``, ``.data.token``)
+SCREEN = (
+    r"(?im)^[ \t]*" + _COMMANDS + r"[^\n]*[/._$:={-](?:token|key|secret|pass|pwd|cred|auth|pat)"
+    r"|\b(?:cat|head|tail|less|more|bat|type)[ \t]+[^ \t\n]*(?:token|key|secret|pass|pwd|cred)"
+    r"|gh[ \t]+auth[ \t]+token|glab[ \t]+auth|gcloud[ \t]+auth|op[ \t]+read|pass[ \t]+show|keyring[ \t]+get|doppler[ \t]+secrets"
+    r"|heroku[ \t]+auth|vault[ \t]+print|openssl[ \t]+rand|pwgen|/dev/urandom"
+)
+_LINE_MAX = 512
+
+
+def _byte_line_finder():
+    # RE2 finds the lines in linear time (Python's re tries every position
+    # of a long output against every alternative); on the bytes of an
+    # ASCII text its offsets are the text's
+    try:
+        import re2
+
+        return re2.compile(SCREEN.encode()).finditer
+    except Exception:  # no RE2, or a binding that cannot take the pattern
+        return None
+
+
+_LINES = lazy(SCREEN)
+_BYTE_LINES = _byte_line_finder()
+
+
+def prints_credential(text: str, ascii_bytes: bytes | None = None) -> bool:
+    """Whether ``text`` holds a command line that prints a credential
+    alone (PRINTER, tried on the lines :data:`SCREEN` picks);
+    ``ascii_bytes``: the text's bytes when it is ASCII."""
+    if _BYTE_LINES is not None and (ascii_bytes is not None or text.isascii()):
+        matches = _BYTE_LINES(ascii_bytes if ascii_bytes is not None else text.encode())
+    else:
+        matches = _LINES.finditer(text)
+    for match in matches:
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        if end < 0:
+            end = len(text)
+        if PRINTER.search(text, start, min(end, start + _LINE_MAX)):
+            return True
+    return False
+
+
 # How many strings after the command may be its output: the tool call's
 # description or working directory, then the output (a copy of it, such as
 # Claude Code's ``stdout``, is answered by the cache).  Strings the walk

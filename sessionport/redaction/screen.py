@@ -236,7 +236,7 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     # HTML character references, percent-encoded punctuation
     ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
     ("table", keywords.TABLE_RE2, False),
-    ("prose-secret", keywords.PROSE_RE2, False),
+    ("prose-secret", keywords.PROSE_SCREEN.pattern, False),
     # not a detector's trigger: a command that prints a credential alone
     # (see .printers), which makes the next strings judged as its output
     ("printer", printers.SCREEN, False),
