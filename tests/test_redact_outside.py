@@ -32,9 +32,9 @@ SEEDS = (1, 2)
 # the least recall measured per context over seeds 1-8
 MIN_RECALL = {
     "printed-alone": 0.85, "printed-alone-read": 0.83, "prompt-alone": 0.83, "prompt-bare": 0.77,
-    "printed-after-command": 0.98, "prompt-key": 0.98, "vault-kv-get": 0.98, "kubectl-secret-yaml": 0.98, "basic-auth-url": 0.96,
+    "printed-after-command": 0.98, "prompt-key": 0.88, "vault-kv-get": 0.98, "kubectl-secret-yaml": 0.98, "basic-auth-url": 0.96,
 }
-OVERALL = 0.97
+OVERALL = 0.965
 # JSON values under an id-like key (an S3 ``VersionId``) are judged
 # without their key when the JSON is parsed: one per seed and iteration
 MAX_DAMAGED_PLAIN = 4

@@ -560,7 +560,7 @@ def _column_spans(text: str) -> Iterator[Span]:
 # -- a short password named in a sentence ---------------------------------------
 
 # "the password is Tiger#3068maple", "my key is -#PPD6PziWJ#pgV5B", "set the
-# token to Xk3…": a value shorter than the phrase rule's 20 characters, right
+# token to Xk3…", "here's the key …": a value shorter than the phrase rule's 20 characters, right
 # after a credential noun and "is", "was", "to", ":" or "=".  Matched on the
 # lower-cased text; the value must have a password's mix of characters.
 _PROSE_NOUN = r"(?:password|passphrase|passcode|passwd|pwd|secret|key|token)"
@@ -570,43 +570,22 @@ PROSE_SECRET = lazy(
     # "here's the key X"
     r"|(?<![a-z0-9_])(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?[ \t]+[\"'`]?(?P<u>" + _PROSE_VALUE + "{8,200})"
 )
-# "try again with X as the token": found from its " as ", the value read backwards
-_PROSE_AS_NOUN = lazy(r"[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN)
 # A superset for the screens: the value holds a digit (the detector's rule)
-_PROSE_NAMED = r"(?i)" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])?[ \t]+[\"'`]?" + _PROSE_VALUE + "*[0-9]"
-_PROSE_AS = r"(?i)[ \t]as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN
-# for RE2 (linear time): the value before " as" holds a digit
-PROSE_SCREEN = lazy(_PROSE_NAMED + r"|[0-9]" + _PROSE_VALUE + r"*[\"'`]?[ \t]+as[ \t]+(?:the|my|our|your|a|an)?[ \t]*" + _PROSE_NOUN)
-_PROSE_NAMED_SCREEN = lazy(_PROSE_NAMED)
-_PROSE_AS_SCREEN = lazy(_PROSE_AS)
+_PROSE_NAMED = (
+    r"(?i)(?:" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])|(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?)"
+    r"[ \t]+[\"'`]?" + _PROSE_VALUE + "*[0-9]"
+)
+# for RE2 (linear time)
+PROSE_SCREEN = lazy(_PROSE_NAMED)
 
 
 def prose_possible(text: str) -> bool:
-    """A superset of :func:`prose_secret_spans`' triggers, in linear time
-    (the "X as the token" form is found from its " as ")."""
+    """A superset of :func:`prose_secret_spans`' triggers."""
     if " " not in text and "\t" not in text:
         return False
-    if _PROSE_NAMED_SCREEN.search(text):
-        return True
-    if not ("as" in text or "AS" in text or "As" in text or "aS" in text):
-        return False
-    for match in _PROSE_AS_SCREEN.finditer(text):
-        if _value_before(text, match.start())[2]:
-            return True
-    return False
+    return PROSE_SCREEN.search(text) is not None
 
 
-def _value_before(text: str, end: int) -> tuple[int, int, bool]:
-    """The token that ends at ``end`` (a quote before ``end`` aside), up to
-    200 characters: (start, end, whether it holds a digit)."""
-    if end and text[end - 1] in "\"'`":
-        end -= 1
-    start = end
-    digit = False
-    while start > 0 and end - start < 200 and text[start - 1] not in " \t\r\n\"'`":
-        start -= 1
-        digit = digit or text[start].isdigit()
-    return start, end, digit
 _WORD_PARTS = lazy(r"[A-Za-z]{4,}")
 _PROSE_NOT = lazy(r"(?i)^(?:sha\d*|md5|v?\d+(?:\.\d+)+)|://|^[\w.+-]+@[\w-]+\.[\w.]+$|^[/~.]")
 
@@ -616,11 +595,6 @@ def _prose_candidates(text: str, lower: str) -> Iterator[tuple[int, int, str, in
     for match in PROSE_SECRET.finditer(lower):
         group = "v" if match.group("v") is not None else "u"
         yield (*match.span(group), group, match.start(), match.group(0))
-    if " as" in lower or "\tas" in lower:
-        for match in _PROSE_AS_NOUN.finditer(lower):
-            start, end, digit = _value_before(lower, match.start() + (1 if lower[match.start()] in "\"'`" else 0))
-            if digit and end - start >= 8:
-                yield start, end, "w", start, match.group(0)
 
 
 def prose_secret_spans(text: str, lower: str) -> Iterator[Span]:
@@ -636,7 +610,7 @@ def prose_secret_spans(text: str, lower: str) -> Iterator[Span]:
         upper = sum(c.isupper() for c in value)
         if not digits:
             continue
-        if group != "w" and _PHRASE_BEFORE_STOP.search(lower, max(0, phrase_start - 16), phrase_start):
+        if _PHRASE_BEFORE_STOP.search(lower, max(0, phrase_start - 16), phrase_start):
             continue  # a cache key, a primary key, a page token
         if len(_WORD_PARTS.findall(value)) >= 3:
             continue  # made of words: a cache key, a file or package name

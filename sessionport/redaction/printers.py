@@ -65,6 +65,37 @@ _LINES = lazy(SCREEN)
 _BYTE_LINES = _byte_line_finder()
 
 
+def _screen_set():
+    # one pattern in an RE2 set: the binding's Match is a single C call
+    try:
+        import re2
+
+        options = re2.Options()
+        patterns = re2.Set.SearchSet(options)
+        patterns.Add(SCREEN)
+        patterns.Compile()
+        return getattr(getattr(patterns, "_set", None), "Match", None) or patterns.Match
+    except Exception:
+        return None
+
+
+_SCREEN_MATCH = _screen_set()
+COMMAND_MAX = 512  # a command line, or a short script
+
+
+def is_printer(text: str) -> bool:
+    """Whether ``text`` (a command, at most COMMAND_MAX characters) prints
+    a credential alone.  Not part of the detection screen: the strings it
+    looks at are few (short ones the cache has not seen), and its pattern
+    would cost every byte of every text a share of the RE2 walk."""
+    if len(text) > COMMAND_MAX:
+        return False
+    if _SCREEN_MATCH is not None and text.isascii():
+        encoded = text.encode()
+        return bool(_SCREEN_MATCH(encoded)) and prints_credential(text, encoded)
+    return prints_credential(text)
+
+
 def prints_credential(text: str, ascii_bytes: bytes | None = None) -> bool:
     """Whether ``text`` holds a command line that prints a credential
     alone (PRINTER, tried on the lines :data:`SCREEN` picks);

@@ -29,7 +29,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from sessionport.redaction import entropy, keywords, normalise, pii, printers, rules
+from sessionport.redaction import entropy, keywords, normalise, pii, rules
 from sessionport.lazy import lazy
 
 _RUN_MIN = 20
@@ -237,9 +237,6 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
     ("table", keywords.TABLE_RE2, False),
     ("prose-secret", keywords.PROSE_SCREEN.pattern, False),
-    # not a detector's trigger: a command that prints a credential alone
-    # (see .printers), which makes the next strings judged as its output
-    ("printer", printers.SCREEN, False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
@@ -249,7 +246,6 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
 ]
 _RUNS_INDEX = 1
 NORMAL_INDEX = next(i for i, (name, _, _) in enumerate(_RE2_PATTERNS) if name == "normal")
-PRINTER_INDEX = next(i for i, (name, _, _) in enumerate(_RE2_PATTERNS) if name == "printer")
 
 
 def _re2_set():
@@ -309,8 +305,6 @@ def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hi
     for index in hits:
         if index == _RUNS_INDEX:
             runs = True
-        elif index == PRINTER_INDEX:
-            continue  # not a detector's trigger
         elif pii_on or index not in _PII:
             return True
     if pii_on:
