@@ -286,11 +286,11 @@ class Redactor:
             encoded = text.encode()
             hits = match(encoded)
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
-            if length <= printers.COMMAND_MAX and printers.is_printer(text):
+            if length <= printers.COMMAND_MAX and " " in text and printers.is_printer(text):
                 self._printed = printers.WINDOW
         else:
             hits = None
-            if length <= printers.COMMAND_MAX and printers.is_printer(text):
+            if length <= printers.COMMAND_MAX and " " in text and printers.is_printer(text):
                 self._printed = printers.WINDOW
             wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text or "%" in text) and normalise.needed(text)
         if wants_normal:

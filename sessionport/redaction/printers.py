@@ -88,8 +88,8 @@ def is_printer(text: str) -> bool:
     a credential alone.  Not part of the detection screen: the strings it
     looks at are few (short ones the cache has not seen), and its pattern
     would cost every byte of every text a share of the RE2 walk."""
-    if len(text) > COMMAND_MAX:
-        return False
+    if len(text) > COMMAND_MAX or " " not in text:
+        return False  # a path, an id, a word: no command line
     if _SCREEN_MATCH is not None and text.isascii():
         encoded = text.encode()
         return bool(_SCREEN_MATCH(encoded)) and prints_credential(text, encoded)
