@@ -30,7 +30,7 @@ from typing import Any, Iterable, Iterator
 
 import orjson
 
-from sessionport.redaction import blobs, cards, entropy, keywords, normalise, pii, rules, screen
+from sessionport.redaction import blobs, cards, entropy, keywords, normalise, pii, printers, rules, screen
 from sessionport.lazy import lazy
 
 TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
@@ -108,6 +108,7 @@ class Redactor:
         self._depth = 0  # nesting of decoded payloads being judged
         self._join_wait = 0  # batches to screen text by text before trying a join again
         self._join_backoff = 1  # the wait after the next join with a hit
+        self._printed = 0  # strings still to come that may be the output of a command printing a credential
 
     # -- replacements -------------------------------------------------------
 
@@ -172,12 +173,21 @@ class Redactor:
         offer(keywords.name_value_spans(text, lower))
         if "</" in text:
             offer(keywords.element_spans(text))
+        if keywords.prose_possible(text):
+            offer(keywords.prose_secret_spans(text, lower), keywords.is_placeholder)
+        if keywords.table_possible(text, lower):
+            offer(keywords.table_spans(text, lower))
         if runs and (any(noun in lower for noun in keywords.PHRASE_NOUNS) or lower.startswith("pat")):
             offer(keywords.phrase_spans(text, lower, runs))
         if self.pii:
             offer(self._home_spans(text))
             offer(pii.email_spans(text))
             offer(pii.ip_spans(text))
+        if runs and len(runs) == 1:
+            alone = entropy.alone_span(text)
+            if alone is not None and entropy.alone_is_secret(text[alone[0] : alone[1]]):
+                # judged as the entropy layer's runs are: base64 of a file is data
+                offer(self._judged(text, ((alone[0], alone[1], "high-entropy"),)))
         if runs:
             offer(self._judged(text, entropy.entropy_spans(text, entropy.url_spans(text), runs)))
         if self.pii and self._bare_users is not None:
@@ -240,12 +250,29 @@ class Redactor:
         # long strings are never cached: looking them up would hash them
         cached = self._cache.get(text) if length <= _CACHE_MAX_TEXT else None
         if cached is not None:
+            if self._printed and printers.is_output(text):
+                self._printed = 0  # an output seen before: the command's output
             result, kinds = cached
             if kinds:
                 counts = self.counts
                 for kind in kinds:  # cheaper than Counter.update for a few items
                     counts[kind] += 1
             return result
+        if self._printed:
+            self._printed -= 1
+            span = printers.printed_secret(text) if length <= entropy.ALONE_MAX + 16 else None
+            if span is None and printers.is_output(text):
+                self._printed = 0  # the command's output, and no credential alone in it
+            if span is not None:
+                self._printed = 0
+                start, end = span
+                self.counts["secret"] += 1
+                result = text[:start] + self.token("secret", text[start:end]) + text[end:]
+                if length <= _CACHE_MAX_TEXT:
+                    # the copies of the output (Claude Code's stdout) come later
+                    self._cache[text] = (result, ("secret",))
+                    self._cache_chars += len(text) + len(result)
+                return result
         head = text[0]
         if head.isspace():
             # indented code and output: JSON only when its first visible
@@ -256,11 +283,16 @@ class Redactor:
         if plain and match is not None and text.isascii():
             # the common case: one RE2 pass answers every question, also
             # whether there are codes or escapes to take out first
-            hits = match(text.encode())
+            encoded = text.encode()
+            hits = match(encoded)
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
+            if length <= printers.COMMAND_MAX and " " in text and printers.is_printer(text):
+                self._printed = printers.WINDOW
         else:
             hits = None
-            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text) and normalise.needed(text)
+            if length <= printers.COMMAND_MAX and " " in text and printers.is_printer(text):
+                self._printed = printers.WINDOW
+            wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text or "%" in text) and normalise.needed(text)
         if wants_normal:
             # JSON is decoded by parsing it (its escapes are its own); other
             # text has its codes and escapes taken out for matching
@@ -283,7 +315,9 @@ class Redactor:
             result, kinds = self._redact_uncached(text)
         if kinds:
             self.counts.update(kinds)
-        if length > _CACHE_MAX_TEXT:
+        if length > _CACHE_MAX_TEXT or self._printed == printers.WINDOW:
+            # a command printing a credential is not cached: each time it
+            # is seen, the strings after it are judged as its output
             return result
         if self._cache_chars + len(text) > _CACHE_CHARS:
             self._clear_cache()
@@ -352,22 +386,36 @@ class Redactor:
         clean, origin = normal
         if not clean.strip():
             return text, ()
-        findings = self.find(clean)
+        findings = self._found_in(clean, origin, text)
+        if "%" in text and normalise.PERCENT.search(text):
+            # A percent escape is a character of a nested URL or of a
+            # query value (decoded above), or part of a password in a
+            # URL's userinfo, where "%40" decoded would end it: the
+            # findings of named and structured layers in the text with its
+            # escapes kept come first, then those of the decoded text, then
+            # runs judged by their entropy alone in the text as it is.
+            kept = normalise.normalise(text, percent=False)
+            as_is = self._found_in(*kept, text) if kept is not None else [(start, end, kind, text[start:end]) for start, end, kind in self.find(text)]
+            findings = _merged(_merged([f for f in as_is if f[2] != "high-entropy"], findings), [f for f in as_is if f[2] == "high-entropy"])
         if not findings:
             return text, ()
         parts: list[str] = []
         kinds: list[str] = []
         position = 0
-        for start, end, kind in findings:
-            first, last = normalise.original_span(origin, start, end, text)
+        for first, last, kind, secret in findings:
             if first < position:
                 continue
             parts.append(text[position:first])
-            parts.append(self.token(kind, clean[start:end]))
+            parts.append(self.token(kind, secret))
             kinds.append(kind)
             position = last
         parts.append(text[position:])
         return "".join(parts), tuple(kinds)
+
+    def _found_in(self, clean: str, origin: normalise.Origin, text: str) -> list[tuple[int, int, str, str]]:
+        """Findings in a normalised text: (start, end) in the original
+        ``text``, kind, the clean secret."""
+        return [(*normalise.original_span(origin, start, end, text), kind, clean[start:end]) for start, end, kind in self.find(clean)]
 
     def _clear_cache(self) -> None:
         self._cache.clear()
@@ -743,6 +791,15 @@ class _Covered:
             end = max(end, self.ends[hi - 1])
         self.starts[lo:hi] = [start]
         self.ends[lo:hi] = [end]
+
+
+def _merged(first: list[tuple[int, int, str, str]], second: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """The findings of ``first`` and those of ``second`` that overlap none
+    of them, in order."""
+    taken = _Covered()
+    for start, end, _, _ in first:
+        taken.add(start, end)
+    return sorted(first + [f for f in second if f[1] > f[0] and not taken.overlaps(f[0], f[1])])
 
 
 def _custom_spans(pattern: re.Pattern, text: str):

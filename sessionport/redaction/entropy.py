@@ -25,6 +25,9 @@ RUN = lazy(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_LENGTH)
 _HEX = lazy(r"^[0-9a-fA-F-]+$")
 # UUID-shaped, also with non-hex letters (tools that mint their own ids)
 _UUID = lazy(r"[0-9a-zA-Z]{8}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{12}")
+# ULIDs (a 48-bit time, then 80 random bits, in Crockford's base32):
+# record ids, never credentials
+_ULID = lazy(r"^[0-7][0-9A-HJKMNP-TV-Z]{25}$")
 # Object ids of APIs and tools: load-bearing, high-entropy, never secrets.
 _ID_PREFIX = lazy(
     r"^(?:[A-Z]{1,5}_kw[A-Za-z]{2}|toolu|srvtoolu|msg|msgbatch|req|call|fc|resp|rs|ctc|chatcmpl|cmpl|cus|pi|pm|ch|evt|sub|in|ii|price|prod|txn|"
@@ -138,7 +141,7 @@ def _entropy_in(text: str, shielded: list[tuple[int, int]], pos: int, endpos: in
             continue  # part of a dotted name (domain, module path, file name)
         if end + 1 < len(text) and text[end] == "." and text[end + 1].isalnum():
             continue
-        if _ID_PREFIX.match(value) or _SSH_PUBLIC.match(value) or _AGE_RECIPIENT.match(value) or value.startswith(("LS0tLS1CRUdJTi", "sha512-", "sha384-", "sha256-", "sha1-")):
+        if _ULID.match(value) or _ID_PREFIX.match(value) or _SSH_PUBLIC.match(value) or _AGE_RECIPIENT.match(value) or value.startswith(("LS0tLS1CRUdJTi", "sha512-", "sha384-", "sha256-", "sha1-")):
             continue
         before = text[max(0, start - 40):start]
         if _SAFE_BEFORE.search(before) or _ID_VALUE_BEFORE.search(before):
@@ -153,3 +156,52 @@ def _entropy_in(text: str, shielded: list[tuple[int, int]], pos: int, endpos: in
             continue
         if looks_random(value):
             yield start, end, "high-entropy"
+
+
+# -- a token printed alone ------------------------------------------------------
+#
+# ``cat ~/.config/app/token``, ``gh auth token``, ``echo $API_KEY``,
+# ``kubectl get secret ... | base64 -d``: a tool output (or a prompt) that
+# is nothing but one token carries no name and no prefix, but being alone
+# is context: ids and hashes printed alone are hex, UUIDs, ULIDs or words,
+# and those stay.  A lone token is judged with a lower length floor (20,
+# the screen's run length) than a token inside text (24), and a dotted one
+# by its longest part (Vault's ``s.…``, Salesforce's ``00D…!…``).
+
+ALONE_MIN = 20
+ALONE_MAX = 1024
+_ALONE = lazy(r"[ \t\r\n]*(?:\d+(?:\u2192|\t))?([^ \t\r\n]+)[ \t\r\n]*")
+_ALONE_PART = lazy(r"[!.:]")
+
+
+def alone_span(text: str, min_length: int = ALONE_MIN) -> tuple[int, int] | None:
+    """Where the one token of ``text`` is, when ``text`` is a token alone
+    (padding, a trailing newline and a Read tool's line number aside)."""
+    if len(text) > ALONE_MAX + 16:
+        return None
+    match = _ALONE.fullmatch(text)
+    if match is None or match.end(1) - match.start(1) < min_length:
+        return None
+    return match.span(1)
+
+
+def alone_is_secret(value: str) -> bool:
+    """Whether a token printed alone is key material (not an id, a hash,
+    a name, a path, a URL, a version or an address)."""
+    if "://" in value or "@" in value or value.startswith(("sha256:", "sha512-", "sha1-", "h1:", "-", "/", "~", ".")):
+        return False
+    value = value.strip("\"'`")  # an ETag prints with its quotes
+    core = value.rstrip("=")
+    if "=" in core:
+        return False  # NAME=value: an assignment, the keyword layers' case
+    if _HEX.match(core) or _UUID.search(core) or _ULID.match(core) or _ID_PREFIX.match(core) or _SSH_PUBLIC.match(core) or _AGE_RECIPIENT.match(core):
+        return False
+    if looks_random(value, min_length=ALONE_MIN):
+        return True
+    if "/" in core:
+        return False
+    parts = _ALONE_PART.split(core)
+    if len(parts) > 1:
+        longest = max(parts, key=len)
+        return len(longest) >= 16 and looks_random(longest, min_length=16) and not all(is_wordy(p) for p in parts if p != longest)
+    return False

@@ -434,3 +434,186 @@ def phrase_spans(text: str, lower: str, runs: list[tuple[int, int]] | None = Non
         name = noun.group()
         kind = "password" if "pass" in name else "token" if "token" in name or name.startswith("pat") else "api-key" if "key" in name else "secret"
         yield candidate.start(), candidate.start() + len(value), kind
+
+
+# -- tables -------------------------------------------------------------------
+
+# A row whose first cell names a secret and whose second cell holds it:
+# Markdown (``| `DB_PASSWORD` | value |``), ``psql -x`` records
+# (``password | value``), ASCII tables.
+_TABLE_ROW = lazy(
+    r"(?m)^[ \t]*(?:\|[ \t]*)?(?:\*\*)?`?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,79})`?(?:\*\*)?[ \t]*\|[ \t]*(?P<cell>[^|\n]*)"
+)
+# A space-aligned row: ``vault kv get`` (Key / Value columns), ``op item get``
+_ALIGNED_ROW = lazy(r"(?m)^[ \t]*(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,79})(?:\t+| {2,})(?P<v>[^\s|]{4,400})[ \t]*\r?$")
+# The line under a table's header (Markdown ``|---|:--|``, psql ``----+----``)
+_RULE_LINE = lazy(r"[ \t|:+=-]*-{3,}[ \t|:+=-]*\r?$")
+_CELL_TRIM = " \t\r"
+# What the screens look for: a keyword in a name followed by a cell border
+# or by column alignment, or a keyword in a header row after a border.
+TABLE_KEYWORDS = r"(?:pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig|_pat)"
+TABLE_SCREEN = lazy(
+    r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*`?(?:\*\*)?(?:[ \t]*\||\t| {2})|\|[^\n]*" + TABLE_KEYWORDS
+)  # for RE2 (linear time); in Python, "|" and a keyword, or ALIGNED_SCREEN
+# A header cell that names a secret: the keyword first, or after one word
+# (``token``, ``api key``, ``db_password``), markup and padding aside.
+# No counted repetition: in RE2's DFA, a bounded gap after every border
+# multiplies the states by its length.
+_HEADER_CELL = r"[ \t]*[`*]*(?:[a-z0-9_-]+[ \t_-]+)?" + TABLE_KEYWORDS
+_HEADER_START = lazy(r"(?i)" + _HEADER_CELL)
+# The RE2 set's spelling: a keyword then, in its row's name, a border or an
+# alignment; or a header cell after a border
+TABLE_RE2 = r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*`?(?:\*\*)?(?:[ \t]*\||\t| {2})|\|" + _HEADER_CELL
+ALIGNED_SCREEN = lazy(r"(?i)" + TABLE_KEYWORDS + r"[a-z0-9_.-]*(?:\t| {2})")
+
+
+def table_possible(text: str, lower: str) -> bool:
+    """A superset of :func:`table_spans`' triggers, in linear time."""
+    if "|" in text and _KEYWORD_HIT.search(lower):
+        return True
+    return ("  " in text or "\t" in text) and ALIGNED_SCREEN.search(text) is not None
+
+
+def table_spans(text: str, lower: str) -> Iterator[Span]:
+    """Values in the cells of tables whose row or column names a secret."""
+    if "|" in text:
+        for match in _TABLE_ROW.finditer(text):
+            name = match.group("name")
+            name_class = classify_name(name)
+            if name_class is None:
+                continue
+            start, end = _trimmed(text, *match.span("cell"))
+            if start < end and secret_value(name_class, text[start:end], name=name):
+                yield start, end, kind_for_name(name)
+        yield from _column_spans(text)
+    if "  " in text or "\t" in text:
+        for match in _ALIGNED_ROW.finditer(text):
+            name = match.group("name")
+            if classify_name(name) == "strong" and _spaced_secret(match.group("v")):
+                yield match.start("v"), match.end("v"), kind_for_name(name)
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """A cell without its padding and without the code or bold markup
+    around it (```value```, ``**value**``)."""
+    while start < end and text[start] in _CELL_TRIM:
+        start += 1
+    while end > start and text[end - 1] in _CELL_TRIM:
+        end -= 1
+    for mark in ("`", "**"):
+        if end - start > 2 * len(mark) and text.startswith(mark, start) and text.endswith(mark, start, end):
+            start, end = start + len(mark), end - len(mark)
+    return start, end
+
+
+def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    cells = []
+    position = start
+    while True:
+        bar = text.find("|", position, end)
+        if bar < 0:
+            cells.append((position, end))
+            return cells
+        cells.append((position, bar))
+        position = bar + 1
+
+
+def _column_spans(text: str) -> Iterator[Span]:
+    """Cells under a header that names a secret (``| service | token |``,
+    psql's `` id | username | password ``), down to the table's end."""
+    lines = []
+    position = 0
+    while position <= len(text):
+        end = text.find("\n", position)
+        if end < 0:
+            end = len(text)
+        lines.append((position, end))
+        position = end + 1
+    index = 0
+    while index + 1 < len(lines):
+        start, end = lines[index]
+        rule_start, rule_end = lines[index + 1]
+        if "|" not in text[start:end] or not _RULE_LINE.match(text, rule_start, rule_end):
+            index += 1
+            continue
+        header = _cells(text, start, end)
+        columns = []
+        for number, (cell_start, cell_end) in enumerate(header):
+            if not number or not _HEADER_START.match(text, cell_start, cell_end):
+                continue  # no border before it (psql's first column), or the keyword deep in a phrase
+            name = text[slice(*_trimmed(text, cell_start, cell_end))].replace(" ", "_")
+            name_class = classify_name(name) if name and len(name) <= 80 else None
+            if name_class is not None:
+                columns.append((number, name, name_class))
+        index += 2
+        while index < len(lines) and "|" in text[lines[index][0] : lines[index][1]]:
+            if columns:
+                cells = _cells(text, *lines[index])
+                if len(cells) == len(header):
+                    for number, name, name_class in columns:
+                        value_start, value_end = _trimmed(text, *cells[number])
+                        if value_start < value_end and secret_value(name_class, text[value_start:value_end], name=name):
+                            yield value_start, value_end, kind_for_name(name)
+            index += 1
+
+
+# -- a short password named in a sentence ---------------------------------------
+
+# "the password is Tiger#3068maple", "my key is -#PPD6PziWJ#pgV5B", "set the
+# token to Xk3…", "here's the key …": a value shorter than the phrase rule's 20 characters, right
+# after a credential noun and "is", "was", "to", ":" or "=".  Matched on the
+# lower-cased text; the value must have a password's mix of characters.
+_PROSE_NOUN = r"(?:password|passphrase|passcode|passwd|pwd|secret|key|token)"
+_PROSE_VALUE = r"[^\s\"'`]"
+PROSE_SECRET = lazy(
+    r"(?<![a-z0-9_])" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])[ \t]+[\"'`]?(?P<v>" + _PROSE_VALUE + "{8,200})"
+    # "here's the key X"
+    r"|(?<![a-z0-9_])(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?[ \t]+[\"'`]?(?P<u>" + _PROSE_VALUE + "{8,200})"
+)
+# A superset for the screens: the value holds a digit (the detector's rule)
+_PROSE_NAMED = (
+    r"(?i)(?:" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])|(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?)"
+    r"[ \t]+[\"'`]?" + _PROSE_VALUE + "*[0-9]"
+)
+# for RE2 (linear time)
+PROSE_SCREEN = lazy(_PROSE_NAMED)
+
+
+def prose_possible(text: str) -> bool:
+    """A superset of :func:`prose_secret_spans`' triggers."""
+    if " " not in text and "\t" not in text:
+        return False
+    return PROSE_SCREEN.search(text) is not None
+
+
+_WORD_PARTS = lazy(r"[A-Za-z]{4,}")
+_PROSE_NOT = lazy(r"(?i)^(?:sha\d*|md5|v?\d+(?:\.\d+)+)|://|^[\w.+-]+@[\w-]+\.[\w.]+$|^[/~.]")
+
+
+def _prose_candidates(text: str, lower: str) -> Iterator[tuple[int, int, str, int, str]]:
+    """(value start, value end, form, where the phrase starts, the phrase)"""
+    for match in PROSE_SECRET.finditer(lower):
+        group = "v" if match.group("v") is not None else "u"
+        yield (*match.span(group), group, match.start(), match.group(0))
+
+
+def prose_secret_spans(text: str, lower: str) -> Iterator[Span]:
+    for start, end, group, phrase_start, phrase in _prose_candidates(text, lower):
+        while end > start and text[end - 1] in ".,;:!?)]}":
+            end -= 1
+        value = text[start:end]
+        if len(value) < 8 or is_placeholder(value) or _PROSE_NOT.search(value):
+            continue
+        letters = sum(c.isalpha() for c in value)
+        digits = sum(c.isdigit() for c in value)
+        symbols = len(value) - letters - digits
+        upper = sum(c.isupper() for c in value)
+        if not digits:
+            continue
+        if _PHRASE_BEFORE_STOP.search(lower, max(0, phrase_start - 16), phrase_start):
+            continue  # a cache key, a primary key, a page token
+        if len(_WORD_PARTS.findall(value)) >= 3:
+            continue  # made of words: a cache key, a file or package name
+        if (len(value) <= 64 and letters >= 2 and digits and (symbols or (upper and upper < letters))) or (len(value) >= 16 and _opaque(value)):
+            name = phrase
+            yield start, end, "password" if "pass" in name or "pwd" in name else "token" if "token" in name else "secret"

@@ -6,8 +6,9 @@ wrap names, operators and values in SGR colour codes, so
 ``DB_PASSWORD\\x1b[0m\\x1b[38;5;203m=\\x1b[0m...`` has no ``=`` next to its
 name; the Markdown and HTML writers drop the codes later and show the clean
 secret.  JSON printed with ``ensure_ascii`` or by JavaScript spells
-characters as ``\\u0041``, and an HTML page or an HTML-escaped log
-spells quotes as ``&quot;``.  :func:`normalise` returns the text a reader
+characters as ``\\u0041``, an HTML page or an HTML-escaped log
+spells quotes as ``&quot;``, and a URL spells the ``+``, ``/`` and ``=`` of
+a token as ``%2B``, ``%2F``, ``%3D``.  :func:`normalise` returns the text a reader
 sees (escape sequences removed, ``\\uXXXX`` and character references decoded) with, for each of its
 characters, the position it came from, so a finding in the clean text
 covers the whole original range, escape codes included.
@@ -30,8 +31,13 @@ SEQUENCE = lazy(
     # HTML character references, as a fetched page or an HTML-escaped log
     # spells quotes and punctuation (&quot;password&quot;: &quot;...)
     r"|&(?:(?P<named>quot|apos|amp|lt|gt)|#(?P<dec>[0-9]{1,7})|#[xX](?P<xhex>[0-9a-fA-F]{1,6}));"
+    # percent-encoded punctuation, as URLs, query strings and form bodies
+    # spell the "+", "/", "=", ":", "@", "&" of a token, a password or a
+    # nested URL (?next=https%3A%2F%2F...%3Ftoken%3D...)
+    r"|%(?P<pct>2[0-9A-Fa-f]|3[A-Fa-f]|40|5[BbDdEeFf]|7[BbCcDdEe])"
 )
 TRIGGERS = ("\x1b", "\x9b", "\\x1", "\\u", "\\033", "\\e", "&quot;", "&apos;", "&amp;", "&lt;", "&gt;", "&#")
+PERCENT = lazy(r"%(?:2[0-9A-Fa-f]|3[A-Fa-f]|40|5[BbDdEeFf]|7[BbCcDdEe])")
 _NAMED = {"quot": '"', "apos": "'", "amp": "&", "lt": "<", "gt": ">"}
 
 
@@ -40,6 +46,8 @@ def needed(text: str) -> bool:
     if "\x1b" in text or "\x9b" in text:
         return True
     if "&" in text and ";" in text and any(t in text for t in TRIGGERS[6:]):
+        return True
+    if "%" in text and PERCENT.search(text):
         return True
     return "\\" in text and ("\\u" in text or "\\x1" in text or "\\033" in text or "\\e" in text)
 
@@ -63,9 +71,10 @@ class Origin:
         return self.original[k] + (index - self.clean[k])
 
 
-def normalise(text: str) -> tuple[str, Origin] | None:
+def normalise(text: str, *, percent: bool = True) -> tuple[str, Origin] | None:
     """(clean text, where its characters came from), or None when there
-    is nothing to remove."""
+    is nothing to remove; percent escapes are decoded unless ``percent``
+    is false."""
     parts: list[str] = []
     origin = Origin()
     size = 0  # of the clean text so far
@@ -75,7 +84,12 @@ def normalise(text: str) -> tuple[str, Origin] | None:
         start, end = match.span()
         code = match.group("hex")
         replacement = ""
-        if match.group(0)[0] == "&":
+        head = match.group(0)[0]
+        if head == "%":
+            if not percent:
+                continue
+            replacement = chr(int(match.group("pct"), 16))
+        elif head == "&":
             replacement = _reference(match)
             if not replacement:
                 continue  # not a character (&#0;, beyond U+10FFFF, a surrogate): left as it is

@@ -29,7 +29,7 @@ from __future__ import annotations
 import codecs
 import re
 
-from sessionport.redaction import entropy, keywords, pii, rules
+from sessionport.redaction import entropy, keywords, normalise, pii, rules
 from sessionport.lazy import lazy
 
 _RUN_MIN = 20
@@ -138,6 +138,10 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if " " in text and keywords.SPACED_SCREEN.search(text):
         return True
+    if keywords.table_possible(text, lower):
+        return True
+    if keywords.prose_possible(text):
+        return True
     if "curl" in lower and (" -b" in lower or "--cookie" in lower):
         return True
     if pii_on:
@@ -163,6 +167,8 @@ def _runs_hold(text: str, runs: list[tuple[int, int]]) -> bool:
     joined = "\n".join(text[s:e] for s, e in runs)
     if rules._TRIGGER_FIND.search(joined) or rules._DISCORD_HINT.search(joined) or entropy.RUN.search(joined):
         return True
+    if len(runs) == 1 and entropy.alone_span(text) is not None:
+        return True  # a token printed alone (see entropy.alone_span)
     # a value named by a credential noun in the text around it (its runs
     # are >= 20 characters, the phrase rule's minimum)
     return _PHRASE_HINT.search(text) is not None
@@ -227,8 +233,10 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("card", _CARD_HINT.pattern, False),
     ("curl-cookie", r"(?i)curl\b.*\s(?:-b|--cookie)", False),
     # what normalise.needed looks for (a superset): ESC, \u, \x1, \033, \e,
-    # HTML character references
-    ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)", False),
+    # HTML character references, percent-encoded punctuation
+    ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
+    ("table", keywords.TABLE_RE2, False),
+    ("prose-secret", keywords.PROSE_SCREEN.pattern, False),
     ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
