@@ -60,6 +60,8 @@ def _part(part: Any, assets: list[str]) -> str:
         size = human_size(part.get("size_bytes"))
         label = "audio" if kind == "audio_asset_pointer" else "audio/video"
         return f"[{label}" + (f": {size}" if size else "") + "]"
+    if kind == "app_pairing_content":
+        return "\n".join(_app_pairing_lines(part)) or f"[{kind}]"
     text = part.get("text")
     if isinstance(text, str):
         return text
@@ -121,6 +123,40 @@ def quote_text(content: dict) -> Rendered:
     return "\n".join(x for x in (head, text) if x), ({"url": url} if url else {})
 
 
+def webpage_text(content: dict) -> Rendered:
+    """``sonic_webpage`` (2026): a page the ``web.run`` tool fetched, with its
+    ``title``, ``url``, ``domain``, ``snippet`` and scraped ``text``."""
+    title, url, text = (_strings(content.get(k)) for k in ("title", "url", "text"))
+    head = f"{title} ({url})" if title and url else title or url
+    body = text or _strings(content.get("snippet"))
+    return "\n".join(x for x in (head, body) if x), ({"url": url} if url else {})
+
+
+def _app_pairing_lines(content: dict) -> list[str]:
+    lines = []
+    for workspace in content.get("workspaces") or ():
+        if not isinstance(workspace, dict):
+            continue
+        name = _strings(workspace.get("app_name")) or _strings(workspace.get("content_type"))
+        title = _strings(workspace.get("title"))
+        label = f"{name}: {title}" if name and title else name or title
+        if label:
+            lines.append(f"[app: {label}]")
+    for part in content.get("context_parts") or ():
+        text = part.get("text") if isinstance(part, dict) else part
+        if isinstance(text, str) and text:
+            lines.append(text)
+    return lines
+
+
+def app_pairing_text(content: dict) -> Rendered:
+    """``app_pairing_content``: the windows of other apps (a terminal, an
+    editor, a browser tab) the desktop app or the Atlas browser shared with
+    the model, each ``[app: name: window title]``, then the text it read
+    from them (``context_parts``)."""
+    return "\n".join(_app_pairing_lines(content)), {}
+
+
 def thoughts_text(content: dict) -> Rendered:
     blocks = []
     for thought in content.get("thoughts") or ():
@@ -179,6 +215,8 @@ RENDERERS: dict[str, Callable[[dict], Rendered]] = {
     "code": code_text,
     "tether_browsing_display": browsing_text,
     "tether_quote": quote_text,
+    "sonic_webpage": webpage_text,
+    "app_pairing_content": app_pairing_text,
     "thoughts": thoughts_text,
     "reasoning_recap": recap_text,
     "user_editable_context": user_context_text,
