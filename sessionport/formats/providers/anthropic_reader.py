@@ -300,8 +300,10 @@ class AnthropicReader(ProviderReader):
             yield message_event("assistant", text_of(block.get("thinking")), meta=meta)
         elif btype == "redacted_thinking":
             yield message_event("assistant", "", meta={"kind": "thinking", "redactedThinking": block.get("data")})
-        elif btype in ("tool_use", "server_tool_use"):
-            yield self._tool_use(block, server=btype == "server_tool_use")
+        elif btype in ("tool_use", "server_tool_use", "mcp_tool_use"):
+            # mcp_tool_use: a call the API's MCP connector made to a remote
+            # server (``server_name``), answered by an ``mcp_tool_result``.
+            yield self._tool_use(block, server=btype != "tool_use")
         elif btype == "tool_result":
             text = _blocks_text(block.get("content"))
             if self.placeholder_result(text, "placeholder tool_result"):
@@ -316,8 +318,30 @@ class AnthropicReader(ProviderReader):
         elif isinstance(btype, str) and _SERVER_RESULTS.match(btype):
             content = block.get("content")
             readable = isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in ("text", "image", "document") for b in content)
-            text = _blocks_text(content) if readable else dumps_text(content)
-            yield message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), meta=_meta("tool_result", extra={"blockType": btype}))
+            if isinstance(content, str) and btype == "mcp_tool_result":
+                text = content  # its content is a string or text blocks
+            else:
+                text = _blocks_text(content) if readable else dumps_text(content)
+            # mcp_tool_result says whether the call failed, as a tool_result does.
+            is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
+            yield message_event(
+                "tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra={"blockType": btype})
+            )
+        elif btype == "container_upload":
+            # A file (by its Files API id) put in the code-execution container.
+            file_id = nonempty_str(block.get("file_id"))
+            extra = compact_extras(block, ("type", "file_id"))
+            meta = _meta("text", extra=extra, attachment=btype)
+            if file_id:
+                meta["fileId"] = file_id
+            yield message_event(role, placeholder("file", label=file_id), meta=meta)
+        elif btype == "compaction":
+            # The server's summary of the turns before it (null when the
+            # summary failed); the signature and encrypted part are kept.
+            content = block.get("content")
+            text = content if isinstance(content, str) and content else "[compaction: no summary]"
+            extra = compact_extras(block, ("type", "content"))
+            yield message_event("system", text, meta=_meta("compaction", extra=extra))
         elif btype == "reasoning":
             yield from self._reasoning(block)
         elif btype == "thoughtSignature":
