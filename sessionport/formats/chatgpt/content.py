@@ -134,7 +134,8 @@ def webpage_text(content: dict) -> Rendered:
 
 def _app_pairing_lines(content: dict) -> list[str]:
     lines = []
-    for workspace in content.get("workspaces") or ():
+    workspaces, parts = content.get("workspaces"), content.get("context_parts")
+    for workspace in workspaces if isinstance(workspaces, list) else ():
         if not isinstance(workspace, dict):
             continue
         name = _strings(workspace.get("app_name")) or _strings(workspace.get("content_type"))
@@ -142,7 +143,7 @@ def _app_pairing_lines(content: dict) -> list[str]:
         label = f"{name}: {title}" if name and title else name or title
         if label:
             lines.append(f"[app: {label}]")
-    for part in content.get("context_parts") or ():
+    for part in parts if isinstance(parts, list) else ():
         text = part.get("text") if isinstance(part, dict) else part
         if isinstance(text, str) and text:
             lines.append(text)

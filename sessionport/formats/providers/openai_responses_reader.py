@@ -108,7 +108,7 @@ class ResponsesReader(ProviderReader):
             yield from self._output(item)
         elif itype == "mcp_call":
             yield from self._mcp_call(item)
-        elif itype in _INLINE_RESULTS:
+        elif isinstance(itype, str) and itype in _INLINE_RESULTS:
             yield from self._hosted_call_with_result(item)
         elif isinstance(itype, str) and itype.endswith("_call"):
             yield self._hosted_call(item)
