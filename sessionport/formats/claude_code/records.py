@@ -64,6 +64,9 @@ HOOK_EVENTS_SEEN_BY_MODEL = frozenset(("SessionStart", "UserPromptSubmit"))
 # Prompts waiting in Claude Code's queue, held until the record that
 # delivers them to the model shows up (then they are that record).
 QUEUE_HOLD = 64
+# What the stream-json ``result`` record says of the run (its ``result``
+# text repeats the last assistant message).
+STREAM_RESULT_KEYS = frozenset(("subtype", "is_error", "duration_ms", "duration_api_ms", "num_turns", "total_cost_usd", "usage", "modelUsage", "permission_denials", "stop_reason"))
 # How many skipped chain records are remembered to re-link their children.
 ALIAS_WINDOW = 4096
 
@@ -124,6 +127,11 @@ class _Transcript(MessageBuilder):
         self.last_uuid: Any = None  # of the last user or assistant line
         self.last_session: Any = None  # and its sessionId
         self.cost_state: dict | None = None  # the last cost-state record, without type and sessionId
+        # ``claude -p --output-format stream-json`` (and the SDK): records
+        # named by ``session_id``, opened by a system/init record, closed by
+        # a ``result`` record whose summary is kept here.
+        self.stream_json = False
+        self.stream_result: dict | None = None
 
     # -- chain ----------------------------------------------------------
     def parent_of(self, record: dict) -> str | None:
@@ -162,9 +170,11 @@ class _Transcript(MessageBuilder):
     def session(self) -> dict:
         env = self.envelope
         metadata: dict[str, Any] = {}
-        for key in ("version", "gitBranch", "slug", "entrypoint"):
+        for key in ("version", "gitBranch", "slug", "entrypoint", "model"):
             if key in env:
                 metadata[key] = env[key]
+        if self.stream_json:
+            metadata["streamJson"] = True
         if self.titles:
             metadata["summaries"] = self.titles
         session_id = env.get("sessionId")
@@ -317,6 +327,10 @@ class _Transcript(MessageBuilder):
             rtype = record.get("type")
             if type(rtype) is not str:
                 rtype = None
+            if self.stream_json or (rtype == "system" and lines <= 2 and record.get("subtype") == "init" and "session_id" in record):
+                rtype = self.stream_record(record, rtype)
+                if rtype is None:
+                    continue
             out: list[dict] | tuple
             if rtype == "assistant" or rtype == "user":
                 # What repeated() tests, written out: every message line asks.
@@ -519,8 +533,40 @@ class _Transcript(MessageBuilder):
             metadata=self.end_metadata() or None,
         )
 
+    def stream_record(self, record: dict, rtype: str | None) -> str | None:
+        """A record of stream-json output in the transcript's own terms:
+        ``session_id`` as ``sessionId``, ``claude_code_version`` as
+        ``version``, a message of a sub-agent (``parent_tool_use_id``) as a
+        sidechain.  The ``result`` summary and the partial-message
+        ``stream_event`` records are taken here (None: nothing more to do)."""
+        self.stream_json = True
+        sid = record.get("session_id")
+        if "sessionId" not in record and isinstance(sid, str):
+            record["sessionId"] = sid
+        if rtype == "system" and record.get("subtype") == "init":
+            if isinstance(record.get("claude_code_version"), str) and "version" not in record:
+                record["version"] = record["claude_code_version"]
+            if not self.session_sent:
+                self.note_envelope(record)
+                if isinstance(record.get("model"), str):
+                    self.envelope.setdefault("model", record["model"])
+            self.count_skip("system/init")
+            return None
+        if rtype == "result":
+            self.stream_result = {k: v for k, v in record.items() if k in STREAM_RESULT_KEYS}
+            self.count_skip("result")
+            return None
+        if rtype == "stream_event":
+            self.count_skip("stream_event")  # a delta of a message written whole after it
+            return None
+        if isinstance(record.get("parent_tool_use_id"), str) and "isSidechain" not in record:
+            record["isSidechain"] = True
+        return rtype
+
     def end_metadata(self) -> dict:
         metadata: dict = {}
+        if self.stream_result:
+            metadata["result"] = self.stream_result
         if self.cost_state:
             metadata["costState"] = self.cost_state
         if self.late_titles:

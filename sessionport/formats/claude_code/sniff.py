@@ -62,6 +62,8 @@ def sniff(head: bytes) -> int:
             return 0  # Gemini-style parts: Qwen Code, a fork with the same envelope
         if rtype in CHAIN_TYPES and "uuid" in first and ("sessionId" in first or "parentUuid" in first):
             return 95
+        if rtype == "system" and first.get("subtype") == "init" and isinstance(first.get("session_id"), str) and ("tools" in first or "model" in first):
+            return 90  # the stream-json output of ``claude -p`` and the Agent SDK
         if rtype == "summary" and "leafUuid" in first:
             return 90
         if rtype == "file-history-snapshot" and "snapshot" in first:
