@@ -32,6 +32,7 @@ from sessionport.jsondoc import walk_document
 from sessionport.jsonl import iter_records
 from sessionport.model import end_event, session_event
 from sessionport.registry import Importer
+from sessionport.formats.gemini_cli.stream_json import is_stream_json, read_stream_json
 from sessionport.formats.gemini_cli.records import RecordConverter
 from sessionport.gemini_parts import CallPairing, PartConverter
 from sessionport.formats.gemini_cli.sniff import _KEY, _first_line, _parse, sniff
@@ -44,6 +45,8 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     line, complete = _first_line(head)
     if line.startswith(b"[") or (line.startswith(b"{") and not isinstance(_parse(line), dict) and _is_checkpoint(head)):
         yield from _read_checkpoint(stream, ctx, head)
+    elif line.startswith(b"{") and complete and is_stream_json(_parse(line)):
+        yield from read_stream_json(stream, ctx)
     elif line.startswith(b"{") and (isinstance(_parse(line), dict) or not complete):
         # A complete object on the first line (or a first line longer than
         # the head, i.e. one huge record) is the JSONL log.
@@ -271,5 +274,5 @@ IMPORTER = Importer(
     read=read,
     sniff=sniff,
     patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
-    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)", "0.61.0"),
+    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)", "0.61.0", "stream-json output (0.61.0)"),
 )
