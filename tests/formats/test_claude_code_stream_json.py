@@ -65,3 +65,19 @@ def test_the_cli_converts_it_without_warnings(tmp_path):
     done = run_cli("convert", str(SAMPLE), "--to", "markdown", "-o", str(out))
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert "All steps done." in out.read_text()
+
+
+QWEN = FIXTURES / "claude-code" / "stream-json-qwen-code-0.24.jsonl"
+
+
+def test_qwen_codes_claude_compatible_stream_is_read_the_same_way():
+    """Qwen Code 0.24 prints the same stream (its ``buildSystemMessage`` and
+    stream adapter: ``qwen_code_version`` in the init record)."""
+    warnings: list[str] = []
+    events = list(sessionport.read(str(QWEN), context=ReadContext(on_warning=warnings.append)))
+    assert warnings == []
+    session, end = events[0], events[-1]
+    assert session["metadata"] == {"version": "0.24.4", "model": "qwen3-coder-plus", "client": "qwen-code", "streamJson": True}
+    messages = [e for e in events if e["type"] == "message"]
+    assert [(m["meta"]["kind"], m.get("toolCallId")) for m in messages] == [("tool_use", "call_0"), ("tool_result", "call_0"), ("text", None)]
+    assert end["metadata"]["result"]["num_turns"] == 2 and "unknown" not in end

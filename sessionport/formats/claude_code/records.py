@@ -66,7 +66,10 @@ HOOK_EVENTS_SEEN_BY_MODEL = frozenset(("SessionStart", "UserPromptSubmit"))
 QUEUE_HOLD = 64
 # What the stream-json ``result`` record says of the run (its ``result``
 # text repeats the last assistant message).
-STREAM_RESULT_KEYS = frozenset(("subtype", "is_error", "duration_ms", "duration_api_ms", "num_turns", "total_cost_usd", "usage", "modelUsage", "permission_denials", "stop_reason"))
+STREAM_RESULT_KEYS = frozenset((
+    "subtype", "is_error", "duration_ms", "duration_api_ms", "num_turns", "total_cost_usd", "usage", "modelUsage",
+    "permission_denials", "stop_reason", "error", "stats",  # the last two: Qwen Code's
+))
 # How many skipped chain records are remembered to re-link their children.
 ALIAS_WINDOW = 4096
 
@@ -170,7 +173,7 @@ class _Transcript(MessageBuilder):
     def session(self) -> dict:
         env = self.envelope
         metadata: dict[str, Any] = {}
-        for key in ("version", "gitBranch", "slug", "entrypoint", "model"):
+        for key in ("version", "gitBranch", "slug", "entrypoint", "model", "client"):
             if key in env:
                 metadata[key] = env[key]
         if self.stream_json:
@@ -546,6 +549,10 @@ class _Transcript(MessageBuilder):
         if rtype == "system" and record.get("subtype") == "init":
             if isinstance(record.get("claude_code_version"), str) and "version" not in record:
                 record["version"] = record["claude_code_version"]
+            elif isinstance(record.get("qwen_code_version"), str) and "version" not in record:
+                # Qwen Code prints the same stream (its Claude-SDK-compatible output)
+                record["version"] = record["qwen_code_version"]
+                self.envelope.setdefault("client", "qwen-code")
             if not self.session_sent:
                 self.note_envelope(record)
                 if isinstance(record.get("model"), str):
