@@ -158,6 +158,34 @@ def app_pairing_text(content: dict) -> Rendered:
     return "\n".join(_app_pairing_lines(content)), {}
 
 
+def computer_text(content: dict) -> Rendered:
+    """``computer_output`` (Operator / agent mode): the screenshot a
+    ``computer.*`` tool took, as a placeholder (its asset pointer in
+    ``meta.assets``), then what the state names: a browser tab's title and
+    URL, or the machine the computer started as."""
+    lines: list[str] = []
+    meta: dict[str, Any] = {}
+    screenshot = content.get("screenshot")
+    if isinstance(screenshot, dict):
+        lines.append(_image_placeholder(screenshot).replace("[image", "[screenshot", 1))
+        if isinstance(screenshot.get("asset_pointer"), str):
+            meta["assets"] = [screenshot["asset_pointer"]]
+    state = content.get("state") if isinstance(content.get("state"), dict) else {}
+    title, url = _strings(state.get("title")), _strings(state.get("url"))
+    if title or url:
+        lines.append(f"{title} ({url})" if title and url else title or url)
+    elif _strings(state.get("os_name")):
+        lines.append(" ".join(x for x in ("[computer:", _strings(state.get("os_name")), _strings(state.get("os_version"))) if x) + "]")
+    if url:
+        meta["url"] = url
+    return "\n".join(lines), meta
+
+
+def citable_output_text(content: dict) -> Rendered:
+    """``citable_code_output``: a tool's output kept for citing (``output_str``)."""
+    return _strings(content.get("output_str")), {}
+
+
 def thoughts_text(content: dict) -> Rendered:
     blocks = []
     for thought in content.get("thoughts") or ():
@@ -218,6 +246,8 @@ RENDERERS: dict[str, Callable[[dict], Rendered]] = {
     "tether_quote": quote_text,
     "sonic_webpage": webpage_text,
     "app_pairing_content": app_pairing_text,
+    "computer_output": computer_text,
+    "citable_code_output": citable_output_text,
     "thoughts": thoughts_text,
     "reasoning_recap": recap_text,
     "user_editable_context": user_context_text,

@@ -80,6 +80,8 @@ class _ExecStream:
                 self.ctx.bad_record(f"expected a codex exec event (a JSON object), found a JSON {type(record).__name__}", line=line_no)
                 continue
             etype = record.get("type")
+            if not isinstance(etype, str):
+                etype = None
             if etype == "thread.started":
                 thread = record.get("thread_id")
                 if not self.session_sent:
@@ -146,6 +148,8 @@ class _ExecStream:
 
     def item(self, item: dict, line_no: int) -> Iterator[dict]:
         itype = item.get("type")
+        if not isinstance(itype, str):
+            itype = None
         item_id = _str(item.get("id")) or None
         meta_id = {"itemId": item_id} if item_id else {}
         self.counts["items"] += 1
