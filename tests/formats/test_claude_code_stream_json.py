@@ -8,6 +8,8 @@ it is, nothing reported unknown."""
 
 from __future__ import annotations
 
+import json
+
 import sessionport
 from sessionport.context import ReadContext
 from sessionport.detect import detect
@@ -81,3 +83,32 @@ def test_qwen_codes_claude_compatible_stream_is_read_the_same_way():
     messages = [e for e in events if e["type"] == "message"]
     assert [(m["meta"]["kind"], m.get("toolCallId")) for m in messages] == [("tool_use", "call_0"), ("tool_result", "call_0"), ("text", None)]
     assert end["metadata"]["result"]["num_turns"] == 2 and "unknown" not in end
+
+
+def test_the_messages_saved_as_one_json_array_read_like_the_stream(tmp_path):
+    """claude-code-action keeps a run's stream-json messages as one JSON
+    array (its execution file), pretty-printed or not."""
+    records = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    expected = [e for e in _events() if e["type"] == "message"]
+    for indent in (None, 2):
+        path = tmp_path / f"claude-execution-output-{indent}.json"
+        path.write_text(json.dumps(records, indent=indent))
+        inp = open_input(str(path))
+        try:
+            assert detect(inp.head, inp.name, get_registry()).name == "claude-code"
+        finally:
+            inp.close()
+        warnings: list[str] = []
+        events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
+        assert warnings == []
+        assert events[0]["sessionId"] == SESSION
+        assert [e for e in events if e["type"] == "message"] == expected
+
+
+def test_a_version_field_that_is_no_version_is_not_taken(tmp_path):
+    records = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    records[0]["claude_code_version"] = "2.1.332 ghp_KcBEKanD0F0rPZkcHFuep88VxcA3iMwyAs0R"
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    session = next(iter(sessionport.read(str(path))))
+    assert "version" not in session["metadata"]

@@ -19,7 +19,7 @@ from sessionport.registry import Importer, Option
 from sessionport.jsondoc import walk_document
 from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
-from sessionport.formats.claude_code.sniff import _LOGLINES, sniff
+from sessionport.formats.claude_code.sniff import _LOGLINES, _STREAM_ARRAY, sniff
 from sessionport.formats.claude_code.subagents import (
     WORKFLOWS,
     Subagents,
@@ -73,14 +73,15 @@ def _is_web_session(stream: BinaryIO) -> bool:
     head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
     if head.startswith(BOM):
         head = head[3:]
-    return _LOGLINES.match(head) is not None
+    return _LOGLINES.match(head) is not None or _STREAM_ARRAY.match(head) is not None
 
 
 def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None) -> Iterator[dict]:
     """The events of a session file and its subagent transcripts;
     ``transcript_type`` replaces the per-file reader (the census's)."""
     if _is_web_session(stream):
-        # One session, no folder of subagents beside it.
+        # One session, no folder of subagents beside it (also the JSON
+        # array of stream-json messages that claude-code-action saves).
         yield from read_transcript(stream, ctx, lines=_loglines(stream, ctx), transcript_type=transcript_type)
         return
     leave_out = bool(ctx.options.get("no_subagents"))

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
+from sessionport.lazy import lazy
 from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, iter_lines, line_too_deep, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.claude_code.content import attachment_text, content_text, rendered_attachment
@@ -547,9 +548,9 @@ class _Transcript(MessageBuilder):
         if "sessionId" not in record and isinstance(sid, str):
             record["sessionId"] = sid
         if rtype == "system" and record.get("subtype") == "init":
-            if isinstance(record.get("claude_code_version"), str) and "version" not in record:
+            if _is_version(record.get("claude_code_version")) and "version" not in record:
                 record["version"] = record["claude_code_version"]
-            elif isinstance(record.get("qwen_code_version"), str) and "version" not in record:
+            elif _is_version(record.get("qwen_code_version")) and "version" not in record:
                 # Qwen Code prints the same stream (its Claude-SDK-compatible output)
                 record["version"] = record["qwen_code_version"]
                 self.envelope.setdefault("client", "qwen-code")
@@ -636,6 +637,16 @@ def _progress_link(line: bytes, at: int) -> tuple[str, str | None] | None:
     else:
         return None
     return uuid.decode("ascii", "replace"), parent
+
+
+_VERSION = lazy(r"\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.-]{1,40})?")
+
+
+def _is_version(value: Any) -> bool:
+    """A version number (``2.1.332``, ``0.24.4-preview.1``): the field is
+    kept as the session's version, which is never redacted, so nothing
+    else may pass for one."""
+    return isinstance(value, str) and len(value) <= 64 and _VERSION.fullmatch(value) is not None
 
 
 def _skip_key(record: dict) -> str:
