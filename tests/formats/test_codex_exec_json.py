@@ -1,6 +1,6 @@
 """codex: the event stream of ``codex exec --json``, as Codex 0.171.0 printed
-it offline against a scripted Responses API (``fixtures/codex/
-exec-json-0.171-scripted.jsonl``; the item types are those of
+it offline against a scripted Responses API (``fixtures/codex-exec/
+exec-json-0.171-scripted.jsonl``, apart from the rollouts; the item types are those of
 ``codex-rs/exec/src/exec_events.rs``): detected, each completed item read
 as the messages it holds, the earlier states counted, nothing unknown."""
 
@@ -16,7 +16,7 @@ from sessionport.registry import get_registry
 
 from conftest import FIXTURES, run_cli
 
-SAMPLE = FIXTURES / "codex" / "exec-json-0.171-scripted.jsonl"
+SAMPLE = FIXTURES / "codex-exec" / "exec-json-0.171-scripted.jsonl"
 
 
 def _events(path=SAMPLE) -> list[dict]:
@@ -87,3 +87,10 @@ def test_the_cli_converts_it_without_warnings(tmp_path):
     done = run_cli("convert", str(SAMPLE), "--to", "markdown", "-o", str(out))
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     assert "All steps done." in out.read_text()
+
+
+def test_the_stream_is_never_read_in_pieces():
+    from sessionport.formats.codex import split
+
+    with open(SAMPLE, "rb") as handle:
+        assert "codex exec --json" in split.refusal(handle)
