@@ -281,6 +281,20 @@ class PartConverter:
                 "tool", str(result.get("output") or ""), **fields, toolCallId=cid, isError=True if is_error else None,
                 meta={"kind": "tool_result", **meta, **extra},
             )
+        elif isinstance(_get(part, "toolCall", "tool_call"), dict):
+            yield self.server_call_event(_get(part, "toolCall", "tool_call"), fields, meta)
+        elif isinstance(_get(part, "toolResponse", "tool_response"), dict):
+            answer = _get(part, "toolResponse", "tool_response")
+            tool = _server_tool_name(answer)
+            cid = self.pairing.response(answer.get("id"), tool)
+            text, extra, is_error = response_text(answer.get("response"))
+            yield message_event(
+                "tool", text, **fields, toolName=tool, toolCallId=cid, isError=True if is_error else None,
+                meta={"kind": "tool_result", **meta, **extra, "geminiPart": "toolResponse"},
+            )
+        elif isinstance(_get(part, "audioTranscription", "audio_transcription"), dict):
+            heard = _get(part, "audioTranscription", "audio_transcription").get("text")
+            yield message_event(speaker, heard if isinstance(heard, str) else "", **fields, meta={"kind": "text", **meta, "geminiPart": "audioTranscription"})
         else:
             # A part this reader does not know: kept whole in meta, never dropped.
             self.unknown_parts += 1
@@ -314,6 +328,19 @@ class PartConverter:
             meta={"kind": "tool_use", **meta, **extra},
         )
 
+    def server_call_event(self, call: dict, fields: dict, meta: dict) -> dict:
+        """A built-in tool the API itself ran (``toolCall``: Google Search,
+        URL context, Maps, file search), named after its ``toolType``; its
+        ``toolResponse`` part answers it."""
+        tool = _server_tool_name(call)
+        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+        cid = self.pairing.call(call.get("id"), tool)
+        extra = {} if call.get("id") else {"syntheticId": True}
+        return message_event(
+            "tool", tool_input_preview(tool, args), **fields, toolName=tool, toolCallId=cid, toolInput=args,
+            meta={"kind": "tool_use", **meta, **extra, "serverTool": True, "geminiPart": "toolCall"},
+        )
+
     def response_event(self, response: dict, fields: dict, meta: dict) -> dict:
         name = response.get("name")
         name = name if isinstance(name, str) else ""
@@ -333,6 +360,12 @@ class PartConverter:
             "tool", text, **fields, toolName=name or None, toolCallId=cid, isError=True if is_error else None,
             meta={"kind": "tool_result", **meta, **extra},
         )
+
+
+def _server_tool_name(body: dict) -> str:
+    """``GOOGLE_SEARCH_WEB`` → ``google_search_web``."""
+    tool = _get(body, "toolType", "tool_type")
+    return tool.lower() if isinstance(tool, str) and tool else "server_tool"
 
 
 def role_of(role: Any) -> str:

@@ -224,12 +224,12 @@ def test_calls_without_ids_pair_by_order_and_name():
 
 
 def test_unknown_parts_are_kept_whole():
-    doc = {"contents": [{"role": "model", "parts": [{"videoMetadata": {"fps": 2}, "fileData": {"mimeType": "video/mp4", "fileUri": "gs://b/v.mp4"}}, {"toolCall": {"id": "t1"}}]}]}
+    doc = {"contents": [{"role": "model", "parts": [{"videoMetadata": {"fps": 2}, "fileData": {"mimeType": "video/mp4", "fileUri": "gs://b/v.mp4"}}, {"hologramCall": {"id": "t1"}}]}]}
     msgs = messages(read_bytes(orjson.dumps(doc)))
     assert msgs[0]["text"] == "[file: video/mp4, gs://b/v.mp4]"
-    assert msgs[1]["meta"]["geminiPart"] == {"toolCall": {"id": "t1"}}
+    assert msgs[1]["meta"]["geminiPart"] == {"hologramCall": {"id": "t1"}}
     back = json.loads(sessionport.dumps([session_event("gemini"), *msgs], format="gemini"))
-    assert back["contents"][0]["parts"][1] == {"toolCall": {"id": "t1"}}
+    assert back["contents"][0]["parts"][1] == {"hologramCall": {"id": "t1"}}
 
 
 # -- exporter -------------------------------------------------------------------

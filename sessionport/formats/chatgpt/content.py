@@ -60,6 +60,8 @@ def _part(part: Any, assets: list[str]) -> str:
         size = human_size(part.get("size_bytes"))
         label = "audio" if kind == "audio_asset_pointer" else "audio/video"
         return f"[{label}" + (f": {size}" if size else "") + "]"
+    if kind == "app_pairing_content":
+        return "\n".join(_app_pairing_lines(part)) or f"[{kind}]"
     text = part.get("text")
     if isinstance(text, str):
         return text
@@ -121,6 +123,69 @@ def quote_text(content: dict) -> Rendered:
     return "\n".join(x for x in (head, text) if x), ({"url": url} if url else {})
 
 
+def webpage_text(content: dict) -> Rendered:
+    """``sonic_webpage`` (2026): a page the ``web.run`` tool fetched, with its
+    ``title``, ``url``, ``domain``, ``snippet`` and scraped ``text``."""
+    title, url, text = (_strings(content.get(k)) for k in ("title", "url", "text"))
+    head = f"{title} ({url})" if title and url else title or url
+    body = text or _strings(content.get("snippet"))
+    return "\n".join(x for x in (head, body) if x), ({"url": url} if url else {})
+
+
+def _app_pairing_lines(content: dict) -> list[str]:
+    lines = []
+    workspaces, parts = content.get("workspaces"), content.get("context_parts")
+    for workspace in workspaces if isinstance(workspaces, list) else ():
+        if not isinstance(workspace, dict):
+            continue
+        name = _strings(workspace.get("app_name")) or _strings(workspace.get("content_type"))
+        title = _strings(workspace.get("title"))
+        label = f"{name}: {title}" if name and title else name or title
+        if label:
+            lines.append(f"[app: {label}]")
+    for part in parts if isinstance(parts, list) else ():
+        text = part.get("text") if isinstance(part, dict) else part
+        if isinstance(text, str) and text:
+            lines.append(text)
+    return lines
+
+
+def app_pairing_text(content: dict) -> Rendered:
+    """``app_pairing_content``: the windows of other apps (a terminal, an
+    editor, a browser tab) the desktop app or the Atlas browser shared with
+    the model, each ``[app: name: window title]``, then the text it read
+    from them (``context_parts``)."""
+    return "\n".join(_app_pairing_lines(content)), {}
+
+
+def computer_text(content: dict) -> Rendered:
+    """``computer_output`` (Operator / agent mode): the screenshot a
+    ``computer.*`` tool took, as a placeholder (its asset pointer in
+    ``meta.assets``), then what the state names: a browser tab's title and
+    URL, or the machine the computer started as."""
+    lines: list[str] = []
+    meta: dict[str, Any] = {}
+    screenshot = content.get("screenshot")
+    if isinstance(screenshot, dict):
+        lines.append(_image_placeholder(screenshot).replace("[image", "[screenshot", 1))
+        if isinstance(screenshot.get("asset_pointer"), str):
+            meta["assets"] = [screenshot["asset_pointer"]]
+    state = content.get("state") if isinstance(content.get("state"), dict) else {}
+    title, url = _strings(state.get("title")), _strings(state.get("url"))
+    if title or url:
+        lines.append(f"{title} ({url})" if title and url else title or url)
+    elif _strings(state.get("os_name")):
+        lines.append(" ".join(x for x in ("[computer:", _strings(state.get("os_name")), _strings(state.get("os_version"))) if x) + "]")
+    if url:
+        meta["url"] = url
+    return "\n".join(lines), meta
+
+
+def citable_output_text(content: dict) -> Rendered:
+    """``citable_code_output``: a tool's output kept for citing (``output_str``)."""
+    return _strings(content.get("output_str")), {}
+
+
 def thoughts_text(content: dict) -> Rendered:
     blocks = []
     for thought in content.get("thoughts") or ():
@@ -179,6 +244,10 @@ RENDERERS: dict[str, Callable[[dict], Rendered]] = {
     "code": code_text,
     "tether_browsing_display": browsing_text,
     "tether_quote": quote_text,
+    "sonic_webpage": webpage_text,
+    "app_pairing_content": app_pairing_text,
+    "computer_output": computer_text,
+    "citable_code_output": citable_output_text,
     "thoughts": thoughts_text,
     "reasoning_recap": recap_text,
     "user_editable_context": user_context_text,

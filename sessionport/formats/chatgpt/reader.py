@@ -303,5 +303,5 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("conversations*.json", "*.zip"),
     needs_seekable=True,
-    versions=("2023 export", "2024 export", "2025 export", "split export (conversations-NNN.json)"),
+    versions=("2023 export", "2024 export", "2025 export", "split export (conversations-NNN.json)", "2025-2026 export (sonic_webpage, app_pairing_content, computer_output, citable_code_output)"),
 )

@@ -19,7 +19,7 @@ from sessionport.registry import NO_SUBAGENTS, Importer
 from sessionport.jsondoc import walk_document
 from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
-from sessionport.formats.claude_code.sniff import _LOGLINES, sniff
+from sessionport.formats.claude_code.sniff import _LOGLINES, _STREAM_ARRAY, sniff
 from sessionport.formats.claude_code.subagents import (
     WORKFLOWS,
     Subagents,
@@ -67,14 +67,15 @@ def _is_web_session(stream: BinaryIO) -> bool:
     head = stream.peek(4096)[:4096] if hasattr(stream, "peek") else b""
     if head.startswith(BOM):
         head = head[3:]
-    return _LOGLINES.match(head) is not None
+    return _LOGLINES.match(head) is not None or _STREAM_ARRAY.match(head) is not None
 
 
 def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None) -> Iterator[dict]:
     """The events of a session file and its subagent transcripts;
     ``transcript_type`` replaces the per-file reader (the census's)."""
     if _is_web_session(stream):
-        # One session, no folder of subagents beside it.
+        # One session, no folder of subagents beside it (also the JSON
+        # array of stream-json messages that claude-code-action saves).
         yield from read_transcript(stream, ctx, lines=_loglines(stream, ctx), transcript_type=transcript_type)
         return
     leave_out = bool(ctx.options.get("no_subagents"))
@@ -163,6 +164,6 @@ IMPORTER = Importer(
     versions=(
         "1.0.24", "1.0.29", "1.0.43", "1.0.51", "1.0.53", "1.0.55", "1.0.56", "1.0.95", "1.0.98", "1.0.108", "1.0.128",
         "2.0.0", "2.0.5", "2.0.14", "2.0.24", "2.0.26", "2.0.27", "2.0.28", "2.0.29", "2.0.31", "2.0.35", "2.0.37",
-        "2.0.42", "2.0.44", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.239", "2.1.251", "2.1.280", "2.1.332",
+        "2.0.42", "2.0.44", "2.0.55", "2.1.17", "2.1.42", "2.1.114", "2.1.239", "2.1.251", "2.1.280", "2.1.332", "stream-json (2.1.332)",
     ),
 )

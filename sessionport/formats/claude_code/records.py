@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
+from sessionport.lazy import lazy
 from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, iter_lines, line_too_deep, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.claude_code.content import attachment_text, content_text, rendered_attachment
@@ -64,6 +65,12 @@ HOOK_EVENTS_SEEN_BY_MODEL = frozenset(("SessionStart", "UserPromptSubmit"))
 # Prompts waiting in Claude Code's queue, held until the record that
 # delivers them to the model shows up (then they are that record).
 QUEUE_HOLD = 64
+# What the stream-json ``result`` record says of the run (its ``result``
+# text repeats the last assistant message).
+STREAM_RESULT_KEYS = frozenset((
+    "subtype", "is_error", "duration_ms", "duration_api_ms", "num_turns", "total_cost_usd", "usage", "modelUsage",
+    "permission_denials", "stop_reason", "error", "stats",  # the last two: Qwen Code's
+))
 # How many skipped chain records are remembered to re-link their children.
 ALIAS_WINDOW = 4096
 
@@ -124,6 +131,11 @@ class _Transcript(MessageBuilder):
         self.last_uuid: Any = None  # of the last user or assistant line
         self.last_session: Any = None  # and its sessionId
         self.cost_state: dict | None = None  # the last cost-state record, without type and sessionId
+        # ``claude -p --output-format stream-json`` (and the SDK): records
+        # named by ``session_id``, opened by a system/init record, closed by
+        # a ``result`` record whose summary is kept here.
+        self.stream_json = False
+        self.stream_result: dict | None = None
 
     # -- chain ----------------------------------------------------------
     def parent_of(self, record: dict) -> str | None:
@@ -162,9 +174,11 @@ class _Transcript(MessageBuilder):
     def session(self) -> dict:
         env = self.envelope
         metadata: dict[str, Any] = {}
-        for key in ("version", "gitBranch", "slug", "entrypoint"):
+        for key in ("version", "gitBranch", "slug", "entrypoint", "model", "client"):
             if key in env:
                 metadata[key] = env[key]
+        if self.stream_json:
+            metadata["streamJson"] = True
         if self.titles:
             metadata["summaries"] = self.titles
         session_id = env.get("sessionId")
@@ -317,6 +331,10 @@ class _Transcript(MessageBuilder):
             rtype = record.get("type")
             if type(rtype) is not str:
                 rtype = None
+            if self.stream_json or (rtype == "system" and lines <= 2 and record.get("subtype") == "init" and "session_id" in record):
+                rtype = self.stream_record(record, rtype)
+                if rtype is None:
+                    continue
             out: list[dict] | tuple
             if rtype == "assistant" or rtype == "user":
                 # What repeated() tests, written out: every message line asks.
@@ -519,8 +537,44 @@ class _Transcript(MessageBuilder):
             metadata=self.end_metadata() or None,
         )
 
+    def stream_record(self, record: dict, rtype: str | None) -> str | None:
+        """A record of stream-json output in the transcript's own terms:
+        ``session_id`` as ``sessionId``, ``claude_code_version`` as
+        ``version``, a message of a sub-agent (``parent_tool_use_id``) as a
+        sidechain.  The ``result`` summary and the partial-message
+        ``stream_event`` records are taken here (None: nothing more to do)."""
+        self.stream_json = True
+        sid = record.get("session_id")
+        if "sessionId" not in record and isinstance(sid, str):
+            record["sessionId"] = sid
+        if rtype == "system" and record.get("subtype") == "init":
+            if _is_version(record.get("claude_code_version")) and "version" not in record:
+                record["version"] = record["claude_code_version"]
+            elif _is_version(record.get("qwen_code_version")) and "version" not in record:
+                # Qwen Code prints the same stream (its Claude-SDK-compatible output)
+                record["version"] = record["qwen_code_version"]
+                self.envelope.setdefault("client", "qwen-code")
+            if not self.session_sent:
+                self.note_envelope(record)
+                if isinstance(record.get("model"), str):
+                    self.envelope.setdefault("model", record["model"])
+            self.count_skip("system/init")
+            return None
+        if rtype == "result":
+            self.stream_result = {k: v for k, v in record.items() if k in STREAM_RESULT_KEYS}
+            self.count_skip("result")
+            return None
+        if rtype == "stream_event":
+            self.count_skip("stream_event")  # a delta of a message written whole after it
+            return None
+        if isinstance(record.get("parent_tool_use_id"), str) and "isSidechain" not in record:
+            record["isSidechain"] = True
+        return rtype
+
     def end_metadata(self) -> dict:
         metadata: dict = {}
+        if self.stream_result:
+            metadata["result"] = self.stream_result
         if self.cost_state:
             metadata["costState"] = self.cost_state
         if self.late_titles:
@@ -583,6 +637,16 @@ def _progress_link(line: bytes, at: int) -> tuple[str, str | None] | None:
     else:
         return None
     return uuid.decode("ascii", "replace"), parent
+
+
+_VERSION = lazy(r"\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.-]{1,40})?")
+
+
+def _is_version(value: Any) -> bool:
+    """A version number (``2.1.332``, ``0.24.4-preview.1``): the field is
+    kept as the session's version, which is never redacted, so nothing
+    else may pass for one."""
+    return isinstance(value, str) and len(value) <= 64 and _VERSION.fullmatch(value) is not None
 
 
 def _skip_key(record: dict) -> str:

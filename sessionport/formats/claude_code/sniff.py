@@ -45,6 +45,9 @@ ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-titl
 # type: a record that has them is Claude Code's even if its type is new.
 ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "cwd", "isSidechain", "userType")
 _LOGLINES = lazy(rb'\s*\{\s*"loglines"\s*:\s*\[')
+# The stream-json messages of a run saved as one JSON array (the execution
+# file of claude-code-action): its first element is the init record.
+_STREAM_ARRAY = lazy(rb'\s*\[\s*\{\s*"type"\s*:\s*"system"\s*,\s*"subtype"\s*:\s*"init"\s*,')
 
 
 def sniff(head: bytes) -> int:
@@ -52,6 +55,8 @@ def sniff(head: bytes) -> int:
     if _LOGLINES.match(start):
         # A web session ({"loglines": [records]}): its records are ours.
         return 90 if b'"sessionId"' in start[:65536] or b'"parentUuid"' in start[:65536] else 70
+    if _STREAM_ARRAY.match(start) and b'"session_id"' in start[:8192]:
+        return 88
     first = first_json_line(head)
     if isinstance(first, dict):
         rtype = first.get("type")
@@ -62,6 +67,8 @@ def sniff(head: bytes) -> int:
             return 0  # Gemini-style parts: Qwen Code, a fork with the same envelope
         if rtype in CHAIN_TYPES and "uuid" in first and ("sessionId" in first or "parentUuid" in first):
             return 95
+        if rtype == "system" and first.get("subtype") == "init" and isinstance(first.get("session_id"), str) and ("tools" in first or "model" in first):
+            return 90  # the stream-json output of ``claude -p`` and the Agent SDK
         if rtype == "summary" and "leafUuid" in first:
             return 90
         if rtype == "file-history-snapshot" and "snapshot" in first:

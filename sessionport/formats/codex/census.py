@@ -73,6 +73,7 @@ from sessionport.jsondoc import first_significant_byte
 from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, LineCleaner, iter_line_blocks, refuse_long_line
 from sessionport.summary import SessionSummary, Summarizer, summarize
 from sessionport.typed_decode import DECODE_ERRORS, decodable
+from sessionport.formats.codex.exec_json import read_exec_stream, starts_exec_stream
 from sessionport.formats.codex.items import _HANDLERS, content_text
 from sessionport.formats.codex.reader import _is_document, read_document
 from sessionport.formats.codex.rollout import _HEAD, MIRROR_EVENTS, RolloutReader
@@ -500,4 +501,6 @@ def census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
     if first_significant_byte(stream) == b"{" and _is_document(stream):
         # The early single-document era is small and rare: its full read.
         return summarize(read_document(stream, ctx))
+    if starts_exec_stream(stream):
+        return summarize(read_exec_stream(stream, ctx))  # a run's printed events: small, read in full
     return RolloutCensus(ctx).summarize(stream)

@@ -19,6 +19,7 @@ from sessionport.jsondoc import first_significant_byte, walk_document
 from sessionport.jsonl import BOM, first_json_line
 from sessionport.model import end_event, session_event
 from sessionport.registry import Importer, Option
+from sessionport.formats.codex.exec_json import read_exec_stream, starts_exec_stream
 from sessionport.formats.codex.items import ItemConverter, looks_injected
 from sessionport.formats.codex.meta import meta_metadata
 from sessionport.formats.codex.rollout import read_rollout
@@ -30,6 +31,8 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     # passes through each generator level on its way out.
     if first_significant_byte(stream) == b"{" and _is_document(stream):
         return read_document(stream, ctx)
+    if starts_exec_stream(stream):
+        return read_exec_stream(stream, ctx)
     return read_rollout(stream, ctx)
 
 
@@ -111,5 +114,5 @@ IMPORTER = Importer(
             is_flag=True,
         ),
     ),
-    versions=("TypeScript CLI (rollout-*.json)", "pre-envelope JSONL (2025-08)", "0.34.0", "0.36.0", "0.39.0", "0.40.0", "0.46.0", "0.47.0", "0.132.0", "0.137.0", "0.141.0", "0.146.0", "0.149.0", "0.153.4", "0.154.0", "0.171.0"),
+    versions=("TypeScript CLI (rollout-*.json)", "pre-envelope JSONL (2025-08)", "0.34.0", "0.36.0", "0.39.0", "0.40.0", "0.46.0", "0.47.0", "0.132.0", "0.137.0", "0.141.0", "0.146.0", "0.149.0", "0.153.4", "0.154.0", "0.171.0", "codex exec --json (0.171.0)"),
 )

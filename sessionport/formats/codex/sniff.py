@@ -29,6 +29,8 @@ def _sniff(head: bytes) -> int:
     if isinstance(first, dict):
         if isinstance(first.get("session"), dict) and isinstance(first.get("items"), list):
             return 85  # a TypeScript-era document written on one line
+        if first.get("type") == "thread.started" and isinstance(first.get("thread_id"), str) and len(first) == 2:
+            return 90  # the event stream of ``codex exec --json``
         payload = first.get("payload")
         if isinstance(payload, dict) and "timestamp" in first:
             kind = first.get("type")

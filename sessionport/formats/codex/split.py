@@ -49,6 +49,7 @@ from sessionport.context import MAX_REPORTED_PLACES, ReadContext, WriteContext
 from sessionport.jsonl import iter_block_lines
 from sessionport.formats.codex.items import ANSWERED_LIMIT, ItemConverter
 from sessionport.jsondoc import first_significant_byte
+from sessionport.formats.codex.exec_json import starts_exec_stream
 from sessionport.formats.codex.reader import _is_document
 from sessionport.formats.codex.rollout import RolloutReader
 from sessionport.formats.codex.usage import TokenTotals
@@ -76,6 +77,8 @@ def refusal(stream) -> str | None:
     pieces, or None."""
     if first_significant_byte(stream) == b"{" and _is_document(stream):
         return "a TypeScript-era rollout is one JSON document"
+    if starts_exec_stream(stream):
+        return "the events codex exec --json printed are read by their own reader"
     return None
 
 

@@ -73,7 +73,9 @@ class _Undecided(Exception):
 def usage_census(stream: BinaryIO, ctx: ReadContext) -> list[SessionSummary]:
     """The ``inspect`` summaries of a Codex input, exact in its identity and
     token usage only (see the module's doc)."""
-    path = _plain_file(stream, ctx)
+    from sessionport.formats.codex.exec_json import starts_exec_stream
+
+    path = None if starts_exec_stream(stream) else _plain_file(stream, ctx)
     if path is not None:
         shadow = dataclasses.replace(ctx, warnings=[], bad_places=[], bad_count=0, on_warning=_silent)
         try:

@@ -33,6 +33,7 @@ from sessionport.jsonl import iter_records
 from sessionport.model import end_event, session_event
 from sessionport.registry import NO_SUBAGENTS, Importer
 from sessionport.formats.gemini_cli.layout import subagent_logs
+from sessionport.formats.gemini_cli.stream_json import is_stream_json, read_stream_json
 from sessionport.formats.gemini_cli.records import RecordConverter
 from sessionport.gemini_parts import CallPairing, PartConverter
 from sessionport.formats.gemini_cli.sniff import _KEY, _first_line, _parse, sniff
@@ -45,6 +46,9 @@ def read(stream: BinaryIO, ctx: ReadContext) -> Iterator[dict]:
     line, complete = _first_line(head)
     if line.startswith(b"[") or (line.startswith(b"{") and not isinstance(_parse(line), dict) and _is_checkpoint(head)):
         yield from _read_checkpoint(stream, ctx, head)
+        return
+    if line.startswith(b"{") and complete and is_stream_json(_parse(line)):
+        yield from read_stream_json(stream, ctx)
         return
     following = _Following(ctx)
     if line.startswith(b"{") and (isinstance(_parse(line), dict) or not complete):
@@ -341,5 +345,5 @@ IMPORTER = Importer(
     patterns=("session-*.json", "session-*.jsonl", "checkpoint-*.json"),
     title_scan="sessionport.formats.gemini_cli.title_scan:title_scan",
     options=(NO_SUBAGENTS,),
-    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)", "0.61.0"),
+    versions=("0.38", "0.39", "current JSONL (chatRecordingTypes.ts, 2026)", "0.56 (source, 2026-08)", "0.61.0", "stream-json output (0.61.0)"),
 )

@@ -42,6 +42,8 @@ def sniff(head: bytes) -> int:
     if isinstance(record, dict):
         if isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
             return 92
+        if record.get("type") == "init" and isinstance(record.get("session_id"), str) and "model" in record and len(record) <= 6:
+            return 90  # the stream-json output of ``gemini -p``
         if isinstance(record.get("id"), str) and record.get("type") in ("user", "gemini", "info", "error", "warning") and "content" in record and "message" not in record:
             return 60
         if "$set" in record or "$rewindTo" in record:

@@ -19,7 +19,7 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
-from sessionport.formats.providers.cline import HISTORY_FILES, UI_MESSAGES, request_tokens
+from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, request_tokens, session_manifest, session_messages_id
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -75,6 +75,10 @@ def _blocks_text(content: Any) -> str:
         btype = block.get("type")
         if btype == "text":
             pieces.append(text_of(block.get("text")))
+        elif btype == "image" and "source" not in block and "data" in block:
+            pieces.append(placeholder("image", block.get("mediaType"), base64_size(block.get("data"))))  # Cline 3
+        elif btype == "file" and "path" in block:
+            pieces.append(_cline_file_text(block))  # Cline 3
         elif btype in ("image", "document"):
             pieces.append(_source_placeholder(btype, block.get("source"), block.get("title")))
         elif btype == "tool_reference":
@@ -95,7 +99,33 @@ def _images(blocks: list) -> list:
             entry = media.from_base64(source.get("media_type"), source.get("data")) if source.get("type") == "base64" else None
             if entry is not None:
                 found.append(entry)
+        elif isinstance(block, dict) and block.get("type") == "image" and "source" not in block:
+            entry = media.from_base64(block.get("mediaType"), block.get("data"))  # Cline 3's own image block
+            if entry is not None:
+                found.append(entry)
     return found
+
+
+def _cline_file_text(block: dict) -> str:
+    """Cline 3's ``file`` block (a file the user attached, read into the
+    prompt): ``[file: path]`` then its content."""
+    path = block.get("path")
+    head = placeholder("file", label=path if isinstance(path, str) else None)
+    content = block.get("content")
+    return f"{head}\n{content}" if isinstance(content, str) and content else head
+
+
+def _cline_media_text(block: dict) -> str:
+    """Cline 3's ``media`` block (media a model generated): its modality,
+    type and size or URL, never the payload."""
+    item = block.get("media") if isinstance(block.get("media"), dict) else {}
+    kind = item.get("modality") if isinstance(item.get("modality"), str) else "media"
+    source = item.get("source") if isinstance(item.get("source"), dict) else {}
+    if source.get("type") == "base64":
+        return placeholder(kind, item.get("mediaType"), base64_size(source.get("data")), "generated")
+    if source.get("type") == "url":
+        return url_placeholder(kind, source.get("url"), item.get("mediaType") if isinstance(item.get("mediaType"), str) else None)
+    return placeholder(kind, item.get("mediaType"), label=source.get("artifactId"))
 
 
 class AnthropicReader(ProviderReader):
@@ -145,22 +175,45 @@ class AnthropicReader(ProviderReader):
         path = self.ctx.path
         if path and os.path.basename(path) in _CLINE_FILES:
             return os.path.basename(os.path.dirname(os.path.abspath(path))) or None
+        if path and session_messages_id(path):
+            return session_messages_id(path)
         return super().default_session_id()
 
     def session(self, header: dict, session_id: str | None = None, created: str | None = None) -> dict:
+        cline3 = _is_cline_session(header)
+        if cline3 and session_id is None and isinstance(header.get("sessionId"), str) and header["sessionId"]:
+            session_id = header["sessionId"]
         sid = session_id or self.default_session_id()
         if created is None and sid and sid.isdigit():
             created = iso_from_epoch(int(sid))  # Cline task ids are epoch milliseconds
+        elif created is None and cline3:
+            manifest = session_manifest(self.ctx.path) if self.ctx.path else {}
+            if isinstance(manifest.get("started_at"), str) and manifest["started_at"]:
+                created = manifest["started_at"]
+            elif sid and sid.partition("_")[0].isdigit():
+                created = iso_from_epoch(int(sid.partition("_")[0]))  # Cline 3 ids: ``<epoch ms>_<random>``
         return super().session(header, sid, created)
 
     def session_metadata(self, header: dict) -> dict:
         metadata: dict = {}
-        if self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES:
+        if self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES or _is_cline_session(header):
             metadata["client"] = "cline"
+        if _is_cline_session(header):
+            for key, name in (("agent", "agent"), ("taskType", "taskType"), ("origin", "origin"), ("updated_at", "updatedAt")):
+                if header.get(key) is not None:
+                    metadata[name] = header[key]
+            manifest = session_manifest(self.ctx.path) if self.ctx.path else {}
+            for key, name in MANIFEST_FIELDS:
+                if isinstance(manifest.get(key), str) and manifest[key]:
+                    metadata[name] = manifest[key]
         metadata.update(super().session_metadata(header))
         return metadata
 
     def header_events(self, header: dict) -> Iterator[dict]:
+        prompt = header.get("system_prompt")
+        if isinstance(prompt, str) and prompt:
+            # Cline 3 writes its system prompt after the messages.
+            yield message_event("system", prompt, meta={"kind": "text", "sourceField": "system_prompt"})
         system = header.get("system")
         if isinstance(system, str) and system:
             yield message_event("system", system, meta={"kind": "text"})
@@ -224,12 +277,18 @@ class AnthropicReader(ProviderReader):
         info = item.get("modelInfo")
         if isinstance(info, dict) and isinstance(info.get("modelId"), str):
             fields["model"] = info["modelId"]
+        elif isinstance(info, dict) and isinstance(info.get("id"), str) and info["id"]:
+            fields["model"] = info["id"]  # Cline 3: {id, provider, family}
         extra = compact_extras(item, _MESSAGE_KEYS)
         if extra:
             fields["extra"] = extra
         usage = _cline_usage(item.get("metrics"))
         if usage is not None:
             fields["usage"] = self._split_cache(usage, item["metrics"]["tokens"])
+        else:
+            usage = _cline3_usage(item.get("metrics"))
+            if usage is not None:
+                fields["usage"] = usage
         return fields
 
     def _split_cache(self, usage: dict[str, int], tokens: dict) -> dict[str, int]:
@@ -286,6 +345,24 @@ class AnthropicReader(ProviderReader):
                 )
                 return
             yield message_event(role, text, meta=_meta("text", extra=extra))
+        elif btype == "image" and "source" not in block and "data" in block:
+            # Cline 3: {type, data, mediaType}
+            text = placeholder("image", block.get("mediaType"), base64_size(block.get("data")))
+            extra = compact_extras(block, ("type", "data", "mediaType"))
+            event = message_event(role, text, meta=_meta("text", extra=extra, attachment="image"))
+            if self.ctx.options.get("keep_images"):
+                media.attach(event, _images([block]))
+            yield event
+        elif btype == "file" and "path" in block:
+            extra = compact_extras(block, ("type", "path", "content"))
+            meta = _meta("text", extra=extra, attachment="file")
+            if isinstance(block.get("path"), str):
+                meta["path"] = block["path"]
+            yield message_event(role, _cline_file_text(block), meta=meta)
+        elif btype == "media" and isinstance(block.get("media"), dict):
+            item = block["media"]
+            extra = {k: v for k, v in item.items() if k in ("id", "modality", "mediaType")}
+            yield message_event(role, _cline_media_text(block), meta=_meta("text", extra=extra or None, attachment="media"))
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
@@ -300,8 +377,10 @@ class AnthropicReader(ProviderReader):
             yield message_event("assistant", text_of(block.get("thinking")), meta=meta)
         elif btype == "redacted_thinking":
             yield message_event("assistant", "", meta={"kind": "thinking", "redactedThinking": block.get("data")})
-        elif btype in ("tool_use", "server_tool_use"):
-            yield self._tool_use(block, server=btype == "server_tool_use")
+        elif btype in ("tool_use", "server_tool_use", "mcp_tool_use"):
+            # mcp_tool_use: a call the API's MCP connector made to a remote
+            # server (``server_name``), answered by an ``mcp_tool_result``.
+            yield self._tool_use(block, server=btype != "tool_use")
         elif btype == "tool_result":
             text = _blocks_text(block.get("content"))
             if self.placeholder_result(text, "placeholder tool_result"):
@@ -316,8 +395,30 @@ class AnthropicReader(ProviderReader):
         elif isinstance(btype, str) and _SERVER_RESULTS.match(btype):
             content = block.get("content")
             readable = isinstance(content, list) and all(isinstance(b, dict) and b.get("type") in ("text", "image", "document") for b in content)
-            text = _blocks_text(content) if readable else dumps_text(content)
-            yield message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), meta=_meta("tool_result", extra={"blockType": btype}))
+            if isinstance(content, str) and btype == "mcp_tool_result":
+                text = content  # its content is a string or text blocks
+            else:
+                text = _blocks_text(content) if readable else dumps_text(content)
+            # mcp_tool_result says whether the call failed, as a tool_result does.
+            is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
+            yield message_event(
+                "tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra={"blockType": btype})
+            )
+        elif btype == "container_upload":
+            # A file (by its Files API id) put in the code-execution container.
+            file_id = nonempty_str(block.get("file_id"))
+            extra = compact_extras(block, ("type", "file_id"))
+            meta = _meta("text", extra=extra, attachment=btype)
+            if file_id:
+                meta["fileId"] = file_id
+            yield message_event(role, placeholder("file", label=file_id), meta=meta)
+        elif btype == "compaction":
+            # The server's summary of the turns before it (null when the
+            # summary failed); the signature and encrypted part are kept.
+            content = block.get("content")
+            text = content if isinstance(content, str) and content else "[compaction: no summary]"
+            extra = compact_extras(block, ("type", "content"))
+            yield message_event("system", text, meta=_meta("compaction", extra=extra))
         elif btype == "reasoning":
             yield from self._reasoning(block)
         elif btype == "thoughtSignature":
@@ -386,6 +487,31 @@ def _cline_usage(metrics: Any) -> dict[str, int] | None:
         return None
     prompt, cached, completion = counts
     return {"input_tokens": prompt + cached, "output_tokens": completion, "total_tokens": prompt + cached + completion}
+
+
+def _cline3_usage(metrics: Any) -> dict[str, int] | None:
+    """The usage of one request from Cline 3's ``metrics`` (``inputTokens``
+    without the cache, ``cacheReadTokens``, ``cacheWriteTokens``,
+    ``outputTokens``, as Anthropic counts them; ``cost`` stays in the
+    message's ``meta.message``)."""
+    if not isinstance(metrics, dict) or "inputTokens" not in metrics or "outputTokens" not in metrics:
+        return None
+    counts = [metrics.get(k, 0) for k in ("inputTokens", "cacheReadTokens", "cacheWriteTokens", "outputTokens")]
+    if not all(type(n) is int and n >= 0 for n in counts):
+        return None
+    fresh, read, written, output = counts
+    total_input = fresh + read + written
+    return {
+        "input_tokens": total_input,
+        "cached_input_tokens": read,
+        "output_tokens": output,
+        "total_tokens": total_input + output,
+        "cache_creation_input_tokens": written,
+    }
+
+
+def _is_cline_session(header: dict) -> bool:
+    return isinstance(header.get("agent"), str) and "sessionId" in header and "version" in header and "updated_at" in header
 
 
 def _meta(kind: str, extra: dict | None = None, attachment: str | None = None) -> dict:

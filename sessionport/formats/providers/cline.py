@@ -68,6 +68,21 @@ def request_tokens(history_path: str, ctx: ReadContext) -> list[RequestTokens]:
 
 
 HISTORY_FILES = ("api_conversation_history.json", "claude_messages.json")
+# Cline 3 (the SDK-based CLI) keeps each session in ``<sessions>/<id>/``:
+# ``<id>.messages.json`` (``{version, updated_at, agent, sessionId, origin,
+# messages, system_prompt}``) beside the manifest ``<id>.json`` and the
+# compaction state ``<id>.compaction.json``.
+SESSION_MESSAGES_SUFFIX = ".messages.json"
+_SESSION_SIDECAR_SUFFIXES = (".compaction.json", ".json")
+
+
+def session_messages_id(path: str) -> str | None:
+    """The session id of a Cline 3 ``<id>/<id>.messages.json``, else None."""
+    name = os.path.basename(path)
+    if not name.endswith(SESSION_MESSAGES_SUFFIX):
+        return None
+    sid = name[: -len(SESSION_MESSAGES_SUFFIX)]
+    return sid if sid and os.path.basename(os.path.dirname(os.path.abspath(path))) == sid else None
 
 
 def is_task_sidecar(path: str) -> bool:
@@ -78,4 +93,33 @@ def is_task_sidecar(path: str) -> bool:
     if name in HISTORY_FILES or not name.endswith(".json"):
         return False
     folder = os.path.dirname(path)
+    sid = os.path.basename(os.path.abspath(folder))
+    if sid and not name.endswith(SESSION_MESSAGES_SUFFIX) and name in (sid + suffix for suffix in _SESSION_SIDECAR_SUFFIXES):
+        # a Cline 3 session's manifest or compaction state
+        return os.path.isfile(os.path.join(folder, sid + SESSION_MESSAGES_SUFFIX))
     return any(os.path.isfile(os.path.join(folder, history)) for history in HISTORY_FILES)
+
+
+_MANIFEST_LIMIT = 1 << 20
+# Manifest fields kept in the session's metadata (the rest is process state).
+MANIFEST_FIELDS = (("cwd", "cwd"), ("workspace_root", "workspaceRoot"), ("provider", "provider"), ("model", "model"), ("status", "status"), ("source", "launchedFrom"))
+
+
+def session_manifest(path: str) -> dict:
+    """The manifest ``<id>.json`` beside a Cline 3 ``<id>.messages.json``
+    (``{version, session_id, source, started_at, ended_at, status, provider,
+    model, cwd, workspace_root, prompt, messages_path, ...}``), or {} when
+    there is none or it cannot be read."""
+    sid = session_messages_id(path)
+    if sid is None:
+        return {}
+    manifest = os.path.join(os.path.dirname(path), sid + ".json")
+    try:
+        if os.path.getsize(manifest) > _MANIFEST_LIMIT:
+            return {}
+        with open(manifest, "rb") as handle:
+            value = orjson.loads(handle.read())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return value if isinstance(value, dict) and value.get("session_id") == sid else {}
+

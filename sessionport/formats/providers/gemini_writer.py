@@ -248,6 +248,12 @@ class _Session:
             code = event.get("toolInput") if isinstance(event.get("toolInput"), dict) else {}
             self.contents.add("model", {"executableCode": {"language": code.get("language", "PYTHON"), "code": code.get("code", event.get("text") or "")}})
             return
+        if meta.get("geminiPart") == "toolCall":
+            # A built-in tool the API ran: given back as the model's toolCall.
+            part = {"toolCall": {"id": event.get("toolCallId"), "toolType": _tool_type(event), "args": event.get("toolInput") or {}}}
+            self._sign(part, meta)
+            self.contents.add("model", part)
+            return
         name = event.get("toolName")
         name = name if isinstance(name, str) and name else "unknown"
         call_id = event.get("toolCallId")
@@ -280,6 +286,10 @@ class _Session:
             outcome = meta.get("outcome") or ("OUTCOME_FAILED" if event.get("isError") else "OUTCOME_OK")
             self.contents.add("model", {"codeExecutionResult": {"outcome": outcome, "output": text}})
             return
+        if meta.get("geminiPart") == "toolResponse":
+            part = {"toolResponse": {"id": event.get("toolCallId"), "toolType": _tool_type(event), "response": _response_object(event, meta, text)}}
+            self.contents.add("model", part)
+            return
         call_id = self._open_id(event)
         if call_id is None:
             self.counts["result(s) without an open call written as user text"] += 1
@@ -293,6 +303,12 @@ class _Session:
         self.contents.add("user", {"functionResponse": {"id": call_id, "name": name, "response": response}})
         self.open_calls.remove(call_id)
         self.responding = bool(self.open_calls)
+
+
+def _tool_type(event: dict) -> str:
+    """``google_search_web`` → ``GOOGLE_SEARCH_WEB`` (the reader's name of a built-in tool)."""
+    name = event.get("toolName")
+    return name.upper() if isinstance(name, str) and name and name != "server_tool" else "TOOL_TYPE_UNSPECIFIED"
 
 
 def _response_object(event: dict, meta: dict, text: str) -> dict:

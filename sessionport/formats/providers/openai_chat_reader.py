@@ -67,6 +67,30 @@ def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
     return None
 
 
+def _reasoning(item: dict) -> tuple[str | None, list | None, tuple[str, ...]]:
+    """The thinking of an assistant message: its text, the
+    ``reasoning_details`` list that OpenRouter-style APIs return (and want
+    sent back verbatim: ``reasoning.text``, ``reasoning.summary``,
+    ``reasoning.encrypted`` entries) and the message keys they were read from.
+    ``reasoning_content`` (DeepSeek, vLLM) wins, then OpenRouter's
+    ``reasoning`` string, then the texts and summaries of the details."""
+    used: tuple[str, ...] = ()
+    text = item.get("reasoning_content")
+    if not (isinstance(text, str) and text):
+        text = None
+        if isinstance(item.get("reasoning"), str) and item["reasoning"]:
+            text, used = item["reasoning"], ("reasoning",)
+    details = item.get("reasoning_details")
+    if isinstance(details, list) and details:
+        used += ("reasoning_details",)
+        if text is None:
+            pieces = [d.get("text") if d.get("type") == "reasoning.text" else d.get("summary") for d in details if isinstance(d, dict)]
+            text = "\n\n".join(p for p in pieces if isinstance(p, str) and p) or ""
+    else:
+        details = None
+    return text, details, used
+
+
 def _part_text(part: Any) -> tuple[str, dict]:
     """(text, meta) of one content part; media parts become placeholders."""
     return openai_part(part, ("text",), _media)
@@ -93,7 +117,10 @@ class ChatReader(ProviderReader):
             self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
             return
         role = item.get("role")
-        extra = compact_extras(item, _KNOWN + ("_model",))
+        known = _KNOWN + ("_model",)
+        if role == "assistant":
+            known += _reasoning(item)[2]
+        extra = compact_extras(item, known)
         first = True
         for event in self._events(role, item, index):
             meta = event.setdefault("meta", {})
@@ -151,9 +178,14 @@ class ChatReader(ProviderReader):
             yield text_of(content), {"kind": "text"}, []
 
     def _assistant(self, item: dict) -> Iterator[dict]:
-        reasoning = item.get("reasoning_content")
-        if isinstance(reasoning, str) and reasoning:
-            yield message_event("assistant", reasoning, meta={"kind": "thinking"})
+        reasoning, details, used = _reasoning(item)
+        if reasoning is not None:
+            meta: dict = {"kind": "thinking"}
+            if "reasoning" in used:
+                meta["sourceField"] = "reasoning"
+            if details is not None:
+                meta["reasoningDetails"] = details
+            yield message_event("assistant", reasoning, meta=meta)
         for text, meta, found in self._parts(item.get("content")):
             if text or meta.get("attachment"):
                 yield media.attach(message_event("assistant", text, meta=meta), found)

@@ -19,6 +19,7 @@ from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
 from sessionport.formats.providers.content import (
+    base64_size,
     compact_extras,
     nonempty_str,
     openai_call_event,
@@ -69,6 +70,10 @@ def _joined(parts: Any) -> str:
     return text_of(parts)
 
 
+# Hosted tools whose call item carries its own result, and under which key.
+_INLINE_RESULTS = {"image_generation_call": "result", "code_interpreter_call": "outputs", "file_search_call": "results"}
+
+
 class ResponsesReader(ProviderReader):
     source = RESPONSES
     keys = ("input", "output")
@@ -101,6 +106,10 @@ class ResponsesReader(ProviderReader):
             yield self._reasoning(item)
         elif isinstance(itype, str) and itype.endswith("_call_output"):
             yield from self._output(item)
+        elif itype == "mcp_call":
+            yield from self._mcp_call(item)
+        elif isinstance(itype, str) and itype in _INLINE_RESULTS:
+            yield from self._hosted_call_with_result(item)
         elif isinstance(itype, str) and itype.endswith("_call"):
             yield self._hosted_call(item)
         else:
@@ -156,6 +165,64 @@ class ResponsesReader(ProviderReader):
             toolInput=tool_input,
             meta={"kind": "tool_use", "itemType": itype},
         )
+
+    def _mcp_call(self, item: dict) -> Iterator[dict]:
+        """A call of a remote MCP server's tool: the call and, once it ran,
+        its ``output`` or ``error`` in the same item."""
+        more: dict = {"itemType": "mcp_call"}
+        if isinstance(item.get("id"), str):
+            more["itemId"] = item["id"]
+        extra = compact_extras(item, ("type", "id", "name", "arguments", "output", "error", "status"))
+        if extra:
+            more["extra"] = extra
+        call_id = nonempty_str(item.get("id"))
+        yield openai_call_event(item, call_id, False, more)
+        output, error = item.get("output"), item.get("error")
+        if output is None and error is None:
+            return
+        text = text_of(output) if output is not None else ""
+        if error is not None:
+            message = error.get("message") if isinstance(error, dict) else error
+            text = "\n".join(t for t in (text, text_of(message) if isinstance(message, str) else render_tool_input(error)) if t)
+        yield message_event("tool", text, toolCallId=call_id, isError=error is not None, meta={"kind": "tool_result", "itemType": "mcp_call"})
+
+    def _hosted_call_with_result(self, item: dict) -> Iterator[dict]:
+        """A hosted tool whose item holds its own result (``_INLINE_RESULTS``
+        names the key): the call without it, then the result as text, media
+        as placeholders (an image generation's base64 is never copied)."""
+        itype = item["type"]
+        result_key = _INLINE_RESULTS[itype]
+        call_id = nonempty_str(item.get("call_id")) or nonempty_str(item.get("id"))
+        tool_input = compact_extras(item, ("type", "id", "call_id", "status", result_key)) or {}
+        meta = {"kind": "tool_use", "itemType": itype}
+        if isinstance(item.get("status"), str):
+            meta["status"] = item["status"]
+        yield message_event(
+            "tool", render_tool_input(tool_input), toolName=itype[: -len("_call")], toolCallId=call_id, toolInput=tool_input, meta=meta
+        )
+        result = item.get(result_key)
+        if result is None:
+            return
+        if itype == "image_generation_call":
+            mime = "image/" + item["output_format"] if isinstance(item.get("output_format"), str) else None
+            text = placeholder("image", mime, base64_size(result), "generated")
+            event = message_event("tool", text, toolCallId=call_id, meta={"kind": "tool_result", "itemType": itype, "attachment": "image"})
+            if self.ctx.options.get("keep_images") and mime and isinstance(result, str):
+                media.attach(event, [m for m in (media.from_data_url(f"data:{mime};base64,{result}"),) if m])
+            yield event
+            return
+        lines = []
+        for entry in result if isinstance(result, list) else [result]:
+            if not isinstance(entry, dict):
+                lines.append(text_of(entry))
+            elif entry.get("type") == "logs":
+                lines.append(text_of(entry.get("logs")))
+            elif entry.get("type") == "image":
+                lines.append(url_placeholder("image", entry.get("url")))
+            else:  # a file search hit: its file, then its text
+                name = entry.get("filename") or entry.get("file_id")
+                lines.append("\n".join(t for t in (f"[file: {name}]" if isinstance(name, str) else "", text_of(entry.get("text"))) if t))
+        yield message_event("tool", "\n".join(t for t in lines if t), toolCallId=call_id, meta={"kind": "tool_result", "itemType": itype})
 
     def _output(self, item: dict) -> Iterator[dict]:
         text = _joined(item.get("output"))

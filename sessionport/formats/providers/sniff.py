@@ -89,6 +89,24 @@ def cassette_api(head: bytes) -> str | None:
     return "other" if uris else None
 
 
+# The keys Cline 3 writes before ``messages`` in a session's messages file.
+_CLINE_SESSION_KEYS = frozenset(("version", "updated_at", "agent", "sessionId"))
+
+
+def cline_session(body: bytes) -> bool:
+    """A Cline 3 ``<id>.messages.json``: ``{version, updated_at, agent,
+    sessionId, [taskType], origin, messages: [...]}`` (Anthropic-style blocks)."""
+    if not body.startswith(b"{") or b'"agent"' not in body[:4096]:
+        return False
+    keys = set()
+    for prefix, event, value in head_tokens(body):
+        if prefix == "" and event == "map_key":
+            keys.add(value)
+        elif event == "start_array" and prefix == "messages":
+            return _CLINE_SESSION_KEYS <= keys
+    return False
+
+
 def scores(head: bytes) -> dict[str, int]:
     """A score 0..100 for each of the three formats."""
     result = {ANTHROPIC: 0, CHAT: 0, RESPONSES: 0}
@@ -101,6 +119,9 @@ def scores(head: bytes) -> dict[str, int]:
             result[api] = 90
         return result
     if _is_jsonl(body) and not conversation_lines(body):
+        return result
+    if cline_session(body):
+        result[ANTHROPIC] = 92
         return result
     keys = set(_KEY.findall(head))
     if keys & _FOREIGN_KEYS:

@@ -1,0 +1,87 @@
+"""Cline 3 (the SDK-based CLI): a session is ``<sessions>/<id>/<id>.messages.json``
+(``{version, updated_at, agent, sessionId, origin, messages, system_prompt}``)
+beside its manifest ``<id>.json``, as ``@cline/core`` 0.0.86 (cline 3.0.65)
+writes them.  The messages file is detected and read as Anthropic-style
+messages with Cline's own blocks (``file``, ``image`` with ``data`` and
+``mediaType``, ``media``) and ``metrics``; the manifest gives the start and
+the working directory, and a folder walk passes over it."""
+
+from __future__ import annotations
+
+import json
+
+import sessionport
+from sessionport.context import ReadContext
+from sessionport.detect import detect
+from sessionport.io import open_input
+from sessionport.registry import get_registry
+
+from conftest import FIXTURES, run_cli
+
+SID = "1795000000000_k3j9x"
+FOLDER = FIXTURES / "cline-sessions"
+SAMPLE = FOLDER / SID / f"{SID}.messages.json"
+
+
+def _events(**options) -> list[dict]:
+    warnings: list[str] = []
+    events = list(sessionport.read(str(SAMPLE), context=ReadContext(on_warning=warnings.append, options=options)))
+    assert warnings == []
+    return events
+
+
+def test_the_messages_file_is_detected_as_anthropic_messages():
+    inp = open_input(str(SAMPLE))
+    try:
+        assert detect(inp.head, inp.name, get_registry()).name == "anthropic-messages"
+    finally:
+        inp.close()
+
+
+def test_session_comes_from_the_file_and_its_manifest():
+    session = _events()[0]
+    assert session["sessionId"] == SID
+    assert session["createdAt"] == "2026-11-18T11:06:40.000Z"
+    metadata = session["metadata"]
+    assert metadata["client"] == "cline" and metadata["agent"] == "lead"
+    assert metadata["origin"]["version"] == "3.0.65"
+    assert metadata["cwd"] == "/home/me/app" and metadata["status"] == "completed"
+
+
+def test_cline_blocks_are_read_without_their_payloads():
+    messages = [e for e in _events() if e["type"] == "message"]
+    texts = [m["text"] for m in messages]
+    assert texts[:3] == ["What does main.py print?", "[file: /home/me/app/main.py]\nprint('hi')\n", "[image: image/png, 70 B]"]
+    assert "[image: image/png, 70 B, generated]" in texts
+    assert not any("iVBOR" in json.dumps(m) for m in messages)
+    call = next(m for m in messages if m["meta"]["kind"] == "tool_use")
+    result = next(m for m in messages if m["meta"]["kind"] == "tool_result")
+    assert result["toolCallId"] == call["toolCallId"] == "toolu_01" and result["text"] == "hi"
+    assert messages[-1]["role"] == "system" and messages[-1]["text"] == "You are Cline, a software engineer."
+
+
+def test_metrics_are_the_usage_with_the_cache_split():
+    end = _events()[-1]
+    assert end["usage"] == {
+        "input_tokens": 1200 + 800 + 100 + 300 + 2000,
+        "cached_input_tokens": 2800,
+        "output_tokens": 52,
+        "total_tokens": 4400 + 52,
+        "cache_creation_input_tokens": 100,
+    }
+    models = {m["meta"].get("model") for m in _events() if m["type"] == "message" and m["role"] == "assistant"}
+    assert models == {"claude-sonnet-4-6"}
+
+
+def test_keep_images_carries_the_attached_image():
+    image = next(e for e in _events(keep_images=True) if e["type"] == "message" and e["text"] == "[image: image/png, 70 B]")
+    assert image["media"][0]["mediaType"] == "image/png"
+
+
+def test_a_walk_of_the_sessions_folder_reads_the_messages_and_passes_over_the_manifest(tmp_path):
+    out = tmp_path / "out"
+    done = run_cli("convert", str(FOLDER), "--to", "markdown", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    assert b"1 of 1 input(s) converted" in done.stderr
+    written = [p.name for p in out.rglob("*.md")]
+    assert written == [f"{SID}.messages.md"]

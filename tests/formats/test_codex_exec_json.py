@@ -1,0 +1,96 @@
+"""codex: the event stream of ``codex exec --json``, as Codex 0.171.0 printed
+it offline against a scripted Responses API (``fixtures/codex-exec/
+exec-json-0.171-scripted.jsonl``, apart from the rollouts; the item types are those of
+``codex-rs/exec/src/exec_events.rs``): detected, each completed item read
+as the messages it holds, the earlier states counted, nothing unknown."""
+
+from __future__ import annotations
+
+import json
+
+import sessionport
+from sessionport.context import ReadContext
+from sessionport.detect import detect
+from sessionport.io import open_input
+from sessionport.registry import get_registry
+
+from conftest import FIXTURES, run_cli
+
+SAMPLE = FIXTURES / "codex-exec" / "exec-json-0.171-scripted.jsonl"
+
+
+def _events(path=SAMPLE) -> list[dict]:
+    warnings: list[str] = []
+    events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
+    assert warnings == []
+    return events
+
+
+def test_the_stream_is_detected_as_codex():
+    inp = open_input(str(SAMPLE))
+    try:
+        assert detect(inp.head, inp.name, get_registry()).name == "codex"
+    finally:
+        inp.close()
+
+
+def test_items_become_messages_and_calls_pair_with_their_results():
+    events = _events()
+    assert events[0]["sessionId"] == "01a233c6-68bc-7771-a6e4-44b997509f22"
+    messages = [e for e in events if e["type"] == "message"]
+    tools = [(m["meta"]["kind"], m.get("toolName"), m["toolCallId"]) for m in messages if m["role"] == "tool"]
+    assert tools == [
+        ("tool_use", "shell", "item_3"), ("tool_result", "shell", "item_3"),
+        ("tool_use", "shell", "item_5"), ("tool_result", "shell", "item_5"),
+        ("tool_use", "apply_patch", "item_6"), ("tool_result", "apply_patch", "item_6"),
+        ("tool_use", "shell", "item_7"), ("tool_result", "shell", "item_7"),
+        ("tool_use", "spawn_agent", "item_9"), ("tool_result", "spawn_agent", "item_9"),
+        ("tool_use", "web_search", "ws_script_6"),
+    ]
+    failed = next(m for m in messages if m.get("toolCallId") == "item_7" and m["meta"]["kind"] == "tool_result")
+    assert failed["isError"] is True and failed["meta"]["exitCode"] == 3 and failed["text"] == "failing\n"
+    assert messages[0]["role"] == "system" and messages[0]["isError"] is True
+    assert [m["text"] for m in messages if m["role"] == "assistant" and m["meta"]["kind"] == "text"] == ["Running a command first.", "All steps done."]
+
+
+def test_the_end_sums_the_turn_usage_and_counts_the_earlier_states():
+    end = _events()[-1]
+    assert end["usage"] == {
+        "input_tokens": 6015, "cached_input_tokens": 1200, "output_tokens": 300,
+        "reasoning_output_tokens": 72, "total_tokens": 6315,
+    }
+    assert end["metadata"] == {"cacheWriteInputTokens": 0}
+    assert end["skipped"] == {"turn.started": 1, "item.started": 6}
+    assert "unknown" not in end
+
+
+def test_mcp_calls_todo_lists_and_failed_turns(tmp_path):
+    path = tmp_path / "run.jsonl"
+    lines = [
+        {"type": "thread.started", "thread_id": "t-1"},
+        {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "item_0", "type": "mcp_tool_call", "server": "docs", "tool": "search", "arguments": {"q": "x"},
+                                            "result": {"content": [{"type": "text", "text": "found"}], "structured_content": None}, "error": None, "status": "completed"}},
+        {"type": "item.completed", "item": {"id": "item_1", "type": "todo_list", "items": [{"text": "read", "completed": True}, {"text": "fix", "completed": False}]}},
+        {"type": "turn.failed", "error": {"message": "stream disconnected"}},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    messages = [e for e in _events(path) if e["type"] == "message"]
+    assert [(m["role"], m["text"]) for m in messages] == [
+        ("tool", '{"q":"x"}'), ("tool", "found"), ("assistant", "- [x] read\n- [ ] fix"), ("system", "stream disconnected"),
+    ]
+    assert messages[0]["meta"]["mcpServer"] == "docs" and messages[1]["toolCallId"] == "item_0"
+
+
+def test_the_cli_converts_it_without_warnings(tmp_path):
+    out = tmp_path / "run.md"
+    done = run_cli("convert", str(SAMPLE), "--to", "markdown", "-o", str(out))
+    assert done.returncode == 0 and done.stderr == b"", done.stderr
+    assert "All steps done." in out.read_text()
+
+
+def test_the_stream_is_never_read_in_pieces():
+    from sessionport.formats.codex import split
+
+    with open(SAMPLE, "rb") as handle:
+        assert "codex exec --json" in split.refusal(handle)
