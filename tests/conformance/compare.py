@@ -45,7 +45,7 @@ def sessionport_items(events: list[dict], *, first_session_only: bool = True) ->
         meta = event.get("meta") or {}
         kind = meta.get("kind", "text")
         role = event.get("role")
-        item = {"text": event.get("text") or "", "sidechain": bool(meta.get("sidechain")), "injected": bool(meta.get("injected"))}
+        item = {"text": event.get("text") or "", "sidechain": bool(meta.get("sidechain")), "injected": bool(meta.get("injected")), "kind": kind}
         if role == "user" and kind == "text":
             item["cat"] = "U"
         elif role == "assistant" and kind == "thinking":

@@ -16,7 +16,7 @@ import pytest
 
 from sessionport import api
 
-from .compare import CATEGORIES, app_items, app_normalised, match, sessionport_items
+from .compare import CATEGORIES, app_items, app_normalised, match, norm, sessionport_items
 from .expectations import EXPORT_NOT_RESUMABLE, EXPORT_XFAIL, expected_call, unpaired_calls
 from .lab import Row, lab  # noqa: F401  (fixture)
 from .matrix import APP_NAMES, export_options, export_sources
@@ -57,10 +57,27 @@ LEGACY = [
 ]
 
 
+# Apps that resume from a compaction boundary: the model is sent its summary
+# and what follows, never what the summary replaced.
+FROM_COMPACTION = ("claude-code", "codex")
+
+
+def _after_compaction(app: str, ours: list[dict]) -> tuple[list[dict], str | None]:
+    """The items the app's history must hold, and the summary it must hold
+    too when the source was compacted (another app's compaction: its text is
+    the summary; Claude Code's own comes with a summary message)."""
+    if app not in FROM_COMPACTION:
+        return ours, None
+    last = max((n for n, x in enumerate(ours) if x.get("kind") == "compaction"), default=None)
+    if last is None:
+        return ours, None
+    return ours[last + 1 :], ours[last]["text"]
+
+
 @pytest.mark.parametrize("key", list(_params()) + [pytest.param(k, id=f"{k[2].format}->gemini-cli-legacy-json:{k[2].label}") for k in LEGACY])
 def test_export_resumes_with_the_whole_history(lab, key):
     mode, app, source = key
-    ours = sessionport_items(source_events(source, app))
+    ours, summary = _after_compaction(app, sessionport_items(source_events(source, app)))
     want = [x for x in ours if x["cat"] in CATEGORIES and not x["sidechain"] and not x["injected"]]
     pair = f"{source.format} -> {app}" + (" (legacy JSON)" if mode == "export-legacy" else "")
     if not want:
@@ -98,6 +115,10 @@ def test_export_resumes_with_the_whole_history(lab, key):
     lab.add_row(Row(pair, source.label, "yes" + (" (compacted)" if run.history.compacted else ""), found.cell(), "; ".join(note)))
     assert not run.history.compacted or original_compacted, f"{app} compacted the export of {source.label} before the first turn, the original needed no compaction"
     assert found.complete, f"{app}'s history of the export lacks: {found.samples()}"
+    if summary is not None and source.format != "claude-code":
+        # another app's compaction: its summary is what the model is sent of the history before
+        texts = [norm(x.get("text") or "") for x in run.history.items]
+        assert any(norm(summary) in t for t in texts), f"{app}'s history of the export lacks the compaction's summary: {summary[:120]!r}"
 
 
 def _signature(items: list[dict]) -> list[tuple]:

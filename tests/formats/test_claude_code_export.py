@@ -178,3 +178,28 @@ def test_claude_code_log_renders_the_same_prompts_and_tool_calls(path, tmp_path)
     assert sum(exported[k] for k in PROMPT_KINDS) == sum(original[k] for k in PROMPT_KINDS)
     assert exported["UserTextMessage"] == original["UserTextMessage"]
     assert exported["AssistantTextMessage"] == original["AssistantTextMessage"]
+
+
+def test_another_apps_compaction_is_a_boundary_and_the_summary_claude_code_resumes_from(tmp_path):
+    events = list(sessionport.read(str(FIXTURES / "anthropic-messages" / "mcp-connector-container-compaction.json")))
+    written = sessionport.dumps(events, "claude-code")
+    lines = [orjson.loads(x) for x in written.splitlines()]
+    at = next(n for n, x in enumerate(lines) if x.get("subtype") == "compact_boundary")
+    boundary, summary = lines[at], lines[at + 1]
+    assert boundary["content"] == "Conversation compacted"
+    assert summary["type"] == "user" and summary["isCompactSummary"] is True and summary["parentUuid"] == boundary["uuid"]
+    assert summary["message"]["content"] == "The user listed their open GitHub issues (#12 is open) and uploaded a CSV to plot."
+    assert lines[at + 2]["message"]["content"][0]["text"] == "Here is the plot."
+    # read back: the boundary and the summary, as Claude Code's own compactions read
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(written if isinstance(written, bytes) else written.encode())
+    kinds = [(e["role"], (e.get("meta") or {}).get("kind")) for e in sessionport.read(str(path)) if e["type"] == "message"]
+    assert kinds.index(("system", "compaction")) + 1 == kinds.index(("user", "summary"))
+
+
+def test_claude_codes_own_compaction_is_written_back_as_it_was():
+    boundary = {"type": "message", "role": "system", "text": "Conversation compacted", "meta": {"kind": "compaction", "subtype": "compact_boundary"}}
+    events = [{"type": "session", "schema": "sessionport/v1", "source": "claude-code", "sessionId": "s1", "metadata": {}}, {"type": "message", "role": "user", "text": "hi"}, boundary, {"type": "message", "role": "user", "text": "This session is being continued.", "meta": {"kind": "summary", "injected": True}}]
+    lines = [orjson.loads(x) for x in sessionport.dumps(events, "claude-code").splitlines()]
+    assert [x.get("subtype") or x["type"] for x in lines if x["type"] in ("system", "user")] == ["user", "compact_boundary", "user"]
+    assert sum(1 for x in lines if x.get("isCompactSummary")) == 1

@@ -64,3 +64,12 @@ def test_a_codex_rollout_keeps_its_own_provider_or_none():
     assert export(FIXTURES / "codex" / "rollout-envelope.jsonl")[0]["payload"]["model_provider"] == "openai"
     # 0.36 rollouts name no provider: the export does not add one
     assert "model_provider" not in export(corpus_path("codex", "codex-0.36.0-2025-09-16-original.jsonl"))[0]["payload"]
+
+
+def test_a_compaction_leaves_codex_its_summary_and_the_prompts_before():
+    # With an empty replacement_history, Codex resumes the thread with no
+    # history at all, its summary included; without one it rebuilds the
+    # context from the user messages before the compaction and its summary.
+    lines = export(FIXTURES / "anthropic-messages" / "mcp-connector-container-compaction.json")
+    compacted = [x for x in lines if x["type"] == "compacted"]
+    assert [c["payload"] for c in compacted] == [{"message": "The user listed their open GitHub issues (#12 is open) and uploaded a CSV to plot."}]

@@ -15,6 +15,8 @@ import uuid as uuidlib
 from collections import OrderedDict, deque
 from typing import Any
 
+from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES
+
 NAMESPACE = uuidlib.UUID("6f1d1c52-8a47-4b0e-9c1e-3f2f6a0c5e11")
 FALLBACK_VERSION = "0.0.0-sessionport"
 FALLBACK_TIME = "1970-01-01T00:00:00.000Z"
@@ -250,7 +252,9 @@ class Thread:
         if meta.get("kind") == "compaction":
             subtype = meta.get("subtype") if meta.get("subtype") in ("compact_boundary", "microcompact_boundary") else "compact_boundary"
             record["subtype"] = subtype
-            record["content"] = text
+            # another app's summary follows as the isCompactSummary message
+            # (see writer._foreign_summary); the boundary says what it is
+            record["content"] = text if meta.get("subtype") in COMPACTION_SUBTYPES or not text.strip() else "Conversation compacted"
             if isinstance(meta.get("compactMetadata"), dict):
                 record["compactMetadata"] = meta["compactMetadata"]
             if isinstance(meta.get("logicalParentId"), str):

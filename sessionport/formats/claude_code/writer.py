@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import uuid as uuidlib
-from typing import BinaryIO, Iterable
+from typing import Any, BinaryIO, Iterable
 
 import orjson
 
@@ -29,6 +29,7 @@ from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 from sessionport.formats.claude_code.lines import FALLBACK_TIME, FALLBACK_VERSION, NAMESPACE, Thread
+from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -100,6 +101,24 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
             ctx.warn(f"{made} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): Claude Code drops a result without its call")
 
 
+def _foreign_summary(event: dict) -> dict | None:
+    """The summary record to write after another app's compaction (its
+    text is the summary): Claude Code resumes from a boundary with the
+    ``isCompactSummary`` message after it, and sends the model nothing of
+    the boundary itself.  Claude Code's own boundaries come with that
+    message as an event of its own."""
+    meta = event.get("meta")
+    if event.get("role") != "system" or not isinstance(meta, dict) or meta.get("kind") != "compaction":
+        return None
+    text = event.get("text")
+    if meta.get("subtype") in COMPACTION_SUBTYPES or not isinstance(text, str) or not text.strip():
+        return None
+    summary: dict[str, Any] = {"type": "message", "role": "user", "text": text, "meta": {"kind": "summary", "injected": True}}
+    if isinstance(event.get("timestamp"), str):
+        summary["timestamp"] = event["timestamp"]
+    return summary
+
+
 def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Renames, threads: list) -> None:
     emit = out.write
     main: Thread | None = None
@@ -118,6 +137,9 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
                     emit(jsonout.dumps(call, option=_DUMP))
                     event = {**event, "parentId": call["uuid"]}
             emit(jsonout.dumps(thread.line_for(event), option=_DUMP))
+            summary = _foreign_summary(event)
+            if summary is not None:
+                emit(jsonout.dumps(thread.line_for(summary), option=_DUMP))
         elif kind == "session":
             if main is None:
                 thread = main = _thread_for(event, None)

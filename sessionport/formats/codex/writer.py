@@ -146,7 +146,10 @@ class RolloutWriter:
                 item = {"type": "reasoning", "summary": [{"type": "summary_text", "text": text}], "content": None, "encrypted_content": None}
             self.line("response_item", item, ts)
         elif kind == "compaction":
-            self.line("compacted", {"message": text, "replacement_history": []}, ts)
+            # No replacement_history: Codex then rebuilds the context from
+            # the user messages before and this summary, as after its own
+            # compaction; an empty one would leave the model nothing.
+            self.line("compacted", {"message": text}, ts)
             self.line("event_msg", {"type": "context_compacted"}, ts)
         elif kind == "rollback":
             turns = meta.get("numTurns")
