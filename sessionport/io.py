@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator, Sequence
 
 from sessionport.errors import DataError, OutputError, UsageError
+from sessionport.pipeline import signals
 
 HEAD_SIZE = 64 * 1024
 READ_BUFFER = 1 << 20
@@ -632,6 +633,9 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         except OSError as exc:
             raise _os_error(path, exc) from None
         out.close()
+        # a signal whose exception was lost on the way must not let the
+        # output replace its target
+        signals.check()
         os.chmod(partial[0], _mode_for(path))
         os.replace(partial[0], path)
     except BaseException:

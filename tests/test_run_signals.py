@@ -208,3 +208,36 @@ def test_ctrl_c_inside_an_exec_still_ends_with_130(tmp_path):
     assert proc.returncode == 130, (proc.returncode, proc.stderr)
     assert proc.stderr.endswith(b"sessionport: interrupted\n") and b"Traceback" not in proc.stderr
     assert not target.exists() and [p.name for p in tmp_path.iterdir()] == ["hook"], "no output, no partial file"
+
+
+_LOST_SIGNAL = (
+    "import os, signal, sys, time\n"
+    "from sessionport.cli import main\n"
+    "from sessionport.pipeline import signals\n"
+    "signals.raise_on_termination()\n"
+    "class Finalised:\n"
+    "    def __del__(self):\n"
+    "        os.kill(os.getpid(), signal.SIGTERM)\n"
+    "        time.sleep(0.2)  # the handler runs in here: its exception is printed and lost\n"
+    "Finalised()\n"
+    "sys.argv = ['sessionport', *sys.argv[1:]]\n"
+    "main()\n"
+)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_signal_whose_exception_a_finaliser_lost_still_ends_the_run(tmp_path):
+    # Python runs a signal handler wherever the main thread is, a finaliser
+    # or an import's weakref callback too, where the exception it raises is
+    # only printed: the run must still end as terminated, its output unwritten.
+    target = tmp_path / "out.md"
+    target.write_text("previous")
+    done = subprocess.run(
+        [sys.executable, "-c", _LOST_SIGNAL, "convert", str(PORTABLE), "--from", "portable-jsonl", "--to", "markdown", "-o", str(target)],
+        capture_output=True, cwd=ROOT, timeout=60,
+    )
+    assert b"Exception ignored" in done.stderr  # the exception was lost where it was raised
+    assert done.returncode == 128 + signal.SIGTERM, done.stderr
+    assert b"terminated (SIGTERM)" in done.stderr
+    assert target.read_text() == "previous"
+    assert sorted(os.listdir(tmp_path)) == ["out.md"]

@@ -12,6 +12,7 @@ import click
 from sessionport import __version__
 from sessionport.errors import SessionportError
 from sessionport.pipeline.signals import Terminated, raise_on_termination, settle
+from sessionport.pipeline.signals import check as check_signals
 
 EXIT_INTERRUPTED = 130
 
@@ -199,7 +200,9 @@ class SessionportGroup(LazyCommandsGroup):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            check_signals()  # one whose exception a finaliser swallowed
+            return result
         except (click.exceptions.Exit, click.exceptions.Abort):
             raise
         except click.ClickException as exc:

@@ -44,8 +44,9 @@ def ignore_later(signum, frame) -> None:
 def _raise(signum, frame) -> None:
     # Once is enough: a second signal while cleaning up must not cut the
     # clean-up short.
-    global signalled
+    global signalled, pending
     signalled = True
+    pending = signum
     for sig in SIGNALS:
         signal.signal(sig, ignore_later)
     if signal.getsignal(signal.SIGINT) is _interrupt:
@@ -55,6 +56,23 @@ def _raise(signum, frame) -> None:
 
 # Whether a termination signal or Ctrl-C reached this process.
 signalled = False
+# Which one.  Python runs a handler between any two bytecodes, a finaliser's
+# or a weakref callback's too (an import's module lock has one), and an
+# exception raised there is printed as "Exception ignored" and lost: the
+# run would go on and end with 0.  check() raises it again at the points of
+# no return.
+pending: int | None = None
+
+
+def check() -> None:
+    """Raise the exception of a signal that reached this process, in case
+    it was lost (see ``pending``): before an output replaces its target and
+    when a command has run.  Nothing when no signal came."""
+    if pending is None:
+        return
+    if pending == signal.SIGINT:
+        raise KeyboardInterrupt
+    raise Terminated(pending)
 
 
 def _interrupt(signum, frame) -> None:
@@ -62,8 +80,9 @@ def _interrupt(signum, frame) -> None:
     # second one while the first unwinds (a busy machine delivers it late,
     # or a key pressed twice) cut the clean-up short and ended the process
     # by the signal instead of with 130.  Once is enough here too.
-    global signalled
+    global signalled, pending
     signalled = True
+    pending = signal.SIGINT
     for sig in (*SIGNALS, signal.SIGINT):
         signal.signal(sig, ignore_later)
     raise KeyboardInterrupt
