@@ -11,6 +11,7 @@ instead, which unwinds through every ``finally`` like an interrupt.
 from __future__ import annotations
 
 import signal
+import sys
 
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
@@ -44,9 +45,8 @@ def ignore_later(signum, frame) -> None:
 def _raise(signum, frame) -> None:
     # Once is enough: a second signal while cleaning up must not cut the
     # clean-up short.
-    global signalled, pending
+    global signalled
     signalled = True
-    pending = signum
     for sig in SIGNALS:
         signal.signal(sig, ignore_later)
     if signal.getsignal(signal.SIGINT) is _interrupt:
@@ -56,23 +56,38 @@ def _raise(signum, frame) -> None:
 
 # Whether a termination signal or Ctrl-C reached this process.
 signalled = False
-# Which one.  Python runs a handler between any two bytecodes, a finaliser's
-# or a weakref callback's too (an import's module lock has one), and an
-# exception raised there is printed as "Exception ignored" and lost: the
-# run would go on and end with 0.  check() raises it again at the points of
-# no return.
-pending: int | None = None
+# A signal whose exception was lost.  Python runs a handler between any two
+# bytecodes, a finaliser's or a weakref callback's too (an import's module
+# lock has one), and an exception raised there goes to sys.unraisablehook,
+# is printed as "Exception ignored" and the run goes on: it would end with
+# 0.  check() raises it again at the points of no return.
+lost: int | None = None
+
+
+def _unraisable(unraisable) -> None:
+    global lost
+    exc = unraisable.exc_value
+    if isinstance(exc, Terminated):
+        lost = exc.signum
+    elif isinstance(exc, KeyboardInterrupt) and signalled:
+        lost = signal.SIGINT
+    _previous_hook(unraisable)
+
+
+_previous_hook = sys.unraisablehook
 
 
 def check() -> None:
-    """Raise the exception of a signal that reached this process, in case
-    it was lost (see ``pending``): before an output replaces its target and
-    when a command has run.  Nothing when no signal came."""
-    if pending is None:
+    """Raise, once, the exception of a signal that was lost (see ``lost``):
+    before an output replaces its target and when a command has run.
+    Nothing when none was."""
+    global lost
+    signum, lost = lost, None
+    if signum is None:
         return
-    if pending == signal.SIGINT:
+    if signum == signal.SIGINT:
         raise KeyboardInterrupt
-    raise Terminated(pending)
+    raise Terminated(signum)
 
 
 def _interrupt(signum, frame) -> None:
@@ -80,9 +95,8 @@ def _interrupt(signum, frame) -> None:
     # second one while the first unwinds (a busy machine delivers it late,
     # or a key pressed twice) cut the clean-up short and ended the process
     # by the signal instead of with 130.  Once is enough here too.
-    global signalled, pending
+    global signalled
     signalled = True
-    pending = signal.SIGINT
     for sig in (*SIGNALS, signal.SIGINT):
         signal.signal(sig, ignore_later)
     raise KeyboardInterrupt
@@ -91,6 +105,10 @@ def _interrupt(signum, frame) -> None:
 def raise_on_termination() -> None:
     """Turn SIGTERM and SIGHUP into :class:`Terminated`, and make Ctrl-C
     raise KeyboardInterrupt once (main thread only)."""
+    global _previous_hook
+    if sys.unraisablehook is not _unraisable:
+        _previous_hook = sys.unraisablehook
+        sys.unraisablehook = _unraisable
     try:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started with SIGINT ignored
             signal.signal(signal.SIGINT, _interrupt)
