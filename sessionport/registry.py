@@ -317,6 +317,10 @@ class FormatInfo:
         self.pending.pop("export", None)
         self._exporter = value
 
+    def loaded(self, role: str) -> Importer | Exporter | None:
+        """The importer or exporter, only if already loaded (no import)."""
+        return self._importer if role == "import" else self._exporter
+
     def declares(self, role: str) -> bool:
         """Whether the format has (or names, unloaded) an importer/exporter."""
         loaded = self._importer if role == "import" else self._exporter
@@ -386,6 +390,12 @@ class Registry:
         try:
             obj = ep.load()
         except Exception as exc:  # a broken plugin must not take the others down
+            from sessionport.pipeline import signals
+
+            if signals.received is not None:
+                # a module whose import a signal cut short fails when imported
+                # again: the signal ended the run, not a broken plugin
+                raise signals.exception(signals.received) from exc
             self.load_errors.append(f"{ep.name} ({ep.value}): {type(exc).__name__}: {exc}")
             return
         self.add(obj, origin=f"{ep.name} ({ep.value})")

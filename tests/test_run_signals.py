@@ -241,3 +241,26 @@ def test_a_signal_whose_exception_a_finaliser_lost_still_ends_the_run(tmp_path):
     assert b"terminated (SIGTERM)" in done.stderr
     assert target.read_text() == "previous"
     assert sorted(os.listdir(tmp_path)) == ["out.md"]
+
+
+def test_a_plugin_import_cut_short_by_a_signal_ends_as_the_signal(monkeypatch):
+    # The import a signal interrupts leaves its module half made, and the
+    # next import of it (a report naming the output format's losses) fails
+    # with an ImportError: the run ended by the signal, not a broken plugin.
+    from sessionport.pipeline import signals
+    from sessionport.pipeline.signals import Terminated
+    from sessionport.registry import Registry
+
+    class Broken:
+        name, value = "html", "sessionport.render.html:EXPORTER"
+
+        def load(self):
+            raise ImportError("cannot import name 'EXPORTER' from partially initialized module")
+
+    registry = Registry()
+    registry.load_entry_point(Broken())  # no signal: a broken plugin, reported and passed over
+    assert registry.load_errors and "ImportError" in registry.load_errors[0]
+    monkeypatch.setattr(signals, "received", signal.SIGTERM)
+    with pytest.raises(Terminated) as raised:
+        registry.load_entry_point(Broken())
+    assert raised.value.exit_code == 143

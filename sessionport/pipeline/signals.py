@@ -45,8 +45,9 @@ def ignore_later(signum, frame) -> None:
 def _raise(signum, frame) -> None:
     # Once is enough: a second signal while cleaning up must not cut the
     # clean-up short.
-    global signalled
+    global signalled, received
     signalled = True
+    received = signum
     for sig in SIGNALS:
         signal.signal(sig, ignore_later)
     if signal.getsignal(signal.SIGINT) is _interrupt:
@@ -54,8 +55,9 @@ def _raise(signum, frame) -> None:
     raise Terminated(signum)
 
 
-# Whether a termination signal or Ctrl-C reached this process.
+# Whether a termination signal or Ctrl-C reached this process, and which.
 signalled = False
+received: int | None = None
 # A signal whose exception was lost.  Python runs a handler between any two
 # bytecodes, a finaliser's or a weakref callback's too (an import's module
 # lock has one), and an exception raised there goes to sys.unraisablehook,
@@ -77,6 +79,11 @@ def _unraisable(unraisable) -> None:
 _previous_hook = sys.unraisablehook
 
 
+def exception(signum: int) -> BaseException:
+    """What a signal raises here."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
 def check() -> None:
     """Raise, once, the exception of a signal that was lost (see ``lost``):
     before an output replaces its target and when a command has run.
@@ -85,9 +92,7 @@ def check() -> None:
     signum, lost = lost, None
     if signum is None:
         return
-    if signum == signal.SIGINT:
-        raise KeyboardInterrupt
-    raise Terminated(signum)
+    raise exception(signum)
 
 
 def _interrupt(signum, frame) -> None:
@@ -95,8 +100,9 @@ def _interrupt(signum, frame) -> None:
     # second one while the first unwinds (a busy machine delivers it late,
     # or a key pressed twice) cut the clean-up short and ended the process
     # by the signal instead of with 130.  Once is enough here too.
-    global signalled
+    global signalled, received
     signalled = True
+    received = signal.SIGINT
     for sig in (*SIGNALS, signal.SIGINT):
         signal.signal(sig, ignore_later)
     raise KeyboardInterrupt

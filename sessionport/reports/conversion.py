@@ -93,12 +93,20 @@ def document(command: str, to: str, output: str | None, result: Any, exit_code: 
         "messages": sum(e["messages"] or 0 for e in inputs),
         "losses": losses,
     }
+    from sessionport.pipeline import signals
     from sessionport.registry import get_registry
 
-    try:
-        cannot_carry = list(get_registry().exporter(to).cannot_carry)
-    except SessionportError:  # not a format that can be written: the run's error says so
-        cannot_carry = []
+    if signals.received is not None:
+        # on the way out after a signal nothing more is imported: a module
+        # the signal cut short would fail, and the report would not be written
+        info = get_registry().formats.get(to)
+        exporter = info.loaded("export") if info is not None else None
+        cannot_carry = list(exporter.cannot_carry) if exporter is not None else []
+    else:
+        try:
+            cannot_carry = list(get_registry().exporter(to).cannot_carry)
+        except SessionportError:  # not a format that can be written: the run's error says so
+            cannot_carry = []
     doc: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "command": command,
