@@ -14,6 +14,7 @@ stream is removed before the parent exits.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import itertools
@@ -266,11 +267,20 @@ def run_jobs(jobs: Sequence[Job], workers: int) -> Iterator[Outcome]:
         for job in jobs:
             yield run_job(job)
         return
-    pool = _pool(min(workers, len(jobs)))
-    try:
+    with _running(min(workers, len(jobs))) as pool:
         # chunksize keeps the per-file overhead small when files are many and small
         chunk = max(1, min(16, len(jobs) // (workers * 8)))
         yield from pool.map(_worker_job, jobs, chunksize=chunk)
+
+
+@contextlib.contextmanager
+def _running(workers: int) -> Iterator[Any]:
+    """A pool of ``workers``; whatever ends its use early (a signal, a
+    failing job, a lost worker, the reader stopping) ends its workers
+    first, and a lost worker is said as such."""
+    pool = _pool(workers)
+    try:
+        yield pool
     except BaseException as exc:
         _end_workers(pool)
         _await_signal(exc)
@@ -307,8 +317,7 @@ def run_jobs_ahead(jobs: Sequence[Job], workers: int, ahead: int) -> Iterator[Ou
         return
     from collections import deque
 
-    pool = _pool(min(workers, len(jobs)))
-    try:
+    with _running(min(workers, len(jobs))) as pool:
         waiting = iter(jobs)
         started = deque(pool.submit(_worker_job, job) for job in itertools.islice(waiting, max(1, ahead)))
         while started:
@@ -316,15 +325,6 @@ def run_jobs_ahead(jobs: Sequence[Job], workers: int, ahead: int) -> Iterator[Ou
             for job in itertools.islice(waiting, 1):
                 started.append(pool.submit(_worker_job, job))
             yield outcome
-    except BaseException as exc:
-        _end_workers(pool)
-        _await_signal(exc)
-        lost = lost_worker(exc)
-        if lost is not None:
-            raise lost from None
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def worker_count(jobs: int | None) -> int:
