@@ -17,6 +17,15 @@ from typing import Any
 
 from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES
 
+def holds_its_summary(meta: dict, text: str) -> bool:
+    """Whether a compaction is another app's, its text the summary: Claude
+    Code resumes from a boundary with the ``isCompactSummary`` message after
+    it and sends the model nothing of the boundary itself, so the summary
+    goes in that message.  Claude Code's own boundaries come with that
+    message as an event of its own."""
+    return meta.get("subtype") not in COMPACTION_SUBTYPES and bool(text.strip())
+
+
 NAMESPACE = uuidlib.UUID("6f1d1c52-8a47-4b0e-9c1e-3f2f6a0c5e11")
 FALLBACK_VERSION = "0.0.0-sessionport"
 FALLBACK_TIME = "1970-01-01T00:00:00.000Z"
@@ -253,8 +262,8 @@ class Thread:
             subtype = meta.get("subtype") if meta.get("subtype") in ("compact_boundary", "microcompact_boundary") else "compact_boundary"
             record["subtype"] = subtype
             # another app's summary follows as the isCompactSummary message
-            # (see writer._foreign_summary); the boundary says what it is
-            record["content"] = text if meta.get("subtype") in COMPACTION_SUBTYPES or not text.strip() else "Conversation compacted"
+            # (see writer._write); the boundary says what it is
+            record["content"] = "Conversation compacted" if holds_its_summary(meta, text) else text
             if isinstance(meta.get("compactMetadata"), dict):
                 record["compactMetadata"] = meta["compactMetadata"]
             if isinstance(meta.get("logicalParentId"), str):

@@ -28,8 +28,7 @@ from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
-from sessionport.formats.claude_code.lines import FALLBACK_TIME, FALLBACK_VERSION, NAMESPACE, Thread
-from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES
+from sessionport.formats.claude_code.lines import FALLBACK_TIME, FALLBACK_VERSION, NAMESPACE, Thread, holds_its_summary
 
 _DUMP = orjson.OPT_APPEND_NEWLINE
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z")
@@ -102,16 +101,13 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
 
 
 def _foreign_summary(event: dict) -> dict | None:
-    """The summary record to write after another app's compaction (its
-    text is the summary): Claude Code resumes from a boundary with the
-    ``isCompactSummary`` message after it, and sends the model nothing of
-    the boundary itself.  Claude Code's own boundaries come with that
-    message as an event of its own."""
+    """The summary record to write after another app's compaction (see
+    ``lines.holds_its_summary``)."""
     meta = event.get("meta")
     if event.get("role") != "system" or not isinstance(meta, dict) or meta.get("kind") != "compaction":
         return None
     text = event.get("text")
-    if meta.get("subtype") in COMPACTION_SUBTYPES or not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not holds_its_summary(meta, text):
         return None
     summary: dict[str, Any] = {"type": "message", "role": "user", "text": text, "meta": {"kind": "summary", "injected": True}}
     if isinstance(event.get("timestamp"), str):
