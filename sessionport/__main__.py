@@ -9,7 +9,7 @@ try:
 except SystemExit as exc:
     from sessionport.pipeline import signals
 
-    if not signals.signalled:
+    if signals.received is None:
         raise
     # After Ctrl-C, CPython started with -m ends the process by SIGINT
     # itself, after its clean-up, whenever the KeyboardInterrupt once passed

@@ -240,7 +240,7 @@ def lost_worker(exc: BaseException) -> SessionportError | None:
 
     from sessionport.pipeline import signals
 
-    if isinstance(exc, BrokenProcessPool) and not signals.signalled:
+    if isinstance(exc, BrokenProcessPool) and signals.received is None:
         return SessionportError(
             "a worker process ended abruptly (killed by the system, perhaps out of memory); "
             "what it was converting was not written; run again, or with --jobs 1 to read in this process"
@@ -257,7 +257,7 @@ def _await_signal(exc: BaseException) -> None:
 
     from sessionport.pipeline import signals
 
-    if isinstance(exc, BrokenProcessPool) and not signals.signalled:
+    if isinstance(exc, BrokenProcessPool) and signals.received is None:
         time.sleep(0.25)
 
 

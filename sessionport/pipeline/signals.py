@@ -45,8 +45,7 @@ def ignore_later(signum, frame) -> None:
 def _raise(signum, frame) -> None:
     # Once is enough: a second signal while cleaning up must not cut the
     # clean-up short.
-    global signalled, received
-    signalled = True
+    global received
     received = signum
     for sig in SIGNALS:
         signal.signal(sig, ignore_later)
@@ -55,8 +54,7 @@ def _raise(signum, frame) -> None:
     raise Terminated(signum)
 
 
-# Whether a termination signal or Ctrl-C reached this process, and which.
-signalled = False
+# The termination signal or Ctrl-C that reached this process, if one did.
 received: int | None = None
 # A signal whose exception was lost.  Python runs a handler between any two
 # bytecodes, a finaliser's or a weakref callback's too (an import's module
@@ -71,7 +69,7 @@ def _unraisable(unraisable) -> None:
     exc = unraisable.exc_value
     if isinstance(exc, Terminated):
         lost = exc.signum
-    elif isinstance(exc, KeyboardInterrupt) and signalled:
+    elif isinstance(exc, KeyboardInterrupt) and received is not None:
         lost = signal.SIGINT
     _previous_hook(unraisable)
 
@@ -100,8 +98,7 @@ def _interrupt(signum, frame) -> None:
     # second one while the first unwinds (a busy machine delivers it late,
     # or a key pressed twice) cut the clean-up short and ended the process
     # by the signal instead of with 130.  Once is enough here too.
-    global signalled, received
-    signalled = True
+    global received
     received = signal.SIGINT
     for sig in (*SIGNALS, signal.SIGINT):
         signal.signal(sig, ignore_later)
