@@ -2,10 +2,11 @@
 
 ``~/.cache/sessionport-conformance/npm/<app>-<version>/`` holds one npm prefix
 per app and version (``SESSIONPORT_CONFORMANCE_CACHE`` moves it).  The pinned
-versions are the ones the recipe was measured on; ``SESSIONPORT_CONFORMANCE_LATEST=1``
-installs and judges with the newest release instead, and
-``SESSIONPORT_CONFORMANCE_<APP>=VERSION`` (``CLAUDE_CODE``, ``CODEX``,
-``GEMINI_CLI``, ``QWEN_CODE``) picks any other.  Installing is the only step that uses the
+versions are the newest releases the suite was measured on (Claude Code 2.1.332;
+the recipe was first measured on 2.1.197, which ``SESSIONPORT_CONFORMANCE_CLAUDE_CODE=2.1.197``
+still runs); ``SESSIONPORT_CONFORMANCE_LATEST=1`` installs and judges with the
+newest release instead, and ``SESSIONPORT_CONFORMANCE_<APP>=VERSION``
+(``CLAUDE_CODE``, ``CODEX``, ``GEMINI_CLI``, ``QWEN_CODE``) picks any other.  Installing is the only step that uses the
 network; the apps themselves only ever run in the sandbox.
 """
 
@@ -28,7 +29,7 @@ class App:
 
 
 APPS = {
-    "claude-code": App("claude-code", "@anthropic-ai/claude-code", "2.1.197", "claude"),
+    "claude-code": App("claude-code", "@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": App("codex", "@openai/codex", "0.171.0", "codex"),
     "gemini-cli": App("gemini-cli", "@google/gemini-cli", "0.61.0", "gemini"),
     # Only writes fresh sessions here (sessionport has no Qwen Code writer to resume).

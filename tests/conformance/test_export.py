@@ -12,6 +12,8 @@ apps replay neither as conversation), thinking is not compared.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sessionport import api
@@ -150,3 +152,31 @@ def test_a_codex_rollout_exported_to_codex_resumes_with_the_same_history(lab, ke
     theirs = [x for x in app_items(original.history.items) if not x["injected"]]
     ours = [x for x in app_items(export.history.items) if not x["injected"]]
     assert _signature(ours) == _signature(theirs)
+
+
+CLAUDE_OWN = [("export", "claude-code", s) for s in export_sources() if s.format == "claude-code"]
+
+# What Claude Code sends again of a session's own context when it resumes it
+# (what hooks told the model, background tasks' notifications), and the
+# "Tool loaded." turn it adds after each ToolSearch result of tool_reference
+# blocks.  Not the listings of tools, skills and agents: it states those afresh.
+_OWN_CONTEXT = re.compile(r"hook additional context:|hook success:|<task-notification>")
+
+
+def _replayed_context(items: list[dict]) -> tuple[list[str], int]:
+    context = sorted(norm(x["text"]) for x in items if x["kind"] == "user" and x.get("flag") == "injected" and _OWN_CONTEXT.search(x.get("text") or ""))
+    loaded = sum(1 for x in items if x.get("flag") == "synthetic" and (x.get("text") or "").strip() == "Tool loaded.")
+    return context, loaded
+
+
+@pytest.mark.parametrize("key", CLAUDE_OWN, ids=lambda k: k[2].label)
+def test_a_claude_code_session_exported_to_claude_code_replays_the_context_the_original_does(lab, key):
+    source = key[2]
+    original = lab.get(("import", "claude-code", source))
+    if not original.resumed:
+        pytest.skip(f"Claude Code does not resume the original {source.label}")
+    export = lab.get(key)
+    assert export.resumed, export.why_not()
+    (theirs, loaded_theirs), (ours, loaded_ours) = _replayed_context(original.history.items), _replayed_context(export.history.items)
+    assert ours == theirs, "the context the original replays differs from the export's"
+    assert loaded_ours == loaded_theirs, f"ToolSearch results replayed as loaded tools: {loaded_ours} in the export, {loaded_theirs} in the original"

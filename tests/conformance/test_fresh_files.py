@@ -78,3 +78,45 @@ def test_the_files_the_app_wrote_read_in_full(written, app):
     assert answer.get("isError") is True or re.search(r"(exit code|exited with code):? 3\b", answer["text"], re.I)
     assert any((e.get("meta") or {}).get("kind") == "thinking" for e in messages)
     assert sum(end.get("usage", {}).get("output_tokens", 0) for end in ends) > 0
+
+
+def test_the_session_claude_code_wrote_resumes_from_its_export_as_from_itself(written):
+    """The session the app wrote (a sub-agent, whose result 2.1.332 hands
+    back in a background task's notification; thinking), exported to
+    claude-code by sessionport: the app rebuilds the same history from the
+    export as from its own file, the context it sends again included."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from . import harness, history
+    from .compare import app_items
+    from .test_export import _replayed_context, _signature
+
+    run = written("claude-code")
+    if [r.get("rc") for r in run.runs] != [0, 0]:
+        pytest.skip(f"Claude Code did not write the session: {run.tail()[-300:]}")
+    main = next(p for p in run.files if "subagents" not in p.parts)
+    out = Path(run.outdir) / "resume"
+    out.mkdir(exist_ok=True)
+    exported = out / "conformance.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "sessionport", "convert", str(main), "--from", "claude-code", "--to", "claude-code", "--branch", "latest", "-o", str(exported)],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    version, binary = apps_mod.install(apps_mod.APPS["claude-code"])
+    unshare = apps_mod.unshare_argv()
+    histories = {}
+    for name, path in (("original", main), ("export", exported)):
+        outcome = harness.run("claude-code", binary, path, out / name, unshare)
+        assert outcome.isolation.get("isolated"), outcome.isolation
+        found = history.read("claude-code", outcome.requests)
+        assert outcome.rc == 0 and found.found, f"Claude Code {version} did not resume the {name}: {outcome.tail()}"
+        histories[name] = found.items
+    theirs, ours = ([x for x in app_items(histories[n]) if not x["injected"]] for n in ("original", "export"))
+    assert _signature(ours) == _signature(theirs)
+    assert _replayed_context(histories["export"]) == _replayed_context(histories["original"])
+    notified = {n: sum("<task-notification>" in (x.get("text") or "") for x in histories[n]) for n in histories}
+    # 2.1.3xx runs the sub-agent in the background and hands its result back in a notification
+    assert notified["export"] == notified["original"], f"the sub-agent's notification: {notified}"

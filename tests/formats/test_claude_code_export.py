@@ -52,6 +52,11 @@ def check_transcript(path: Path) -> list[dict]:
         record = orjson.loads(line)
         assert orjson.dumps(record) == line, "compact JSON, no spaces after ':' or ','"
         out.append(record)
+        if record["type"] == "attachment":
+            # context Claude Code sends again on resume sits in the chain, as in its own files
+            assert record["parentUuid"] is None or record["parentUuid"] in seen, "parentUuid names an earlier line"
+            seen.add(record["uuid"])
+            continue
         if record["type"] not in ("user", "assistant", "system"):
             continue
         for key in ("sessionId", "cwd", "timestamp", "version", "uuid", "userType"):

@@ -11,6 +11,7 @@ names a line already written (so branches and sidechain roots survive).
 
 from __future__ import annotations
 
+import re
 import uuid as uuidlib
 from collections import OrderedDict, deque
 from typing import Any
@@ -24,6 +25,39 @@ def holds_its_summary(meta: dict, text: str) -> bool:
     goes in that message.  Claude Code's own boundaries come with that
     message as an event of its own."""
     return meta.get("subtype") not in COMPACTION_SUBTYPES and bool(text.strip())
+
+
+TASK_NOTIFICATION = "task-notification"
+
+
+def _replayed_attachment(kind: str, text: str, hook_event: str | None) -> dict | None:
+    """The attachment Claude Code itself writes for context it sends the
+    model again when it resumes (what hooks told the model, a prompt typed
+    while it worked), rebuilt from its text; None for the rest.  The other
+    kinds stay beside the chain: on resume the app states its own
+    listings (tools, skills, agents, environment) afresh, and a line of
+    such a kind without every field it expects stops Claude Code 2.1.197
+    from resuming."""
+    if kind == "hook_additional_context":
+        return {"type": kind, "content": [text], "hookName": hook_event or "", "hookEvent": hook_event or ""}
+    if kind == "hook_success" and hook_event:
+        return {"type": kind, "content": text, "hookName": hook_event, "hookEvent": hook_event}
+    if kind == "queued_command":
+        return {"type": kind, "prompt": text, "commandMode": "prompt"}
+    return None
+
+
+_TOOL_REFERENCE = re.compile(r"\[tool_reference: ([A-Za-z0-9_.:-]+)\]")
+
+
+def _tool_references(text: str) -> list[dict] | None:
+    """The ``tool_reference`` blocks of a ToolSearch result read as text
+    (one ``[tool_reference: NAME]`` a line), or None for any other text:
+    as blocks, Claude Code loads those tools' schemas again on resume."""
+    lines = text.split("\n")
+    if not text or not all(_TOOL_REFERENCE.fullmatch(line) for line in lines):
+        return None
+    return [{"type": "tool_reference", "tool_name": _TOOL_REFERENCE.fullmatch(line).group(1)} for line in lines]
 
 
 NAMESPACE = uuidlib.UUID("6f1d1c52-8a47-4b0e-9c1e-3f2f6a0c5e11")
@@ -73,6 +107,9 @@ class Thread:
         self.rename = None  # maps other apps' tool calls to Claude Code's (toolmap.Renames)
         self.call_ids: set[str] = set()
         self.synthetic_calls = 0
+        # (parent, context line): the context written in the chain after
+        # that parent, which the lines naming the parent now follow
+        self.context_after: tuple[str, str] | None = None
 
     def new_uuid(self, event: dict) -> str:
         self.lines += 1
@@ -93,6 +130,8 @@ class Thread:
                 parent = None
             else:
                 parent = self.prev_uuid
+        elif self.context_after is not None and parent == self.context_after[0]:
+            parent = self.context_after[1]
         stamp = event.get("timestamp")
         if isinstance(stamp, str) and stamp:
             self.last_time = stamp
@@ -149,10 +188,29 @@ class Thread:
                 "sessionId": self.session_id,
                 "content": text,
             }
+        if kind == TASK_NOTIFICATION:
+            # A background task's notice is a user turn Claude Code writes
+            # itself; 2.1.3xx frames it as a system notification when the
+            # line names its origin, older releases send it as it is.
+            record, uid = self.envelope(event, "user")
+            record["message"] = {"role": "user", "content": text}
+            record["origin"] = {"kind": TASK_NOTIFICATION}
+            self.api_id = None
+            return self.finish(record, uid)
         record, uid = self.envelope(event, "attachment")
+        hook_event = meta.get("hookEvent") if isinstance(meta.get("hookEvent"), str) else None
+        rebuilt = _replayed_attachment(kind, text, hook_event)
+        if rebuilt is not None:
+            # In the chain, in the shape Claude Code writes, so that it
+            # sends the model this context again on resume.
+            record["attachment"] = rebuilt
+            own_parent = event.get("parentId")
+            self.context_after = (own_parent, uid) if isinstance(own_parent, str) and own_parent in self.written else None
+            self.api_id = None
+            return self.finish(record, uid)
         attachment: dict[str, Any] = {"type": kind, "content": text}
-        if isinstance(meta.get("hookEvent"), str):
-            attachment["hookEvent"] = meta["hookEvent"]
+        if hook_event is not None:
+            attachment["hookEvent"] = hook_event
         record["attachment"] = attachment
         # Beside the chain, not in it: the next line continues from the
         # line before, as readers that follow only messages expect.
@@ -170,7 +228,8 @@ class Thread:
                 self.open_calls.remove(call_id)
             except ValueError:
                 pass
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": event.get("text") or ""}
+        text = event.get("text") or ""
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": _tool_references(text) or text}
         if isinstance(event.get("isError"), bool):
             block["is_error"] = event["isError"]
         record["message"] = {"role": "user", "content": [block]}
