@@ -59,7 +59,7 @@ _STRUCTURAL_KEYS = frozenset(
 _SCALARS = frozenset((int, float, bool))
 _NOT_TEXT = frozenset((int, float, bool, type(None)))  # values never visited
 _JOIN_BACKOFF_MAX = 64
-_SKIP, _PLAIN, _FULL = 0, 1, 2
+_SKIP, _PLAIN, _FULL, _ID = 0, 1, 2, 3  # _ID: an identifier's key in a parsed payload
 _WHOLE = "whole"  # a dict read as a whole (name/value pairs, JWKs)
 _MIXED = "mixed"  # a dict with a key checked in full: each one takes the general path
 _SHAPE_MAX_KEYS = 64  # bigger dicts are rare and not worth remembering
@@ -190,6 +190,10 @@ class Redactor:
                 offer(self._judged(text, ((alone[0], alone[1], "high-entropy"),)))
         if runs:
             offer(self._judged(text, entropy.entropy_spans(text, entropy.url_spans(text), runs)))
+        if len(text) <= screen.ALONE_TEXT_MAX:
+            password = entropy.alone_password_span(text)
+            if password is not None:
+                offer(((password[0], password[1], "password"),))
         if self.pii and self._bare_users is not None:
             offer((m.start(), m.end(), "username") for m in self._bare_users.finditer(text))
         found.sort()
@@ -286,11 +290,11 @@ class Redactor:
             encoded = text.encode()
             hits = match(encoded)
             wants_normal = bool(hits) and screen.NORMAL_INDEX in hits
-            if length <= printers.COMMAND_MAX and " " in text and printers.is_printer(text):
+            if length <= printers.COMMAND_MAX and (" " in text or "?" in text) and printers.is_printer(text):
                 self._printed = printers.WINDOW
         else:
             hits = None
-            if length <= printers.COMMAND_MAX and " " in text and printers.is_printer(text):
+            if length <= printers.COMMAND_MAX and (" " in text or "?" in text) and printers.is_printer(text):
                 self._printed = printers.WINDOW
             wants_normal = ("\x1b" in text or "\\" in text or "\x9b" in text or "&" in text or "%" in text) and normalise.needed(text)
         if wants_normal:
@@ -304,7 +308,7 @@ class Redactor:
                     self.counts.update(done[1])
                 return done[0]
         if plain:
-            if hits is not None and not hits and not self._learned:
+            if hits is not None and not hits and not self._learned and (length > screen.ALONE_TEXT_MAX or not screen.alone_password_possible(text)):
                 if length > _CACHE_MAX_TEXT:
                     return text  # RE2 saw nothing (the usual answer) in a long text
                 result, kinds = text, ()
@@ -352,6 +356,8 @@ class Redactor:
                 continue
             if text[0] in _HEADS_AND_SPACES and not _plain_indented(text):
                 continue
+            if len(text) <= screen.ALONE_TEXT_MAX and len(text.split()) == 1:
+                continue  # a token alone: a pattern anchored to a whole text looks for passwords there
             # Repeated short strings are answered by the cache, as
             # redact_text would answer them: kept when cached unchanged,
             # else looked at.
@@ -541,6 +547,8 @@ class Redactor:
                 plan = _SKIP
             elif keywords.classify_name(key) is not None:
                 plan = _FULL
+            elif _is_structural_key(key):
+                plan = _ID
             elif len(key) < _MIN_TEXT:
                 plan = _PLAIN
             else:
@@ -640,7 +648,7 @@ class Redactor:
             plan = plans.get(key)
             if plan is None:
                 return result
-            if plan == _FULL:
+            if plan == _FULL or plan == _ID:
                 shapes[shape] = _MIXED
                 return result
             if plan == _PLAIN:
@@ -668,6 +676,13 @@ class Redactor:
                 out = self._redact_named(value, out, key, item, keep_ids)
                 continue
             kind = type(item)
+            if plan == _ID and kind is str:
+                new = self._redact_identifier(item)
+                if new is not item:
+                    if out is None:
+                        out = dict(value)
+                    out[key] = new
+                continue
             if kind is str:
                 size = len(item)
                 if size < _MIN_TEXT:
@@ -722,6 +737,33 @@ class Redactor:
                     del out[key]
                 out[new_key] = new
         return value if out is None else out
+
+    def _redact_identifier(self, text: str) -> str:
+        """A value under an identifier's key (``"id"``, ``"VersionId"``,
+        ``"etag"``) in a parsed payload: redacted by every layer but
+        entropy, whose random-looking runs are what ids look like (S3
+        version ids, cuids, request ids); not cached, as the same string
+        elsewhere is judged in full."""
+        if len(text) < _MIN_TEXT:
+            return text
+        known = self._cache.get(text) if len(text) <= _CACHE_MAX_TEXT else None
+        if known is not None and not known[1]:
+            return text
+        screened = self._screened(text)
+        if screened is None:
+            return text
+        findings = [f for f in self.find(text, *screened) if f[2] != "high-entropy"]
+        if not findings:
+            return text
+        parts: list[str] = []
+        position = 0
+        for start, end, kind in findings:
+            parts.append(text[position:start])
+            parts.append(self.token(kind, text[start:end]))
+            self.counts[kind] += 1
+            position = end
+        parts.append(text[position:])
+        return "".join(parts)
 
     def _field_token(self, kind: str, item: str) -> str:
         if TOKEN.fullmatch(item) or keywords.is_placeholder(item) or (self.allow and self._allowed(item)):

@@ -188,7 +188,7 @@ def alone_span(text: str, min_length: int = ALONE_MIN) -> tuple[int, int] | None
 def alone_is_secret(value: str) -> bool:
     """Whether a token printed alone is key material (not an id, a hash,
     a name, a path, a URL, a version or an address)."""
-    if "://" in value or "@" in value or value.startswith(("sha256:", "sha512-", "sha1-", "h1:", "-", "/", "~", ".")):
+    if "://" in value or "@" in value or value.startswith(("sha256:", "sha512-", "sha1-", "h1:", "-", "/", "~", ".", "arn:")):
         return False
     value = value.strip("\"'`")  # an ETag prints with its quotes
     core = value.rstrip("=")
@@ -205,3 +205,54 @@ def alone_is_secret(value: str) -> bool:
         longest = max(parts, key=len)
         return len(longest) >= 16 and looks_random(longest, min_length=16) and not all(is_wordy(p) for p in parts if p != longest)
     return False
+
+
+# -- a password printed alone ---------------------------------------------------
+#
+# A generated password holds symbols (``4!dgO%4HMp9$F&``), which break the
+# token runs the layers above look in; alone in a tool output or a prompt
+# it is judged by its character classes: letters, digits and symbols
+# mixed, no word, path, address, version, template or code shape.
+
+PASSWORD_MIN = 10
+PASSWORD_MAX = 64
+_STRONG_SYMBOLS = frozenset("!#$%^&*~@?[]")
+_PASSWORD_SYMBOLS = frozenset("!#$%^&*~@?[]-_+=:/.")
+_CODE_LIKE = lazy(r"^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$|^[#@~]|[!=]=|&&|\|\||\?\?|\.\.|::|^\w+://|\$\(|^\[.*\]$|^#[0-9a-fA-F]{3,8}$")
+
+
+_AT_VERSION = lazy(r"@v?\d+(?:\.\d+)*$")
+
+
+def alone_password(value: str) -> bool:
+    """Whether a token printed alone reads as a generated password."""
+    if not PASSWORD_MIN <= len(value) <= PASSWORD_MAX:
+        return False
+    symbols = [c for c in value if not c.isalnum()]
+    if not symbols or not _STRONG_SYMBOLS.intersection(symbols) or not set(symbols) <= _PASSWORD_SYMBOLS:
+        return False  # quotes, brackets of code, commas, backslashes: not a password printed alone
+    if not value.isascii() or _CODE_LIKE.search(value):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    upper = sum(c.isupper() for c in value)
+    lower = sum(c.islower() for c in value)
+    if not digits or not (upper or lower):
+        return False
+    if "@" in value and ("." in value.rsplit("@", 1)[-1] or _AT_VERSION.search(value)):
+        return False  # an address, a package or a file at a version (``9fafceb7ae33b7f5@v2``)
+    if _HEX.match("".join(c for c in value if c.isalnum())):
+        return False  # a hex id with a separator
+    letters = re.sub(r"[^A-Za-z]+", " ", value).split()
+    if letters and max(map(len, letters)) >= 6 and all(is_wordy(w) for w in letters) and len(symbols) < 3:
+        return False  # words joined by a symbol and a number: a name, a heading
+    return shannon(value) >= 3.0
+
+
+def alone_password_span(text: str) -> tuple[int, int] | None:
+    """Where the password ``text`` holds alone is, if it holds one."""
+    if len(text) > PASSWORD_MAX + 32:
+        return None
+    span = alone_span(text, PASSWORD_MIN)
+    if span is None or not alone_password(text[span[0] : span[1]]):
+        return None
+    return span

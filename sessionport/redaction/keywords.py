@@ -259,6 +259,8 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
                 vend = cut
             while vend > vstart and text[vend - 1] in ")}],.":
                 vend -= 1
+            if text.startswith("...", vend):
+                continue  # "sk_test_...": a value left out, not a value
         value = text[vstart:vend]
         if not value or value.startswith("\\"):
             continue

@@ -17,6 +17,8 @@ from sessionport.redaction.entropy import alone_span, is_wordy
 
 # A word that names a credential, in a file name, a variable, a field
 _NAMED = r"[a-z0-9_.-]*(?:token|key|secret|pass|pwd|cred|auth|pat\b|apikey)"
+# the credential asked for (also the end of a name: DEEPGRAM_API_KEY)
+_ASKED = r"(?:\b|_)(?:api[ _-]?key|key|token|secret|password|passphrase|passcode|credentials?|pat)s?\b"
 PRINTER = lazy(
     r"(?i)\b(?:cat|head|tail|less|more|bat|type|get-content)\s+[^\n|;&]*" + _NAMED
     + r"|\becho\s+[\"']?\$\{?" + _NAMED
@@ -29,7 +31,13 @@ PRINTER = lazy(
     + r"|\bkubectl\b[^\n]*\bget\s+secrets?\b[^\n]*(?:jsonpath|go-template)|\bbase64\s+(?:-d|--decode|-D)\b"
     + r"|\bjq\b[^\n]*\.\w*(?:token|key|secret|password)\b|\bgit\s+config\b[^\n]*(?:token|password)"
     + r"|\bopenssl\s+rand\b|\bpwgen\b|/dev/urandom"
+    + "|" + r"(?:\b(?:paste|share|provide)\b[^\n?.]{0,80}?" + _ASKED
+    + r"|\b(?:send|give|enter|type|need|what(?:'s|\s+is)|where(?:'s|\s+is))\b[^\n?.]{0,80}?" + _ASKED + r"[^\n?]{0,80}\?"
+    + r"|(?:api[ _-]?key|\bkey|token|secret|password|passphrase|credentials?)[ \t]*\?)"
 )
+# An assistant's question asking for a credential ("What is your API
+# token?", "Please paste the password", "token?") is read like a command
+# printing one: the user's answer is often the bare value.
 # What the RE2 set looks for, cheaply: a line that starts with one of the
 # commands above and names a credential further on (or generates one).
 # PRINTER then decides, on that line only.  Not a detector's trigger: the
@@ -45,6 +53,8 @@ SCREEN = (
     r"|\b(?:cat|head|tail|less|more|bat|type)[ \t]+[^ \t\n]*(?:token|key|secret|pass|pwd|cred)"
     r"|gh[ \t]+auth[ \t]+token|glab[ \t]+auth|gcloud[ \t]+auth|op[ \t]+read|pass[ \t]+show|keyring[ \t]+get|doppler[ \t]+secrets"
     r"|heroku[ \t]+auth|vault[ \t]+print|openssl[ \t]+rand|pwgen|/dev/urandom"
+    r"|(?:paste|share|provide|send|give|enter|type|need|what|where)[^\n?.]{0,90}(?:key|token|secret|password|passphrase|passcode|credential|pat)"
+    r"|(?:key|token|secret|password|passphrase|credential|credentials)[ \t]*\?"
 )
 _LINE_MAX = 512
 
@@ -88,8 +98,8 @@ def is_printer(text: str) -> bool:
     a credential alone.  Not part of the detection screen: the strings it
     looks at are few (short ones the cache has not seen), and its pattern
     would cost every byte of every text a share of the RE2 walk."""
-    if len(text) > COMMAND_MAX or " " not in text:
-        return False  # a path, an id, a word: no command line
+    if len(text) > COMMAND_MAX or (" " not in text and "?" not in text):
+        return False  # a path, an id, a word: no command line, no question
     if _SCREEN_MATCH is not None and text.isascii():
         encoded = text.encode()
         return bool(_SCREEN_MATCH(encoded)) and prints_credential(text, encoded)
@@ -124,12 +134,21 @@ PRINTED_MIN = 8
 _NOT_SECRET_START = ("/", "~", "./", "../", "http:", "https:", "file:", "-")
 
 
+# A reply that is the value with a word before it or a remark after it:
+# "sure: VALUE", "VALUE - that's the prod one"
+_LEAD_IN = lazy(r"[ \t\r\n]*(?:[A-Za-z]{1,12}[:,][ \t]+)?([^ \t\r\n]{8,1024})(?:[ \t]+(?:\u2014|\u2013|-{1,2})[ \t][^\n]{0,120})?[ \t\r\n]*")
+
+
 def printed_secret(text: str) -> tuple[int, int] | None:
     """The span of the value ``text`` holds alone, when it may be the
-    credential a printer command printed."""
+    credential a printer command printed (or the answer to a question
+    asking for one)."""
     span = alone_span(text, PRINTED_MIN)
     if span is None:
-        return None
+        match = _LEAD_IN.fullmatch(text) if len(text) <= 1200 else None
+        if match is None:
+            return None
+        span = match.span(1)
     value = text[span[0] : span[1]].strip("\"'`")
     if "[REDACTED:" in value:
         return None  # redacted already: redacting twice equals redacting once

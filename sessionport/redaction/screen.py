@@ -123,6 +123,8 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
             return True
     if runs and _runs_hold(text, runs):
         return True
+    if len(text) <= _ALONE_TEXT_MAX and alone_password_possible(text):
+        return True
     if "=" in lower and _EQ_SCAN.search(lower):
         return True
     if "-" in lower and _DASH_SCAN.search(lower):
@@ -237,7 +239,10 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
     ("table", keywords.TABLE_RE2, False),
     ("prose-secret", keywords.PROSE_SCREEN.pattern, False),
-    ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", "[^" + _SPACE_CHARS + "]"), False),
+    # "not a space" spelled as "not an ASCII space": a superset (a Unicode
+    # space is not a space here), compiled and walked at a fraction of the
+    # cost of the class of every non-space code point
+    ("spaced", keywords.SPACED_SCREEN.pattern.replace(r"[^\s]", r"[^\x{9}-\x{d}\x{1c}-\x{20}]"), False),
     ("home", _alternation(_HOME_MARKERS), True),
     ("tilde-home", _TILDE_HOME.pattern, True),
     ("email", r"@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}", True),
@@ -245,6 +250,17 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     ("ipv6", r":[0-9a-fA-F]{0,4}:", True),
 ]
 _RUNS_INDEX = 1
+# A text this short may be a password alone (entropy.alone_password_span):
+# the set has no pattern for it (one anchored to a whole text cost every
+# text a tenth more of the walk), so a short text of one token is looked
+# at in Python, and never screened inside a join.
+_ALONE_TEXT_MAX = entropy.PASSWORD_MAX + 32
+ALONE_TEXT_MAX = _ALONE_TEXT_MAX
+
+
+def alone_password_possible(text: str) -> bool:
+    """Whether ``text`` may be a password printed alone: short, one token."""
+    return len(text) <= _ALONE_TEXT_MAX and len(text.split()) == 1 and entropy.alone_password_span(text) is not None
 NORMAL_INDEX = next(i for i, (name, _, _) in enumerate(_RE2_PATTERNS) if name == "normal")
 
 
@@ -307,6 +323,8 @@ def quick_might_hold(text: str, *, pii_on: bool, users: tuple[str, ...] = (), hi
             runs = True
         elif pii_on or index not in _PII:
             return True
+    if len(text) <= _ALONE_TEXT_MAX and alone_password_possible(text):
+        return True
     if pii_on:
         for user in users:
             if user in text:
