@@ -65,12 +65,27 @@ def _meta(kind: str, item: dict, whole: bool = False, **more: Any) -> dict:
     return meta
 
 
+def _call_meta(item: dict, tool_input: Any, carried: str | None) -> dict:
+    """A call's meta: the item without what its ``toolInput`` already holds
+    (``carried``: ``"fields"``, the item's own keys; ``"arguments"``, its
+    ``arguments``), so that what a stage does to the input (a redaction) is
+    what the writer writes back."""
+    meta = _meta("tool_use", item)
+    if carried == "fields" and isinstance(tool_input, dict):
+        meta["item"] = {k: v for k, v in meta["item"].items() if k not in tool_input}
+        meta["itemInput"] = carried
+    elif carried == "arguments" and isinstance(item.get("arguments"), dict):
+        meta["item"] = {k: v for k, v in meta["item"].items() if k != "arguments"}
+        meta["itemInput"] = carried
+    return meta
+
+
 def call_id_of(item: dict) -> str | None:
     return nonempty_str(item.get("call_id")) or nonempty_str(item.get("id"))
 
 
-def call_event(item: dict, tool_input: Any, text: str | None = None, call_id: str | None = None) -> dict:
-    """The tool_use event of a hosted call item."""
+def call_event(item: dict, tool_input: Any, text: str | None = None, call_id: str | None = None, carried: str | None = None) -> dict:
+    """The tool_use event of a hosted call item (``carried``: see :func:`_call_meta`)."""
     itype = item["type"]
     return message_event(
         "tool",
@@ -78,7 +93,7 @@ def call_event(item: dict, tool_input: Any, text: str | None = None, call_id: st
         toolName=TOOL_NAMES.get(itype, itype),
         toolCallId=call_id or call_id_of(item),
         toolInput=tool_input,
-        meta=_meta("tool_use", item),
+        meta=_call_meta(item, tool_input, carried),
     )
 
 
@@ -118,12 +133,12 @@ def mcp_approval_request(item: dict) -> list[dict]:
 
 def tool_search_call(item: dict) -> list[dict]:
     arguments = item.get("arguments")
-    return [call_event(item, arguments if isinstance(arguments, dict) else {"value": arguments} if arguments is not None else {})]
+    return [call_event(item, arguments if isinstance(arguments, dict) else {"value": arguments} if arguments is not None else {}, carried="arguments")]
 
 
 def program(item: dict) -> list[dict]:
     code = item.get("code")
-    return [call_event(item, {"code": code} if isinstance(code, str) else {}, text=code if isinstance(code, str) else "")]
+    return [call_event(item, {"code": code} if isinstance(code, str) else {}, text=code if isinstance(code, str) else "", carried="fields")]
 
 
 def shell_call(item: dict) -> list[dict]:
@@ -131,7 +146,7 @@ def shell_call(item: dict) -> list[dict]:
     commands = action.get("commands")
     text = "\n".join(c for c in commands if isinstance(c, str)) if isinstance(commands, list) else None
     tool_input = {k: v for k, v in item.items() if k not in ("type", "id", "call_id", "status") and v is not None}
-    return [call_event(item, tool_input, text=text)]
+    return [call_event(item, tool_input, text=text, carried="fields")]
 
 
 def apply_patch_call(item: dict) -> list[dict]:
@@ -139,14 +154,22 @@ def apply_patch_call(item: dict) -> list[dict]:
     head = " ".join(t for t in (operation.get("type"), operation.get("path")) if isinstance(t, str))
     diff = operation.get("diff") if isinstance(operation.get("diff"), str) else ""
     tool_input = {k: v for k, v in item.items() if k not in ("type", "id", "call_id", "status") and v is not None}
-    return [call_event(item, tool_input, text="\n".join(t for t in (head, diff) if t))]
+    return [call_event(item, tool_input, text="\n".join(t for t in (head, diff) if t), carried="fields")]
 
 
 def hosted_call(item: dict) -> list[dict]:
     """Any other ``*_call`` item (web search, computer, local shell): its
     fields but the ids and status as the input; its action shown."""
     tool_input = {k: v for k, v in item.items() if k not in ("type", "id", "call_id", "status") and v is not None and v != []}
-    return [call_event(item, tool_input, text=render_tool_input(tool_input.get("action", tool_input)))]
+    action = tool_input.get("action")
+    command = action.get("command") if isinstance(action, dict) else None
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        # a local shell's argv, whole, as it would be typed (a cut one could
+        # split a secret where the redactor no longer knows it)
+        text = " ".join(command)
+    else:
+        text = render_tool_input(action if action is not None else tool_input)
+    return [call_event(item, tool_input, text=text, carried="fields")]
 
 
 # -- outputs ----------------------------------------------------------------

@@ -6,7 +6,9 @@ calls ``function_call`` items (``custom_tool_call`` for custom tools) whose
 ``reasoning`` items (summary from the text; the original ``rs_`` id and
 ``encrypted_content`` when the source had them).  A leading system prompt
 that came from ``instructions`` goes back there; other system messages are
-``system``/``developer`` message items in place.
+``system``/``developer`` message items in place.  An event that keeps the
+Responses item it was read from (``meta.item``: hosted tools, MCP, tool
+search, programs, compaction, configuration) is written as that item.
 See docs/formats/openai-responses.md.
 """
 
@@ -28,10 +30,8 @@ class _Writer(TurnWriter):
         self.custom_calls: set[str] = set()
         self.reasoning_ids = itertools.count(1)
         self.synthesized_reasoning = 0
-        # Calls written as the item they were read from: those answered by
-        # their own item (no output is written for them), and those waiting
-        # for an output item of their type.
-        self.self_answered: set[str] = set()  # source call ids
+        # Calls written as the item they were read from, waiting for an
+        # output item of their type (until their user turn is written).
         self.hosted_calls: dict[str, str] = {}
         self.unanswered_hosted = 0
         self.screenshots_left_out = 0
@@ -154,22 +154,26 @@ class _Writer(TurnWriter):
             )
 
 
-def _self_answered_as_items(events: Iterable[dict], answered: set[str]) -> Iterator[dict]:
+def _self_answered_as_items(events: Iterable[dict]) -> Iterator[dict]:
     """A call item that holds its own result (a web search, an MCP call, a
     code interpreter run) passes as one assistant item: the turns never
     wait for a result that no output item will bring, and its result
-    event, already inside the item, is not written again."""
+    event, already inside the item, is not written again.  The reader
+    gives that result right after its call, so only the last such call's
+    id is remembered."""
+    waiting: str | None = None
     for event in events:
         meta = event.get("meta") if event.get("type") == "message" else None
         itype = meta.get("itemType") if isinstance(meta, dict) else None
         if itype in SELF_ANSWERED:
-            if meta.get("kind") == "tool_use" and isinstance(meta.get("item"), dict) and meta["item"].get("type") == itype:
-                if isinstance(event.get("toolCallId"), str):
-                    answered.add(event["toolCallId"])
-                event = {**event, "role": "assistant", "meta": {**meta, "kind": "text"}}
-            elif meta.get("kind") == "tool_result" and event.get("toolCallId") in answered:
-                answered.discard(event["toolCallId"])
+            if meta.get("kind") == "tool_result" and waiting is not None and event.get("toolCallId") == waiting:
+                waiting = None
                 continue
+            if meta.get("kind") == "tool_use" and isinstance(meta.get("item"), dict) and meta["item"].get("type") == itype:
+                waiting = event.get("toolCallId") if isinstance(event.get("toolCallId"), str) else None
+                yield {**event, "role": "assistant", "meta": {**meta, "kind": "text"}}
+                continue
+        waiting = None
         yield event
 
 
@@ -179,14 +183,18 @@ def kept_item(part: Part) -> dict | None:
     written back as it was."""
     meta = meta_of(part)
     item = meta.get("item")
-    if isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"] == meta.get("itemType"):
-        return item
-    return None
+    if not (isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"] == meta.get("itemType")):
+        return None
+    tool_input = (part.event or {}).get("toolInput")
+    if meta.get("itemInput") == "fields" and isinstance(tool_input, dict):
+        return {**item, **tool_input}  # the fields the call's input holds
+    if meta.get("itemInput") == "arguments" and isinstance(tool_input, dict):
+        return {**item, "arguments": tool_input}
+    return item
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    writer = _Writer(out, ctx)
-    writer.write(_self_answered_as_items(events, writer.self_answered), id_prefix="call_sp")
+    _Writer(out, ctx).write(_self_answered_as_items(events), id_prefix="call_sp")
 
 
 EXPORTER = Exporter(
