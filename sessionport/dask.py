@@ -55,7 +55,9 @@ def convert(
     writes it.  ``stages`` are picklable stage factories, e.g.
     ``batch.stage_factory(get_registry().stage("redact").build)``.
     """
-    template = batch.Job("", None, format, from_, strict, skip_bad, dict(read_options or {}), dict(write_options or {}), tuple(stages))
+    # the Markdown/HTML heading carries a title recorded late, as convert's does
+    options = stream.heading_options(format, read_options)
+    template = batch.Job("", None, format, from_, strict, skip_bad, options, dict(write_options or {}), tuple(stages))
     jobs = directory_jobs(sources(paths, globs), directory, template)
     return db.from_sequence(jobs, npartitions=max(1, len(jobs))).map(_run)
 

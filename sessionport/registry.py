@@ -196,6 +196,14 @@ def _has_usage(event: dict) -> int:
     return int(event.get("type") == "message" and isinstance(meta, dict) and isinstance(meta.get("usage"), dict))
 
 
+def _kept_item(event: dict) -> int:
+    # An OpenAI Responses item kept whole by its reader (hosted tools, MCP
+    # approvals and tool lists, tool search, programs, encrypted compaction):
+    # another format gets its calls, results and text, not the item.
+    meta = event.get("meta")
+    return int(type(meta) is dict and "item" in meta and "itemType" in meta and isinstance(meta["item"], dict))
+
+
 # The vocabulary of :attr:`Exporter.cannot_carry`.
 LOSSES: dict[str, Loss] = {
     loss.name: loss
@@ -203,6 +211,12 @@ LOSSES: dict[str, Loss] = {
         Loss("media", lambda n: f"the bytes of {n} image(s) or document(s) (their placeholder text is written instead)", _media_count),
         Loss("timestamps", lambda n: f"the timestamps of {n} message(s)", _has_timestamp),
         Loss("usage", lambda n: f"the token usage of {n} message(s)", _has_usage),
+        Loss(
+            "responses items",
+            lambda n: f"the OpenAI Responses shape of {n} hosted-tool, MCP, tool-search, program, compaction or configuration item(s) "
+            "(written as tool calls, results and text; an encrypted compaction as its placeholder)",
+            _kept_item,
+        ),
     )
 }
 

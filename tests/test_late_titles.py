@@ -185,3 +185,43 @@ def test_a_title_between_the_two_ends_of_a_large_file_is_left_to_the_note(tmp_pa
     # at the file's end, the same titles are found by the scan
     path.write_bytes(b"\n".join(filler + original) + b"\n")
     assert scan(str(path)) == "retry cap bug"
+
+
+@pytest.mark.parametrize("path", list(LATE), ids=lambda p: p.name)
+def test_split_heads_each_file_with_the_late_title(path, tmp_path):
+    _, title = LATE[path]
+    convert = run_cli("convert", path, "--to", "markdown").stdout.decode()
+    run_cli("split", path, "--to", "markdown", "-o", tmp_path / "out", "-q")
+    (written,) = (tmp_path / "out").iterdir()
+    assert written.read_text(encoding="utf-8") == convert
+    assert "Title recorded later" not in convert
+
+
+@pytest.mark.parametrize("path", list(LATE), ids=lambda p: p.name)
+def test_the_python_api_writes_the_heading_convert_writes(path, tmp_path):
+    _, title = LATE[path]
+    for fmt, ext in (("markdown", "md"), ("html", "html")):
+        convert = run_cli("convert", path, "--to", fmt).stdout
+        target = tmp_path / f"out.{ext}"
+        sessionport.write(sessionport.read(str(path), context=ReadContext(on_warning=lambda m: None)), str(target), format=fmt)
+        assert target.read_bytes() == convert
+        assert sessionport.dumps(sessionport.read(str(path), context=ReadContext(on_warning=lambda m: None)), fmt) == convert
+    # asked for by the reader: the session event carries it
+    session = next(iter(sessionport.read(str(path), heading_title=True)))
+    assert session["title"] == title
+    # a stream that went through the caller's code first: the note, as from a pipe
+    passed = (e for e in sessionport.read(str(path), context=ReadContext(on_warning=lambda m: None)))
+    assert f"the one the app shows): {title}" in sessionport.dumps(passed, "markdown").decode()
+    # other formats read what they always read
+    plain = sessionport.dumps(sessionport.read(str(path), context=ReadContext(on_warning=lambda m: None)), "portable-jsonl")
+    assert plain == run_cli("convert", path, "--to", "portable-jsonl").stdout
+
+
+def test_the_dask_runner_writes_the_heading_convert_writes(tmp_path):
+    sessionport_dask = pytest.importorskip("sessionport.dask", reason="the dask extra is not installed")
+    path = FIXTURES / "codex" / "rollout-0.146-event-only.jsonl"
+    outcomes = sessionport_dask.convert(str(path), str(tmp_path / "out"), "markdown").compute(scheduler="sync")
+    (outcome,) = outcomes
+    assert outcome["ok"], outcome
+    with open(outcome["target"], "rb") as handle:
+        assert handle.read() == run_cli("convert", path, "--to", "markdown").stdout

@@ -75,5 +75,5 @@ def test_every_declared_loss_is_in_the_vocabulary():
 def test_formats_json_lists_what_each_exporter_cannot_carry():
     proc = run_cli("formats", "--json")
     rows = {row["name"]: row for row in orjson.loads(proc.stdout)}
-    assert rows["anthropic-messages"]["cannotCarry"] == ["media", "timestamps", "usage"]
+    assert rows["anthropic-messages"]["cannotCarry"] == ["media", "timestamps", "usage", "responses items"]
     assert rows["portable-jsonl"]["cannotCarry"] == []

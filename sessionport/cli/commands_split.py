@@ -11,6 +11,7 @@ from sessionport.cli.commands_convert import selection_options
 from sessionport.cli.options import FormatChoice, exporter_options, not_empty, read_options, reading, refuse_foreign_options, report_option, split_format_options
 from sessionport.pipeline.inputs import resolve
 from sessionport.pipeline.run import read_source
+from sessionport.pipeline.stream import heading_options
 
 
 @cli.command()
@@ -36,7 +37,9 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
     """
     read_opts, write_opts, _ = split_format_options(kwargs)
     refuse_foreign_options(to, write_opts)
-    how = reading(from_, strict, skip_bad, read_opts, quiet)
+    # a file's heading is written before a title recorded late is read: the
+    # title is scanned for first, as convert does
+    how = reading(from_, strict, skip_bad, heading_options(to, read_opts), quiet)
     selection = Selection(sessions, titles)  # a bad --title fails before anything is read
 
     def report(path, session):

@@ -172,7 +172,7 @@ def run(
     report = on_outcome or (lambda outcome: None)
     if sink.format in stream.READABLE_FORMATS:
         # a heading is written before a title recorded late is read
-        reading = dataclasses.replace(reading, options={**reading.options, stream.HEADING_TITLE: True})
+        reading = dataclasses.replace(reading, options=stream.heading_options(sink.format, reading.options))
     if not inputs.batch:
         source = inputs.sources[0]
         if sink.report:

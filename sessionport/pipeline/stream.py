@@ -150,6 +150,16 @@ HEADING_TITLE = "_heading_title"
 READABLE_FORMATS = frozenset(("markdown", "html"))
 
 
+def heading_options(format: str | None, options: dict[str, Any] | None) -> dict[str, Any]:
+    """The read options for output in ``format``: with :data:`HEADING_TITLE`
+    when that format writes a heading (so a file's late title is in it, not
+    in a note at the end), else ``options`` unchanged (as a new dict)."""
+    options = dict(options or {})
+    if format in READABLE_FORMATS:
+        options[HEADING_TITLE] = True
+    return options
+
+
 def titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
     """The events, the first session's title the one its file records
     last (when the input is a plain file and the importer can scan for

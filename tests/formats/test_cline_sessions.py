@@ -85,3 +85,57 @@ def test_a_walk_of_the_sessions_folder_reads_the_messages_and_passes_over_the_ma
     assert b"1 of 1 input(s) converted" in done.stderr
     written = [p.name for p in out.rglob("*.md")]
     assert written == [f"{SID}.messages.md"]
+
+
+NOTICES = FIXTURES / "cline-sessions-notices" / "1795200000000_p4w8d" / "1795200000000_p4w8d.messages.json"
+
+
+def _by_id(path):
+    events = list(sessionport.read(str(path), context=ReadContext(on_warning=lambda m: None)))
+    return events, [e for e in events if e["type"] == "message"]
+
+
+def test_a_display_only_error_is_a_system_notice_not_the_assistant_speaking():
+    # ``@cline/core`` records a run's terminal error as an assistant message
+    # marked ``displayOnly`` (never sent to the model)
+    _, messages = _by_id(SAMPLE)
+    error = next(m for m in messages if m["text"] == "Request failed: rate limited")
+    assert (error["role"], error["isError"], error["meta"]["notice"]) == ("system", True, "error")
+    assert error["meta"]["message"]["metadata"] == {"displayOnly": True, "displayRole": "error"}
+    assert error["meta"]["model"] == "claude-sonnet-4-6"
+
+
+def test_notices_summaries_and_compaction_marks_are_what_their_metadata_says():
+    events, messages = _by_id(NOTICES)
+    rows = [(m["role"], m["meta"].get("kind"), m["meta"].get("notice"), m["meta"].get("injectedKind"), m.get("isError")) for m in messages]
+    assert rows == [
+        ("user", "summary", None, None, None),  # compaction_summary: the summary the model reads
+        ("system", "compaction", None, None, None),  # the boundary before the first kept message
+        ("user", "text", None, None, None),
+        ("tool", "tool_use", None, None, None),
+        ("tool", "tool_result", None, None, True),
+        ("user", "text", None, "recovery_notice", None),
+        ("system", "text", "status", None, None),
+        ("user", "text", None, "stop_notice", None),
+        ("system", "text", "error", None, True),
+        ("system", "text", None, None, None),  # system_prompt
+    ]
+    boundary = messages[1]
+    assert boundary["text"] == "[compaction: 4 earlier message(s) removed (auto_compaction)]"
+    assert boundary["timestamp"] == messages[2]["timestamp"] and boundary["meta"]["messagesRemoved"] == 4
+    assert messages[0]["meta"]["injected"] is True and messages[5]["meta"]["reason"] == "tool_execution_failed"
+    assert events[-1]["counts"] == {"messages": 10}
+
+
+def test_the_notices_render_as_notices(tmp_path):
+    shown = run_cli("convert", str(NOTICES), "--to", "markdown")
+    assert shown.returncode == 0, shown.stderr
+    text = shown.stdout.decode()
+    assert "Provider returned 529, retrying failed." in text and "[compaction: 4 earlier message(s) removed" in text
+
+
+def test_an_anthropic_list_with_a_metadata_key_is_not_read_as_cline(tmp_path):
+    path = tmp_path / "messages.json"
+    path.write_text(json.dumps([{"role": "assistant", "content": "hi", "metadata": {"displayOnly": True, "displayRole": "error"}}]))
+    _, messages = _by_id(path)
+    assert messages[0]["role"] == "assistant" and "notice" not in messages[0]["meta"]

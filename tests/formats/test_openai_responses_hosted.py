@@ -30,17 +30,18 @@ def test_every_call_is_answered_by_the_result_its_item_holds():
     messages = _messages()
     pairs = _pairs(messages)
     assert [(c["toolName"], r["text"]) for c, r in pairs] == [
+        ("mcp_list_tools", "ask_question"),
         ("ask_question", "MIT"),
         ("ask_question", "repository not found"),
         ("code_interpreter", "1024\n\n[image: https://files.example.invalid/plot.png]"),
         ("file_search", "[file: policy.md]\nRefunds within 30 days."),
         ("image_generation", "[image: image/png, 1.2 KB, generated]"),
     ]
-    assert [r.get("isError") for _, r in pairs][:2] == [False, True]
+    assert [r.get("isError") for _, r in pairs][1:3] == [False, True]
 
 
 def test_mcp_call_input_is_its_arguments_and_keeps_its_server():
-    call = _messages()[0]
+    call = next(m for m in _messages() if m["meta"].get("itemType") == "mcp_call")
     assert call["toolInput"] == {"repoName": "octo/app", "question": "Which license?"}
     assert call["meta"]["extra"] == {"server_label": "deepwiki"}
     assert call["toolCallId"] == "mcp_01"
@@ -62,9 +63,10 @@ def test_the_generated_image_is_carried_only_with_keep_images():
     assert "media" not in plain
 
 
-def test_the_cli_reads_the_sample_and_counts_the_tool_list(tmp_path):
+def test_the_cli_reads_the_sample_with_nothing_skipped(tmp_path):
     out = tmp_path / "events.jsonl"
     done = run_cli("convert", str(SAMPLE), "--to", "portable-jsonl", "-o", str(out))
     assert done.returncode == 0 and done.stderr == b"", done.stderr
     end = json.loads(out.read_bytes().splitlines()[-1])
-    assert end["skipped"] == {"mcp_list_tools item": 1}
+    # the server's tool list is a call answered by the list, nothing skipped
+    assert "skipped" not in end and end["counts"] == {"messages": 13}

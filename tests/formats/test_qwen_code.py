@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 import sessionport
+from sessionport.context import ReadContext
 
 from conftest import FIXTURES, run_cli
 
@@ -142,3 +143,21 @@ def test_a_managed_session_journal_is_qwen_code_and_says_where_its_content_is():
         "resource store (recordRef), not in this file; that content is not read"
     ]
     assert b"resource store" in result.stderr and b"does not know" not in result.stderr
+
+
+def test_0_24_harness_prompts_are_user_records_marked_injected_by_their_provenance():
+    # Qwen Code 0.24.4 (chatRecordingService: createNotificationRecord,
+    # recordMidTurnUserMessage) writes a finished background task as a
+    # ``user`` record with a subtype and provenance "system"; a message the
+    # user typed during a turn keeps provenance "real_user"
+    path = next((FIXTURES / "qwen-code-0.24").glob("*.jsonl"))
+    warnings: list[str] = []
+    events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
+    assert warnings == [] and "unknown" not in events[-1]
+    users = [e for e in events if e["type"] == "message" and e["role"] == "user"]
+    assert [(u["meta"].get("subtype"), u["meta"].get("injectedKind"), u["meta"].get("injected")) for u in users] == [
+        (None, None, None),
+        ("background_task_completed", "background_task_completed", True),
+        ("mid_turn_user_message", None, None),
+    ]
+    assert users[1]["text"] == 'Background shell "npm test" completed (exit code 0).'

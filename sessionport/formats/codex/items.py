@@ -451,8 +451,25 @@ class ItemConverter:
             tool_input, shape = arguments, None
         else:
             tool_input, shape = parse_arguments(arguments)
-        extra = {"codexArguments": shape} if shape else None
-        return self._call("tool_search", item.get("call_id"), tool_input, timestamp, item, extra)
+        extra = {"codexArguments": shape} if shape else {}
+        if isinstance(item.get("execution"), str):
+            extra["execution"] = item["execution"]
+        return self._call("tool_search", item.get("call_id"), tool_input, timestamp, item, extra or None)
+
+    def _tool_search_output(self, item: dict, timestamp: str | None) -> list[dict]:
+        """The tools a search loaded (``tools``, the protocol's field: their
+        names a line each, the definitions kept in ``meta.tools``), or the
+        ``output`` text earlier rollouts hold."""
+        tools = item.get("tools")
+        if not isinstance(tools, list) or (not tools and item.get("output") is not None):
+            return self._output(item, timestamp)
+        names = [t.get("name") or t.get("type") for t in tools if isinstance(t, dict)]
+        events = self._output({**item, "output": "\n".join(n for n in names if isinstance(n, str))}, timestamp)
+        meta = events[0]["meta"]
+        meta["tools"] = tools
+        if isinstance(item.get("execution"), str):
+            meta["execution"] = item["execution"]
+        return events
 
     def _agent_message(self, item: dict, timestamp: str | None) -> list[dict]:
         """A message another agent of the same run (a sub-agent or the
@@ -516,6 +533,12 @@ class ItemConverter:
         self.skipped["response_item/ghost_snapshot"] += 1
         return []
 
+    def _compaction_trigger(self, item: dict, timestamp: str | None) -> list[dict]:
+        # A request control asking the API to compact (the protocol: "not
+        # durable"): nothing of the conversation in it; counted.
+        self.skipped["response_item/compaction_trigger"] += 1
+        return []
+
     def _additional_tools(self, item: dict, timestamp: str | None) -> list[dict]:
         # 0.15x: the tool definitions offered to the model (a developer
         # item), not conversation: counted.
@@ -548,10 +571,11 @@ _HANDLERS = {
     "function_call_output": ItemConverter._output,
     "custom_tool_call_output": ItemConverter._output,
     "local_shell_call_output": ItemConverter._output,
-    "tool_search_output": ItemConverter._output,
+    "tool_search_output": ItemConverter._tool_search_output,
     "compaction": ItemConverter._compaction,
     "compaction_summary": ItemConverter._compaction,
     "context_compaction": ItemConverter._compaction,
+    "compaction_trigger": ItemConverter._compaction_trigger,
     "ghost_snapshot": ItemConverter._ghost_snapshot,
     "additional_tools": ItemConverter._additional_tools,
 }

@@ -33,6 +33,7 @@ _OUTPUT_TYPES = {
     "function_call": "function_call_output",
     "custom_tool_call": "custom_tool_call_output",
     "local_shell_call": "function_call_output",
+    "tool_search_call": "tool_search_output",
 }
 _NL = orjson.OPT_APPEND_NEWLINE
 
@@ -217,6 +218,9 @@ class RolloutWriter:
                 "name": name,
                 "input": raw if isinstance(raw, str) else jsonout.dumps(tool_input).decode(),
             }
+        elif codex_type == "tool_search_call":
+            execution = meta.get("execution") if isinstance(meta.get("execution"), str) else "client"
+            item = {"type": "tool_search_call", "call_id": call_id, "status": meta.get("status", "completed"), "execution": execution, "arguments": tool_input}
         elif codex_type == "local_shell_call":
             item = {"type": "local_shell_call", "call_id": call_id, "status": meta.get("status", "completed"), "action": tool_input}
         else:
@@ -247,6 +251,16 @@ class RolloutWriter:
         call_type = self.calls.pop(call_id, None)
         out_type = meta.get("codexType") if meta.get("codexType") in ("function_call_output", "custom_tool_call_output") else None
         out_type = out_type or _OUTPUT_TYPES.get(call_type or "", "function_call_output")
+        if out_type == "tool_search_output":
+            # the loaded tool definitions when the source had them; the
+            # text as well, for a rollout that held only that
+            execution = meta.get("execution") if isinstance(meta.get("execution"), str) else "client"
+            tools = meta.get("tools") if isinstance(meta.get("tools"), list) else []
+            payload: dict[str, Any] = {"type": out_type, "call_id": call_id, "status": "completed", "execution": execution, "tools": tools}
+            if not tools:
+                payload["output"] = text
+            self.line("response_item", payload, ts)
+            return
         output: str = text
         if meta.get("outputShape") == "json" or "exitCode" in meta:
             metadata: dict[str, Any] = {}

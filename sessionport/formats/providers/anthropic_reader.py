@@ -134,6 +134,7 @@ class AnthropicReader(ProviderReader):
 
     def __init__(self, ctx: ReadContext) -> None:
         super().__init__(ctx)
+        self.cline3 = False  # a Cline 3 session file: its messages' metadata marks notices
         # The tool calls of the last assistant message not answered yet: a
         # Cline result text answers the oldest open call of its tool.
         self.open_calls: list[tuple[str, str | None]] = []
@@ -181,6 +182,7 @@ class AnthropicReader(ProviderReader):
 
     def session(self, header: dict, session_id: str | None = None, created: str | None = None) -> dict:
         cline3 = _is_cline_session(header)
+        self.cline3 = cline3
         if cline3 and session_id is None and isinstance(header.get("sessionId"), str) and header["sessionId"]:
             session_id = header["sessionId"]
         sid = session_id or self.default_session_id()
@@ -252,7 +254,16 @@ class AnthropicReader(ProviderReader):
             events = iter(())
             if content is not None:
                 self.ctx.bad_record(f"expected content as a string or a list, found {type(content).__name__}", path=f"messages[{index}].content")
+        shown = _cline3_marking(item.get("metadata"), item.get("compactionSummary") is True) if self.cline3 else None
+        if shown is not None and shown.get("boundary") is not None:
+            boundary = shown["boundary"]
+            if common.get("timestamp"):
+                boundary["timestamp"] = common["timestamp"]
+                boundary = _reorder(boundary)
+            yield boundary
         for event in events:
+            if shown is not None:
+                event = _cline3_marked(event, shown)
             if common.get("timestamp"):
                 event.setdefault("timestamp", common["timestamp"])
                 event = _reorder(event)
@@ -508,6 +519,61 @@ def _cline3_usage(metrics: Any) -> dict[str, int] | None:
         "total_tokens": total_input + output,
         "cache_creation_input_tokens": written,
     }
+
+
+# Cline 3 (``@cline/core``) marks a message's ``metadata``: ``displayOnly``
+# with ``displayRole`` ``error`` or ``status`` (a run's terminal error or a
+# status line shown to the user and never sent to the model), and ``kind``
+# ``recovery_notice`` / ``stop_notice`` (the harness's note to the model
+# after an API error, an invalid tool call, the mistake limit),
+# ``compaction_summary`` (the summary that replaces compacted history) or
+# ``compaction`` (the first message after history was pruned).
+_CLINE_NOTICE_KINDS = ("recovery_notice", "stop_notice")
+
+
+def _cline3_marking(metadata: Any, summary_flag: bool) -> dict | None:
+    """What a Cline 3 message's ``metadata`` makes of its events, or None."""
+    if not isinstance(metadata, dict):
+        return {"summary": True} if summary_flag else None
+    display_role = metadata.get("displayRole") if isinstance(metadata.get("displayRole"), str) else None
+    kind = metadata.get("kind") if isinstance(metadata.get("kind"), str) else None
+    if metadata.get("displayOnly") is True:
+        return {"notice": display_role or "notice"}
+    if kind == "compaction_summary" or summary_flag:
+        return {"summary": True}
+    if kind in _CLINE_NOTICE_KINDS:
+        return {"injected": kind, "reason": metadata.get("reason")}
+    if kind == "compaction":
+        removed = metadata.get("messagesRemoved")
+        reason = metadata.get("reason")
+        text = f"[compaction: {removed} earlier message(s) removed" if type(removed) is int else "[compaction"
+        text += f" ({reason})]" if isinstance(reason, str) and reason else "]"
+        meta: dict = {"kind": "compaction", "clineKind": "compaction"}
+        for key in ("messagesRemoved", "reason", "userRunSpan"):
+            if metadata.get(key) is not None:
+                meta[key] = metadata[key]
+        return {"boundary": message_event("system", text, meta=meta), "injected": "compaction" if display_role == "system" else None}
+    return None
+
+
+def _cline3_marked(event: dict, shown: dict) -> dict:
+    meta = event.setdefault("meta", {})
+    if "notice" in shown:
+        # shown to the user only: a notice, not the assistant's words
+        event = {**event, "role": "system"}
+        meta["notice"] = shown["notice"]
+        if shown["notice"] == "error":
+            event["isError"] = True
+        return _reorder(event)
+    if shown.get("summary"):
+        meta["kind"] = "summary"
+        meta["injected"] = True
+    elif shown.get("injected"):
+        meta["injected"] = True
+        meta["injectedKind"] = shown["injected"]
+        if isinstance(shown.get("reason"), str):
+            meta["reason"] = shown["reason"]
+    return event
 
 
 def _is_cline_session(header: dict) -> bool:

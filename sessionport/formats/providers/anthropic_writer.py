@@ -144,6 +144,6 @@ EXPORTER = Exporter(
     name="anthropic-messages",
     description="Anthropic Messages API request: {system?, messages, model?} with tool_result blocks in user turns",
     write=write,
-    cannot_carry=("media", "timestamps", "usage"),
+    cannot_carry=("media", "timestamps", "usage", "responses items"),
     extension=".json",
 )

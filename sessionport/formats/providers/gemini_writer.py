@@ -347,6 +347,6 @@ EXPORTER = Exporter(
     name="gemini",
     description="Gemini API generateContent body: contents (user/model turns) and systemInstruction",
     write=write,
-    cannot_carry=("media", "timestamps", "usage"),
+    cannot_carry=("media", "timestamps", "usage", "responses items"),
     extension=".json",
 )

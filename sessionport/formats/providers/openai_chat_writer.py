@@ -81,6 +81,6 @@ EXPORTER = Exporter(
     name="openai-chat",
     description="OpenAI Chat Completions request: {messages: [...]} with assistant tool_calls and role tool results",
     write=write,
-    cannot_carry=("media", "timestamps", "usage"),
+    cannot_carry=("media", "timestamps", "usage", "responses items"),
     extension=".json",
 )

@@ -17,6 +17,7 @@ from sessionport import media
 from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
+from sessionport.formats.providers import openai_responses_items as hosted
 from sessionport.formats.providers.cassette import RecordedTraffic
 from sessionport.formats.providers.content import (
     base64_size,
@@ -104,6 +105,10 @@ class ResponsesReader(ProviderReader):
             yield from self._output(item)
         elif itype == "reasoning":
             yield self._reasoning(item)
+        elif isinstance(itype, str) and itype in hosted.READERS:
+            yield from hosted.READERS[itype](item)
+        elif itype == "computer_call_output":
+            yield from self._screenshot(item)
         elif isinstance(itype, str) and itype.endswith("_call_output"):
             yield from self._output(item)
         elif itype == "mcp_call":
@@ -111,8 +116,9 @@ class ResponsesReader(ProviderReader):
         elif isinstance(itype, str) and itype in _INLINE_RESULTS:
             yield from self._hosted_call_with_result(item)
         elif isinstance(itype, str) and itype.endswith("_call"):
-            yield self._hosted_call(item)
+            yield from hosted.hosted_call(item)
         else:
+            # item_reference: the item it names is stored by the API, not here
             self.skipped[f"{itype} item"] += 1
 
     def _message(self, item: dict, index: int) -> Iterator[dict]:
@@ -154,17 +160,13 @@ class ResponsesReader(ProviderReader):
             more["extra"] = extra
         return openai_call_event(item, item.get("call_id"), item.get("type") == "custom_tool_call", more)
 
-    def _hosted_call(self, item: dict) -> dict:
-        itype = item["type"]
-        tool_input = compact_extras(item, ("type", "id", "call_id", "status")) or {}
-        return message_event(
-            "tool",
-            render_tool_input(tool_input.get("action", tool_input)),
-            toolName=itype[: -len("_call")],
-            toolCallId=nonempty_str(item.get("call_id")) or nonempty_str(item.get("id")),
-            toolInput=tool_input,
-            meta={"kind": "tool_use", "itemType": itype},
-        )
+    def _screenshot(self, item: dict) -> Iterator[dict]:
+        keep = bool(self.ctx.options.get("keep_images"))
+        for event in hosted.computer_call_output(item, keep):
+            output = item.get("output")
+            if keep and isinstance(output, dict):
+                media.attach(event, [m for m in (media.from_data_url(output.get("image_url")),) if m])
+            yield event
 
     def _mcp_call(self, item: dict) -> Iterator[dict]:
         """A call of a remote MCP server's tool: the call and, once it ran,
@@ -172,6 +174,7 @@ class ResponsesReader(ProviderReader):
         more: dict = {"itemType": "mcp_call"}
         if isinstance(item.get("id"), str):
             more["itemId"] = item["id"]
+        more["item"] = hosted.slim(item)
         extra = compact_extras(item, ("type", "id", "name", "arguments", "output", "error", "status"))
         if extra:
             more["extra"] = extra
@@ -182,7 +185,9 @@ class ResponsesReader(ProviderReader):
             return
         text = text_of(output) if output is not None else ""
         if error is not None:
-            message = error.get("message") if isinstance(error, dict) else error
+            # a protocol or HTTP error has a message; a tool's own failure
+            # (mcp_tool_execution_error) its content blocks
+            message = (error.get("message") if "message" in error else text_of(error.get("content")) or None) if isinstance(error, dict) else error
             text = "\n".join(t for t in (text, text_of(message) if isinstance(message, str) else render_tool_input(error)) if t)
         yield message_event("tool", text, toolCallId=call_id, isError=error is not None, meta={"kind": "tool_result", "itemType": "mcp_call"})
 
@@ -197,6 +202,10 @@ class ResponsesReader(ProviderReader):
         meta = {"kind": "tool_use", "itemType": itype}
         if isinstance(item.get("status"), str):
             meta["status"] = item["status"]
+        if itype != "image_generation_call" or self.ctx.options.get("keep_images"):
+            # an image generation is kept whole only with its image (the
+            # item's result): without it, written as a call and its output
+            meta["item"] = hosted.slim(item)
         yield message_event(
             "tool", render_tool_input(tool_input), toolName=itype[: -len("_call")], toolCallId=call_id, toolInput=tool_input, meta=meta
         )

@@ -6,18 +6,21 @@ calls ``function_call`` items (``custom_tool_call`` for custom tools) whose
 ``reasoning`` items (summary from the text; the original ``rs_`` id and
 ``encrypted_content`` when the source had them).  A leading system prompt
 that came from ``instructions`` goes back there; other system messages are
-``system``/``developer`` message items in place.
+``system``/``developer`` message items in place.  An event that keeps the
+Responses item it was read from (``meta.item``: hosted tools, MCP, tool
+search, programs, compaction, configuration) is written as that item.
 See docs/formats/openai-responses.md.
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import BinaryIO, Iterable
+from typing import BinaryIO, Iterable, Iterator
 
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.formats.providers.document import TurnWriter
+from sessionport.formats.providers.openai_responses_items import OUTPUT_TYPES, SELF_ANSWERED
 from sessionport.formats.providers.turns import Part, Turn, arguments_of, call_name, meta_of, result_output, system_role, text_content, user_text
 
 
@@ -27,6 +30,11 @@ class _Writer(TurnWriter):
         self.custom_calls: set[str] = set()
         self.reasoning_ids = itertools.count(1)
         self.synthesized_reasoning = 0
+        # Calls written as the item they were read from, waiting for an
+        # output item of their type (until their user turn is written).
+        self.hosted_calls: dict[str, str] = {}
+        self.unanswered_hosted = 0
+        self.screenshots_left_out = 0
 
     def open(self, instructions: str | None = None) -> None:
         if not self.doc.opened:
@@ -51,12 +59,21 @@ class _Writer(TurnWriter):
             parts = [p for p in parts if meta_of(p).get("sourceField") != "instructions"]
         self.open()
         for part in parts:
-            self.doc.item({"type": "message", "role": system_role(part), "content": part.event["text"]})
+            item = kept_item(part)
+            if item is not None:
+                self.doc.item(item)
+            else:
+                self.doc.item({"type": "message", "role": system_role(part), "content": part.event["text"]})
 
     def assistant_part(self, part: Part) -> None:
         event = part.event or {}
         meta = meta_of(part)
-        if part.kind == "tool_use":
+        item = kept_item(part)
+        if item is not None:
+            if part.kind == "tool_use":
+                self.hosted_calls[part.call_id] = item["type"]
+            self.doc.item(item)
+        elif part.kind == "tool_use":
             if meta.get("customTool"):
                 self.custom_calls.add(part.call_id)
                 tool_input = event.get("toolInput") or {}
@@ -92,6 +109,20 @@ class _Writer(TurnWriter):
     def user(self, turn: Turn) -> None:
         texts = []
         for part in turn.parts:
+            if part.call_id in self.hosted_calls and part.kind in ("tool_result", "missing_result"):
+                self.hosted_calls.pop(part.call_id)
+                item = kept_item(part)
+                if item is not None and item["type"] in OUTPUT_TYPES:
+                    screenshot = item.get("output") if item["type"] == "computer_call_output" else None
+                    if isinstance(screenshot, dict) and not (screenshot.get("image_url") or screenshot.get("file_id")):
+                        self.screenshots_left_out += 1
+                    self.doc.item(item)
+                    continue
+                if part.kind == "missing_result":
+                    # no output of that item's shape to write: none is
+                    self.stats.missing_results -= 1
+                    self.unanswered_hosted += 1
+                    continue
             output = result_output(part)
             if output is not None:
                 kind = "custom_tool_call_output" if part.call_id in self.custom_calls else "function_call_output"
@@ -106,6 +137,16 @@ class _Writer(TurnWriter):
     def close(self) -> None:
         self.open()
         self.close_document()
+        if self.unanswered_hosted:
+            self.ctx.warn(
+                f"{self.unanswered_hosted} hosted-tool call(s) (computer, shell, apply_patch, tool_search, program, MCP approval) "
+                "had no recorded output; none was written for them"
+            )
+        if self.screenshots_left_out:
+            self.ctx.warn(
+                f"{self.screenshots_left_out} computer_call_output item(s) were written without their screenshot (read without "
+                "--keep-images, only its placeholder was kept); the API refuses to replay such an item"
+            )
         if self.synthesized_reasoning:
             self.ctx.warn(
                 f"{self.synthesized_reasoning} reasoning item(s) got a synthesized id (their thinking did not come from the "
@@ -113,8 +154,47 @@ class _Writer(TurnWriter):
             )
 
 
+def _self_answered_as_items(events: Iterable[dict]) -> Iterator[dict]:
+    """A call item that holds its own result (a web search, an MCP call, a
+    code interpreter run) passes as one assistant item: the turns never
+    wait for a result that no output item will bring, and its result
+    event, already inside the item, is not written again.  The reader
+    gives that result right after its call, so only the last such call's
+    id is remembered."""
+    waiting: str | None = None
+    for event in events:
+        meta = event.get("meta") if event.get("type") == "message" else None
+        itype = meta.get("itemType") if isinstance(meta, dict) else None
+        if itype in SELF_ANSWERED:
+            if meta.get("kind") == "tool_result" and waiting is not None and event.get("toolCallId") == waiting:
+                waiting = None
+                continue
+            if meta.get("kind") == "tool_use" and isinstance(meta.get("item"), dict) and meta["item"].get("type") == itype:
+                waiting = event.get("toolCallId") if isinstance(event.get("toolCallId"), str) else None
+                yield {**event, "role": "assistant", "meta": {**meta, "kind": "text"}}
+                continue
+        waiting = None
+        yield event
+
+
+def kept_item(part: Part) -> dict | None:
+    """The Responses item an event was read from, when its reader kept it
+    (``meta.item``, a hosted-tool, MCP, compaction or configuration item):
+    written back as it was."""
+    meta = meta_of(part)
+    item = meta.get("item")
+    if not (isinstance(item, dict) and isinstance(item.get("type"), str) and item["type"] == meta.get("itemType")):
+        return None
+    tool_input = (part.event or {}).get("toolInput")
+    if meta.get("itemInput") == "fields" and isinstance(tool_input, dict):
+        return {**item, **tool_input}  # the fields the call's input holds
+    if meta.get("itemInput") == "arguments" and isinstance(tool_input, dict):
+        return {**item, "arguments": tool_input}
+    return item
+
+
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    _Writer(out, ctx).write(events, id_prefix="call_sp")
+    _Writer(out, ctx).write(_self_answered_as_items(events), id_prefix="call_sp")
 
 
 EXPORTER = Exporter(

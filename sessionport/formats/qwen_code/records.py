@@ -109,6 +109,19 @@ class RecordConverter:
                 events[-1].setdefault("meta", {})["usage"] = usage
                 for key, value in usage.items():
                     self.usage[key] = self.usage.get(key, 0) + value
+        elif rtype == "user" and isinstance(record.get("subtype"), str):
+            # 0.24: notifications, cron prompts, finished background tasks and
+            # a goal's runtime prompts are user records the harness wrote
+            # (provenance "system" / "goal_runtime"); a message typed during
+            # a turn keeps "real_user" and is the user's own
+            subtype = record["subtype"]
+            harness = record.get("provenance") in ("system", "goal_runtime")
+            for event in events:
+                meta = event.setdefault("meta", {})
+                meta["subtype"] = subtype
+                if harness:
+                    meta["injected"] = True
+                    meta["injectedKind"] = subtype
         elif rtype == "tool_result":
             result = record.get("toolCallResult")
             status = result.get("status") if isinstance(result, dict) else None
