@@ -304,5 +304,6 @@ EXPORTER = Exporter(
     write=write,
     extension=".jsonl",
     multi_session=False,
+    cannot_carry=("responses items",),
     options=(LEGACY_JSON, KEEP_TOOL_NAMES),
 )
