@@ -148,12 +148,19 @@ def _report_damage(inp: Input, ctx: ReadContext) -> None:
 # title scan before the file is read (see sessionport.title_scan).
 HEADING_TITLE = "_heading_title"
 READABLE_FORMATS = frozenset(("markdown", "html"))
+# What :func:`titled` adds to the first session event when it scanned a
+# plain file: the file holds that session and the subagent sessions it
+# announces (``metadata.subagents``), no other, as every format with a
+# title scan keeps one session per file.  Markdown written to a pipe streams
+# its body when it knows no table of contents will have to go in front.
+FILE_SESSION = "_file_session"
 
 
 def titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
     """The events, the first session's title the one its file records
     last (when the input is a plain file and the importer can scan for
-    it); that session's ``end.title``, then in its heading, is left out."""
+    it); that session's ``end.title``, then in its heading, is left out.
+    That first session event also carries :data:`FILE_SESSION`."""
     scan = importer.title_scan_function()
     path = inp.path
     if scan is None or not path or inp.compression or inp.encoding or not os.path.isfile(path):
@@ -170,8 +177,7 @@ def titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
                     title = scan(path)
                 except OSError:
                     title = None
-                if title is not None and event.get("title") != title:
-                    event = {**event, "title": title}
+                event = {**event, "title": title, FILE_SESSION: True} if title is not None and event.get("title") != title else {**event, FILE_SESSION: True}
             elif kind == "session":
                 state = 2
             elif kind == "end" and state == 1:
