@@ -171,8 +171,10 @@ def run(
         inputs = resolve(inputs, globs)
     report = on_outcome or (lambda outcome: None)
     if sink.format in stream.READABLE_FORMATS:
-        # a heading is written before a title recorded late is read
-        reading = dataclasses.replace(reading, options={**reading.options, stream.HEADING_TITLE: True})
+        # a heading is written before a title recorded late is read; the
+        # first session of the one input is marked as its file's
+        marks = {stream.HEADING_TITLE: True} if inputs.batch else {stream.HEADING_TITLE: True, stream.FILE_SESSION: True}
+        reading = dataclasses.replace(reading, options={**reading.options, **marks})
     if not inputs.batch:
         source = inputs.sources[0]
         if sink.report:

@@ -157,3 +157,24 @@ def test_a_session_the_file_did_not_announce_puts_the_contents_at_the_end():
     # without the mark, the document is spooled and the contents lead
     plain = [{k: v for k, v in e.items() if k != FILE_SESSION} for e in _events(2)]
     assert _through_a_pipe(plain)[0] == _spooled(plain) and _spooled(plain).startswith(b"# 2 sessions")
+
+
+def test_several_inputs_into_one_pipe_have_their_contents_in_front(tmp_path):
+    # each input's first session is its file's, the document holds both
+    target = tmp_path / "both.md"
+    assert run_cli("convert", *ONE, "--to", "markdown", "-o", target).returncode == 0
+    piped = run_cli("convert", *ONE, "--to", "markdown")
+    assert piped.returncode == 0 and b"table of contents is at its end" not in piped.stderr
+    assert piped.stdout == target.read_bytes() and piped.stdout.startswith(b"# 2 sessions\n\n## Contents\n")
+
+
+def test_a_rollout_read_in_pieces_streams_the_same_bytes(tmp_path):
+    from sessionport.pipeline import chunks
+
+    path = FIXTURES / "codex" / "rollout-0.146-event-only.jsonl"
+    env = {chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "2k", chunks.WARM_UP_ENV: "0", "SESSIONPORT_DEBUG": "1"}
+    target = tmp_path / "doc.md"
+    assert run_cli("convert", path, "--to", "markdown", "--jobs", "1", "-o", target).returncode == 0
+    piped = run_cli("convert", path, "--to", "markdown", "--jobs", "2", env=env)
+    assert b"pieces by 2 processes" in piped.stderr and b"table of contents" not in piped.stderr
+    assert piped.stdout == target.read_bytes()
