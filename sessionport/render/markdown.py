@@ -14,7 +14,9 @@ its body, so the body goes straight to an output that can take it back
 keeps nothing (``/dev/null``); only when a second session starts is what
 was written read back into the spool and the output rewound to where the
 document began, and an error rewinds it there too, as if it had been
-spooled all along.
+spooled all along.  To a pipe, a terminal or a socket the body goes
+straight out when the stream says, as its first session starts, that no
+other session follows (see :func:`_stream_one_session`).
 """
 
 from __future__ import annotations
