@@ -401,7 +401,7 @@ class _Split:
 
                 joined = events()
                 if reading.options.get(stream.HEADING_TITLE):
-                    joined = stream.titled(joined, self.importer, inp)
+                    joined = stream.titled(joined, self.importer, inp, mark=bool(reading.options.get(stream.FILE_SESSION)))
                 stream.write(
                     stream.apply_stages(joined, self.stages), self.output,
                     format=self.sink.format, options=dict(self.sink.options), inputs=inputs,

@@ -171,8 +171,12 @@ def run(
         inputs = resolve(inputs, globs)
     report = on_outcome or (lambda outcome: None)
     if sink.format in stream.READABLE_FORMATS:
-        # a heading is written before a title recorded late is read
-        reading = dataclasses.replace(reading, options=stream.heading_options(sink.format, reading.options))
+        # a heading is written before a title recorded late is read; the
+        # first session of the one input is marked as its file's
+        options = stream.heading_options(sink.format, reading.options)
+        if not inputs.batch:
+            options[stream.FILE_SESSION] = True
+        reading = dataclasses.replace(reading, options=options)
     if not inputs.batch:
         source = inputs.sources[0]
         if sink.report:

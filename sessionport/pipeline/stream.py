@@ -78,7 +78,7 @@ def read(
         if format and not is_blank(inp.head):
             items = _forced(items, found, importer, inp, ctx, registry)
         if ctx.options.get(HEADING_TITLE) and run is None:
-            items = titled(items, importer, inp)
+            items = titled(items, importer, inp, mark=bool(ctx.options.get(FILE_SESSION)))
         yield from items
         _report_damage(inp, ctx)
         ctx.report_bad()
@@ -148,6 +148,14 @@ def _report_damage(inp: Input, ctx: ReadContext) -> None:
 # title scan before the file is read (see sessionport.title_scan).
 HEADING_TITLE = "_heading_title"
 READABLE_FORMATS = frozenset(("markdown", "html"))
+# A read option (set by the runs of one input into a readable format) and
+# what :func:`titled` then adds to the first session event when it scanned
+# a plain file: the file holds that session and the subagent sessions it
+# announces (``metadata.subagents``), no other, as every format with a
+# title scan keeps one session per file; the stream holds no other input's.
+# Markdown written to a pipe streams its body when it knows no table of
+# contents will have to go in front.
+FILE_SESSION = "_file_session"
 
 
 def heading_options(format: str | None, options: dict[str, Any] | None) -> dict[str, Any]:
@@ -160,10 +168,11 @@ def heading_options(format: str | None, options: dict[str, Any] | None) -> dict[
     return options
 
 
-def titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
+def titled(items: Iterable[dict], importer, inp: Input, mark: bool = False) -> Iterator[dict]:
     """The events, the first session's title the one its file records
     last (when the input is a plain file and the importer can scan for
-    it); that session's ``end.title``, then in its heading, is left out."""
+    it); that session's ``end.title``, then in its heading, is left out.
+    With ``mark``, that first session event also carries :data:`FILE_SESSION`."""
     scan = importer.title_scan_function()
     path = inp.path
     if scan is None or not path or inp.compression or inp.encoding or not os.path.isfile(path):
@@ -182,6 +191,8 @@ def titled(items: Iterable[dict], importer, inp: Input) -> Iterator[dict]:
                     title = None
                 if title is not None and event.get("title") != title:
                     event = {**event, "title": title}
+                if mark:
+                    event = {**event, FILE_SESSION: True}
             elif kind == "session":
                 state = 2
             elif kind == "end" and state == 1:

@@ -8,7 +8,7 @@ transcript's script or load a remote resource.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 
 CSS = """
@@ -245,10 +245,22 @@ def page_css() -> str:
     return CSS + CSS_MARKUP + highlight_css() + "\n"
 
 
-def _csp_hash(text: str) -> str:
-    import hashlib  # loading OpenSSL costs every command's start-up a few ms; only pages need it
+def _sha256():
+    # CPython's own SHA-256: hashlib would load OpenSSL, which costs a
+    # page's start-up more than the rest of this module
+    try:
+        from _sha2 import sha256  # Python 3.12 on
+    except ImportError:
+        try:
+            from _sha256 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256
 
-    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
+
+def _csp_hash(text: str) -> str:
+    digest = _sha256()(text.encode("utf-8")).digest()
+    return "'sha256-" + binascii.b2a_base64(digest, newline=False).decode("ascii") + "'"  # base64.b64encode
 
 
 @functools.lru_cache(maxsize=None)

@@ -14,7 +14,9 @@ its body, so the body goes straight to an output that can take it back
 keeps nothing (``/dev/null``); only when a second session starts is what
 was written read back into the spool and the output rewound to where the
 document began, and an error rewinds it there too, as if it had been
-spooled all along.
+spooled all along.  To a pipe, a terminal or a socket the body goes
+straight out when the stream says, as its first session starts, that no
+other session follows (see :func:`_stream_one_session`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import shutil
 import stat
 from typing import BinaryIO, Callable, Iterable
 
@@ -427,12 +428,67 @@ def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
         writer = MarkdownWriter(body.emit, options, body.emit_all)
         if options.image_dir is not None:
             writer.image_dir, writer.image_link = image_directory(options.image_dir, ctx.name)
+        if not options.front_matter and _is_stream(out):
+            _stream_one_session(writer, body, out, ctx)
         feed(events, writer)
         writer.finish()
         body.flush()
+        if body.out is not spool:  # streamed: the body is out already
+            if len(writer.toc) > 1:
+                out.write(("\n" + writer.preamble()).encode("utf-8", "replace"))
+            return
         out.write(writer.preamble().encode("utf-8", "replace"))
         spool.seek(0)
         copy_body(spool, out)
+
+
+def _is_stream(out: BinaryIO) -> bool:
+    """Whether ``out`` is a pipe, a socket or a terminal: an output read as
+    it is written, which cannot be rewound."""
+    try:
+        mode = os.fstat(out.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+
+
+class _Flushed:
+    """An output that passes each chunk on at once (its buffer would keep
+    up to a mebibyte from a reader at the other end of a pipe)."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self._out = out
+
+    def write(self, data: bytes) -> int:
+        written = self._out.write(data)
+        self._out.flush()
+        return written
+
+
+def _stream_one_session(writer: MarkdownWriter, body: ChunkedWriter, out: BinaryIO, ctx: WriteContext) -> None:
+    """To a pipe the body of a document of one session is written as it is
+    rendered: it has nothing in front of it.  The number of sessions is
+    known when the first one starts only when the stream says its file
+    holds that session and the subagent sessions it announces (see
+    :data:`sessionport.pipeline.stream.FILE_SESSION`) and it announces none;
+    otherwise the body is spooled as for any output."""
+    from sessionport.pipeline.stream import FILE_SESSION
+
+    start = writer.start
+
+    def first(session: dict) -> None:
+        # feed() holds this function for every session: only the first decides
+        writer.start = start
+        if not writer.toc and session.get(FILE_SESSION) is True and not announced_agents(session):
+            body.out = _Flushed(out)
+            # a session the file was not expected to hold: what was
+            # written stays, and the table of contents follows the body
+            writer.before_contents = lambda: ctx.warn(
+                "the input held more sessions than its first one announced; the Markdown body was streamed, so the table of contents is at its end"
+            )
+        start(session)
+
+    writer.start = first
 
 
 def _direct_target(out: BinaryIO) -> int | None:
@@ -550,7 +606,14 @@ def copy_body(spool, out: BinaryIO) -> None:
             if offset >= size:
                 return
             spool.seek(offset)
-    shutil.copyfileobj(spool, out, 1 << 20)
+    # shutil.copyfileobj's loop (shutil, with bz2 and lzma, costs every
+    # document's start-up more than this function)
+    read, write = spool.read, out.write
+    while True:
+        data = read(1 << 20)
+        if not data:
+            return
+        write(data)
 
 
 _IMAGE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
