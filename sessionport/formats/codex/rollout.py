@@ -24,7 +24,7 @@ from typing import Any, BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
-from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, parse_line, too_deep_record
+from sessionport.jsonl import MAX_DEPTH, iter_block_lines, parse_line, too_deep_record
 from sessionport.model import end_event, message_event, session_event
 from sessionport.formats.codex.items import PENDING_LIMIT, ItemConverter, image_placeholder, looks_injected, output_result, tool_text
 from sessionport.model import human_size
@@ -124,6 +124,9 @@ PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"tur
 # Envelope types that are runtime state, not conversation: counted.
 STATE_TYPES = frozenset((b"world_state", b"inter_agent_communication_metadata", b"inter_agent_communication", b"token_usage_record"))
 _ITEM_HEAD = b'","type":"response_item","payload":{"type":"'
+# Where _ITEM_HEAD ends after a timestamp of 24 characters (compared as a
+# slice: a call of startswith with a position costs more).
+_ITEM_END = 38 + len(_ITEM_HEAD)
 # A line shorter than this cannot nest deeper than MAX_DEPTH: valid JSON
 # needs two bytes a level, and orjson refuses for depth (too_deep's other
 # answer) only far deeper.
@@ -226,7 +229,7 @@ class RolloutReader:
             # matters only to the copy clock, which reads it from there:
             # otherwise the typed decode and the full parse read the same.
             usual = (
-                typed and complete and line.startswith(_ITEM_HEAD, 38) and line.startswith(b'{"timestamp":"')
+                typed and complete and line[38:_ITEM_END] == _ITEM_HEAD and line[:14] == b'{"timestamp":"'
                 and self.session_sent and (self.inherit_from is None or line.find(b'"', 14, 38) == -1)
             )
             if usual:
@@ -249,7 +252,7 @@ class RolloutReader:
                 # call only for a line with more brackets than the bound.
                 if (
                     envelope is None and len(line) >= _SHALLOW
-                    and len(line.translate(None, NOT_OPENERS)) > MAX_DEPTH and too_deep_record(line, line_no, ctx)
+                    and line.count(b"{") + line.count(b"[") > MAX_DEPTH and too_deep_record(line, line_no, ctx)
                 ):
                     continue
             self.line_no = line_no
@@ -327,7 +330,10 @@ class RolloutReader:
                     events = None
             if events:
                 if not queue and not recent and self.inherit_from is None:
-                    yield from events
+                    if len(events) == 1:  # most items: one event
+                        yield events[0]
+                    else:
+                        yield from events
                     continue
                 if self.inherit_from is not None:
                     for event in events:

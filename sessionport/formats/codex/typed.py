@@ -27,9 +27,8 @@ import msgspec
 import orjson
 
 from sessionport.formats.codex.items import output_result, tool_text
-from sessionport.typed_decode import DECODE_ERRORS, decodable
+from sessionport.typed_decode import DECODE_ERRORS
 
-_NO_RAW = msgspec.Raw(b"")
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 
@@ -75,9 +74,10 @@ class Message(msgspec.Struct, tag="message", tag_field="type", forbid_unknown_fi
 class Reasoning(msgspec.Struct, tag="reasoning", tag_field="type", forbid_unknown_fields=True, gc=False):
     summary: Content = None
     content: Content = None
-    # Only whether it is there counts: kept as the raw JSON, never decoded
-    # (empty when the field is missing).
-    encrypted_content: msgspec.Raw = _NO_RAW
+    # Only whether it is there (not empty) counts.  Decoded as a string all
+    # the same: msgspec checks its UTF-8 as orjson does, and that costs less
+    # than keeping it raw and checking the line's UTF-8 apart.
+    encrypted_content: Union[str, None] = None
     id: Union[str, None] = None
 
 
@@ -129,29 +129,11 @@ _decode = msgspec.json.Decoder(Envelope).decode
 
 def decode_item(line: bytes) -> Envelope | None:
     """The typed envelope of a ``response_item`` line, or None when the
-    line must take the full parse (see the module's doc).  A reasoning
-    item's ``encrypted_content`` is replaced by whether it counts (a
-    string, not empty)."""
+    line must take the full parse (see the module's doc)."""
     try:
-        record = _decode(line)
+        return _decode(line)
     except DECODE_ERRORS:
         return None
-    item = record.payload
-    if item.__class__ is Reasoning:
-        raw = item.encrypted_content
-        if raw:
-            if memoryview(raw)[:1] == b'"':
-                # msgspec does not check the UTF-8 of what it keeps raw; orjson does.
-                if not line.isascii() and not decodable(bytes(raw)):
-                    return None
-                item.encrypted_content = len(raw) > 2
-            elif bytes(raw) == b"null":
-                item.encrypted_content = False
-            else:
-                return None  # a number orjson may refuse, an object: the full parse
-        else:
-            item.encrypted_content = False
-    return record
 
 
 def _content_text(content: Content) -> str:
@@ -200,7 +182,7 @@ def message(conv, item: Message, timestamp: str) -> list[dict]:
 
 def reasoning(conv, item: Reasoning, timestamp: str) -> list[dict]:
     counts = conv.counts
-    if item.encrypted_content:  # see decode_item
+    if item.encrypted_content:  # a string, not empty
         counts["encryptedReasoning"] += 1
     summary = item.summary
     if summary.__class__ is list and len(summary) == 1:
