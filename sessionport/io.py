@@ -550,6 +550,36 @@ def _os_error(target: str, exc: OSError) -> OutputError:
 
 @contextlib.contextmanager
 def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator[BinaryIO]:
+    """Yield a binary stream for the output (see :func:`_open_output`).
+
+    The image files Markdown's ``--images DIR`` writes beside the document
+    share its fate: when the output fails or is interrupted they are removed
+    with the partial file (a pipe closed early is no failure: they stay).
+    """
+    images = sys.modules.get("sessionport.render.images")  # loaded once an image was shown
+    position = images.mark() if images is not None else 0
+    try:
+        with _open_output(path, inputs) as out:
+            yield out
+    except BrokenPipeError:
+        _keep_images(position)
+        raise
+    except BaseException:
+        images = sys.modules.get("sessionport.render.images")
+        if images is not None:
+            images.discard_since(position)
+        raise
+    _keep_images(position)
+
+
+def _keep_images(position: int) -> None:
+    images = sys.modules.get("sessionport.render.images")
+    if images is not None:
+        images.keep_since(position)
+
+
+@contextlib.contextmanager
+def _open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator[BinaryIO]:
     """Yield a binary stream for the output.
 
     With a path, the data goes to a temporary file in the same directory,
