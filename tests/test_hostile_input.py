@@ -177,3 +177,134 @@ def test_images_never_replace_a_file_or_follow_a_link(tmp_path):
     assert doc.read_text().startswith("<a id=")
     assert (images / "image-0004.png").read_bytes()[:4] == b"\x89PNG"
     assert "image-0004.png>)" in doc.read_text()
+
+
+# -- 3. a file changing while --jobs reads it in pieces ---------------------------
+
+ROLLOUT = FIXTURES / "codex" / "rollout-envelope.jsonl"
+
+
+def _long_rollout(path: Path, replies: int) -> Path:
+    lines = [line for line in ROLLOUT.read_text().splitlines() if "future_record" not in line]
+    reply = lines[11]  # an assistant message
+    assert '"role":"assistant"' in reply
+    path.write_text("\n".join(lines[:12] + [reply] * replies + lines[12:]) + "\n")
+    return path
+
+
+def _in_pieces(monkeypatch):
+    from sessionport.pipeline import chunks
+
+    monkeypatch.setenv(chunks.MIN_SIZE_ENV, "1")
+    monkeypatch.setenv(chunks.CHUNK_SIZE_ENV, "4k")
+    monkeypatch.setenv(chunks.WARM_UP_ENV, "0")
+
+
+@pytest.mark.parametrize(
+    "change,found",
+    [
+        ("truncate", "truncated while it was read in pieces"),
+        ("replace", "replaced by another while it was read in pieces"),
+        ("rewrite", "modified while it was read in pieces"),
+    ],
+)
+def test_a_file_changed_under_the_pieces_is_an_error(tmp_path, monkeypatch, change, found):
+    """The pieces are planned from the file's size; a change after that
+    (a log rotated, a rollout rewritten) would give a torn or mixed output
+    without a word.  The change is named, nothing is written."""
+    import os
+
+    from sessionport.errors import DataError
+    from sessionport.pipeline import chunks
+    from sessionport.pipeline.run import Reading, Sink, run
+
+    source = _long_rollout(tmp_path / "rollout.jsonl", 400)
+    _in_pieces(monkeypatch)
+    real_cuts = chunks.cuts
+
+    def cuts_then_change(path, size, chunk, warm_up):
+        planned = real_cuts(path, size, chunk, warm_up)
+        data = Path(path).read_bytes()
+        if change == "truncate":
+            os.truncate(path, size // 2)
+        elif change == "replace":
+            Path(path + ".new").write_bytes(data)
+            os.replace(path + ".new", path)
+        else:
+            stat = os.stat(path)
+            Path(path).write_bytes(data.replace(b"I'll run", b"I'd run "))
+            os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+        return planned
+
+    monkeypatch.setattr(chunks, "cuts", cuts_then_change)
+    out = tmp_path / "out.md"
+    with pytest.raises(DataError) as raised:
+        run([str(source)], reading=Reading(), sink=Sink("markdown", str(out)), jobs=2)
+    message = str(raised.value)
+    assert str(source) in message and found in message and "--jobs 1" in message, message
+    assert not out.exists()
+
+
+def test_a_file_growing_under_the_pieces_is_read_to_its_planned_size_with_a_warning(tmp_path, monkeypatch, capsys):
+    from sessionport.errors import DataError
+    from sessionport.pipeline import chunks
+    from sessionport.pipeline.run import Reading, Sink, run
+
+    source = _long_rollout(tmp_path / "rollout.jsonl", 400)
+    size = source.stat().st_size
+    _in_pieces(monkeypatch)
+    real_cuts = chunks.cuts
+
+    def cuts_then_grow(path, size, chunk, warm_up):
+        planned = real_cuts(path, size, chunk, warm_up)
+        with open(path, "ab") as f:
+            f.write(ROLLOUT.read_text().splitlines()[11].encode() + b"\n")
+        return planned
+
+    monkeypatch.setattr(chunks, "cuts", cuts_then_grow)
+    out = tmp_path / "out.jsonl"
+    run([str(source)], reading=Reading(), sink=Sink("portable-jsonl", str(out)), jobs=2)
+    assert out.exists()
+    warned = capsys.readouterr().err
+    assert f"{source}: the file grew while it was read in pieces (--jobs): its first {size:,} bytes" in warned, warned
+    with pytest.raises(DataError, match="grew while it was read in pieces"):
+        run([str(source)], reading=Reading(strict=True), sink=Sink("portable-jsonl", str(tmp_path / "strict.jsonl")), jobs=2)
+    assert not (tmp_path / "strict.jsonl").exists()
+    assert size < source.stat().st_size
+
+
+def test_a_rollout_appended_to_while_jobs_read_it_warns(tmp_path):
+    """The real program, a writer appending the whole time (a live session):
+    the pieces read what the file held when they were planned, and say so."""
+    import subprocess
+    import sys
+    import threading
+
+    from sessionport.pipeline import chunks
+
+    source = _long_rollout(tmp_path / "rollout.jsonl", 20_000)
+    reply = (ROLLOUT.read_text().splitlines()[11] + "\n").encode()
+    env = dict(__import__("os").environ, **{chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "256k", chunks.WARM_UP_ENV: "0"})
+    env.pop("SESSIONPORT_DEBUG", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sessionport", "convert", str(source), "--to", "portable-jsonl", "--jobs", "2", "-o", str(tmp_path / "out.jsonl")],
+        stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, env=env,
+    )
+    done = threading.Event()
+
+    def append():
+        with open(source, "ab", buffering=0) as f:
+            while not done.is_set():
+                f.write(reply)
+                time.sleep(0.002)
+
+    writer = threading.Thread(target=append)
+    writer.start()
+    try:
+        stderr = process.communicate(timeout=120)[1]
+    finally:
+        done.set()
+        writer.join()
+    assert process.returncode == 0, stderr
+    assert b"grew while it was read in pieces (--jobs)" in stderr and b"--jobs 1" in stderr, stderr
+    assert str(source).encode() in stderr
