@@ -655,12 +655,54 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
         else:
             ctx.warn(f"line {line_no}: invalid UTF-8 replaced with U+FFFD")
             return value
-    if not complete:
+    if not complete and _ends_early(error):
         ctx.damaged_tail(f"the last line is incomplete ({len(line)} bytes, {error.msg})", line=line_no)
+        return None
+    place = describe_refused_value(error)
+    if place is not None:
+        # a line complete in itself (a one-line JSON document without a
+        # newline at the end too) with a value JSON readers refuse: not a
+        # torn tail, and the error names the value and where it is
+        ctx.bad_record(place[0], line=line_no, path=place[1], hint=place[2])
         return None
     snippet = _excerpt(text)
     cause = "; it holds NUL bytes, as a crash while writing leaves" if b"\x00" in line else ""
     ctx.bad_record(f"expected a JSON object on this line, found {snippet!r} ({error.msg}{cause})", line=line_no, **_shape_hint(text, line_no))
+
+
+def _ends_early(error: orjson.JSONDecodeError) -> bool:
+    """Whether orjson stopped at the end of the text (a line cut while being
+    written), not at something wrong inside it."""
+    doc = getattr(error, "doc", None)
+    if not isinstance(doc, str) or not isinstance(error.pos, int):
+        return True
+    return error.pos >= len(doc.rstrip(" \t\r\n\x00"))
+
+
+_NUMBER_START = frozenset("-0123456789")
+_TOKEN_END = re.compile(r"[\s,\]}]")
+
+
+def describe_refused_value(error: orjson.JSONDecodeError) -> tuple[str, str, str] | None:
+    """For a number JSON readers refuse (beyond a 64-bit float: ``1e999``)
+    or a non-JSON constant (``NaN``, ``Infinity``): what the error says, the
+    JSON path of the value and what to try; None for other errors."""
+    doc = getattr(error, "doc", None)
+    pos = error.pos
+    if not isinstance(doc, str) or not isinstance(pos, int) or pos >= len(doc):
+        return None
+    end = _TOKEN_END.search(doc, pos, pos + 80)
+    token = doc[pos : end.start() if end else min(len(doc), pos + 40)]
+    if "infinity" in error.msg and token[:1] in _NUMBER_START:
+        found = f"the number {token} is out of range (beyond a 64-bit float, about 1.8e308)"
+    elif token.lstrip("-+") in ("NaN", "Infinity", "inf", "nan"):
+        found = f"{token} is not a JSON value (JavaScript writes it; JSON has no NaN or Infinity)"
+    else:
+        return None
+    from sessionport.jsondoc import path_at
+
+    path = path_at(doc[:pos].encode("utf-8", "replace"))
+    return found, path, "replace the value (null, or a number in range)"
 
 
 # What an error quotes of an unreadable line, and the stretch redacted

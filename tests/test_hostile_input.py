@@ -308,3 +308,67 @@ def test_a_rollout_appended_to_while_jobs_read_it_warns(tmp_path):
     assert process.returncode == 0, stderr
     assert b"grew while it was read in pieces (--jobs)" in stderr and b"--jobs 1" in stderr, stderr
     assert str(source).encode() in stderr
+
+
+# -- 4. numbers JSON readers refuse -------------------------------------------------
+
+LEGACY = FIXTURES / "gemini-cli" / "session-2026-03-01T10-00-legacy01.json"
+
+
+def _legacy_with(tmp_path: Path, value: str, *, one_line: bool, newline: bool = False) -> Path:
+    document = json.loads(LEGACY.read_text())
+    text = json.dumps(document, separators=(",", ":")) if one_line else json.dumps(document, indent=2)
+    marker = '"id":"m1",' if one_line else '"id": "m1",'
+    assert marker in text
+    text = text.replace(marker, marker + ('"n":' if one_line else ' "n": ') + value + ",", 1)
+    path = tmp_path / "session-2026-03-01T10-00-legacy01.json"
+    path.write_text(text + ("\n" if newline else ""))
+    return path
+
+
+@pytest.mark.parametrize("one_line,newline", [(True, False), (True, True), (False, True)], ids=["one-line-no-newline", "one-line", "pretty"])
+@pytest.mark.parametrize(
+    "value,found",
+    [
+        ("1e999", "the number 1e999 is out of range"),
+        ("-1e400", "the number -1e400 is out of range"),
+        ("NaN", "NaN is not a JSON value"),
+        ("Infinity", "Infinity is not a JSON value"),
+    ],
+)
+def test_gemini_legacy_json_with_a_refused_number_names_it_and_its_path(tmp_path, one_line, newline, value, found):
+    """A one-line legacy document without a newline was taken for a torn
+    last line: a warning, exit 0 and no message at all."""
+    path = _legacy_with(tmp_path, value, one_line=one_line, newline=newline)
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    err = result.stderr.decode()
+    assert result.returncode == 1, err
+    assert "incomplete" not in err and "Traceback" not in err
+    assert str(path) in err and "$.messages[0].n" in err and found in err and "replace the value" in err, err
+
+
+def test_a_huge_integer_in_a_json_document_is_named(tmp_path):
+    path = _legacy_with(tmp_path, "123456789012345678901234567890", one_line=False, newline=True)
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 1
+    assert b"$.messages[0].n: the integer 123456789012345678901234567890 is out of range" in result.stderr, result.stderr
+
+
+def test_a_torn_last_line_is_still_a_torn_tail(tmp_path):
+    lines = (FIXTURES / "claude-code" / "session.jsonl").read_text().splitlines()
+    path = tmp_path / "torn.jsonl"
+    path.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0 and b"the last line is incomplete" in result.stderr, result.stderr
+
+
+def test_a_refused_number_in_a_jsonl_line_is_skipped_with_skip_bad(tmp_path):
+    lines = (FIXTURES / "claude-code" / "session.jsonl").read_text().splitlines()
+    record = json.loads(lines[1])
+    bad = json.dumps(record)[:-1] + ', "costUSD": 1e999}'
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join([lines[0], bad, *lines[2:]]) + "\n")
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 1 and b"line 2, at $.costUSD: the number 1e999 is out of range" in result.stderr, result.stderr
+    result = run_cli("convert", path, "--to", "portable-jsonl", "--skip-bad")
+    assert result.returncode == 0 and b"skipped 1 unreadable record(s)" in result.stderr, result.stderr
