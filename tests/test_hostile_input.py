@@ -372,3 +372,73 @@ def test_a_refused_number_in_a_jsonl_line_is_skipped_with_skip_bad(tmp_path):
     assert result.returncode == 1 and b"line 2, at $.costUSD: the number 1e999 is out of range" in result.stderr, result.stderr
     result = run_cli("convert", path, "--to", "portable-jsonl", "--skip-bad")
     assert result.returncode == 0 and b"skipped 1 unreadable record(s)" in result.stderr, result.stderr
+
+
+# -- 5. lines of many small keys ------------------------------------------------------
+
+
+def _peak(args: list, env: dict | None = None) -> tuple[int, int, bytes]:
+    """Exit code, peak RSS (MB) and stderr of the real program, measured in a
+    process of its own (RUSAGE_CHILDREN holds only that run)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, resource, subprocess, sys\n"
+        f"r = subprocess.run([sys.executable, '-m', 'sessionport', *{[str(a) for a in args]!r}], capture_output=True, env=dict(os.environ, **{env or {}!r}))\n"
+        "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+        "sys.stderr.buffer.write(r.stderr)\n"
+    )
+    probe = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=300)
+    rc, peak = map(int, probe.stdout.split())
+    return rc, peak, probe.stderr
+
+
+def _many_keys_session(path: Path, keys: int) -> Path:
+    head = {"type": "user", "message": {"role": "user", "content": "hello"}, "uuid": "u1", "sessionId": "s1", "timestamp": "2025-01-01T00:00:00Z"}
+    wide = dict(head, uuid="u2", parentUuid="u1", timestamp="2025-01-01T00:00:01Z")
+    line = json.dumps(wide, separators=(",", ":"))[:-1] + ',"extra":{' + ",".join(f'"k{n}":{n}' for n in range(keys)) + "}}"
+    after = dict(head, uuid="u3", parentUuid="u2", message={"role": "user", "content": "after"}, timestamp="2025-01-01T00:00:02Z")
+    path.write_text("\n".join([json.dumps(head), line, json.dumps(after)]) + "\n")
+    return path
+
+
+def test_a_line_of_too_many_keys_is_refused_with_little_memory(tmp_path):
+    """4.5 million keys and values in 40 MB: parsed, about 450 MB of Python
+    objects; refused before parsing, in about the line's size twice."""
+    source = _many_keys_session(tmp_path / "wide.jsonl", 2_250_000)
+    size_mb = source.stat().st_size >> 20
+    rc, peak, stderr = _peak(["convert", source, "--to", "portable-jsonl", "-o", tmp_path / "out.jsonl"])
+    assert rc == 1, stderr
+    assert b"line 2: this line (" in stderr and b"holds more than 4,000,000 keys and values" in stderr, stderr
+    assert b"SESSIONPORT_MAX_LINE_VALUES" in stderr and b"--skip-bad" in stderr
+    assert peak < 60 + 3 * size_mb, (peak, size_mb)
+    assert not (tmp_path / "out.jsonl").exists()
+    rc, peak, stderr = _peak(["convert", source, "--to", "portable-jsonl", "--skip-bad", "-o", tmp_path / "out.jsonl"])
+    assert rc == 0 and b"skipped 1 unreadable record(s)" in stderr, stderr
+    assert peak < 60 + 3 * size_mb, (peak, size_mb)
+    assert b'"text":"after"' in (tmp_path / "out.jsonl").read_bytes()
+
+
+def test_the_values_limit_is_set_by_the_environment(tmp_path):
+    source = _many_keys_session(tmp_path / "wide.jsonl", 60_000)
+    small = {"SESSIONPORT_MAX_LINE_VALUES": "100000"}
+    result = run_cli("convert", source, "--to", "portable-jsonl", env=small)
+    assert result.returncode == 1 and b"holds more than 100,000 keys and values" in result.stderr, result.stderr
+    assert run_cli("convert", source, "--to", "portable-jsonl").returncode == 0
+    result = run_cli("convert", source, "--to", "portable-jsonl", env={"SESSIONPORT_MAX_LINE_VALUES": "lots"})
+    assert result.returncode == 2 and b"SESSIONPORT_MAX_LINE_VALUES: 'lots'" in result.stderr, result.stderr
+
+
+def test_commas_and_colons_inside_strings_are_no_values(tmp_path):
+    """A long tool output full of commas (CSV, minified code) is text: it is
+    read, quickly (the count reads it once)."""
+    text = "a,b:c " * 200_000
+    record = {"type": "user", "message": {"role": "user", "content": text}, "uuid": "u1", "sessionId": "s1", "timestamp": "2025-01-01T00:00:00Z"}
+    source = tmp_path / "csv.jsonl"
+    source.write_text(json.dumps(record) + "\n")
+    started = time.monotonic()
+    result = run_cli("convert", source, "--from", "claude-code", "--to", "portable-jsonl", env={"SESSIONPORT_MAX_LINE_VALUES": "100000"})
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 30
+    assert text.encode() in result.stdout
