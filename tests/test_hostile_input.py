@@ -442,3 +442,33 @@ def test_commas_and_colons_inside_strings_are_no_values(tmp_path):
     assert result.returncode == 0, result.stderr
     assert time.monotonic() - started < 30
     assert text.encode() in result.stdout
+
+
+# -- a first line longer than the detection head ------------------------------------
+
+
+@pytest.mark.parametrize("how", ["file", "stdin", "gzip"])
+def test_a_first_line_longer_than_the_head_is_still_recognised(tmp_path, how):
+    """A session whose first record is a long pasted prompt (200 KB) left
+    the sniffers no complete line in their 64 KiB: "the format could not be
+    recognised"."""
+    import gzip
+
+    lines = (FIXTURES / "claude-code" / "session.jsonl").read_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if json.loads(line).get("type") == "user")
+    record = json.loads(lines[first])
+    record["message"]["content"] = "pasted log line\n" * 12_500
+    source = tmp_path / "long-first.jsonl"
+    source.write_text("\n".join([json.dumps(record), *lines[first + 1 :]]) + "\n")
+    expected = run_cli("convert", source, "--from", "claude-code", "--to", "portable-jsonl")
+    assert expected.returncode == 0, expected.stderr
+    if how == "file":
+        result = run_cli("convert", source, "--to", "portable-jsonl")
+    elif how == "stdin":
+        result = run_cli("convert", "-", "--to", "portable-jsonl", input=source.read_bytes())
+    else:
+        packed = tmp_path / "long-first.jsonl.gz"
+        packed.write_bytes(gzip.compress(source.read_bytes()))
+        result = run_cli("convert", packed, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == expected.stdout

@@ -151,9 +151,9 @@ def copies_pieces(stages: Any, sink: Any) -> bool:
 
 
 def _detect(inp):
-    from sessionport.detect import detect
+    from sessionport.detect import detect_input
 
-    return detect(inp.head, inp.name, get_registry())
+    return detect_input(inp, get_registry())
 
 
 def _refusal(spec: str | None, reading: Any, stages: Any, sink: Any, workers: int) -> str | None:
