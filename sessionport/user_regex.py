@@ -88,18 +88,33 @@ class UserPattern:
     use: ``search``, ``finditer``, ``groups``, ``groupindex``, ``pattern``.
     A match's groups may be named (``span("s")``), as with ``re``."""
 
-    __slots__ = ("pattern", "_compiled", "groups", "groupindex", "search")
+    __slots__ = ("pattern", "_compiled", "groups", "groupindex")
 
     def __init__(self, pattern: str, compiled) -> None:
         self.pattern = pattern
         self._compiled = compiled
         self.groups = compiled.groups
         self.groupindex = dict(compiled.groupindex)
-        self.search = compiled.search
+
+    def search(self, text: str):
+        try:
+            return self._compiled.search(text)
+        except UnicodeEncodeError:
+            return self._compiled.search(_encodable(text))
 
     def finditer(self, text: str) -> Iterator["_Match"]:
-        for match in self._compiled.finditer(text):
-            yield _Match(match, self.groupindex)
+        matches = self._compiled.finditer(text)
+        try:
+            first = next(matches, None)  # the text is encoded here
+        except UnicodeEncodeError:
+            matches = self._compiled.finditer(_encodable(text))
+            first = next(matches, None)
+        if first is None:
+            return
+        names = self.groupindex
+        yield _Match(first, names)
+        for match in matches:
+            yield _Match(match, names)
 
     def span_of(self, match, group: int | str = 0) -> tuple[int, int]:
         if isinstance(group, str):
@@ -108,6 +123,20 @@ class UserPattern:
 
     def __repr__(self) -> str:
         return f"UserPattern({self.pattern!r})"
+
+
+_SURROGATE = None
+
+
+def _encodable(text: str) -> str:
+    """``text`` with each lone surrogate (no UTF-8 holds one, and RE2 reads
+    UTF-8) as U+FFFD: one code point for one, so match positions stay."""
+    global _SURROGATE
+    if _SURROGATE is None:
+        import re
+
+        _SURROGATE = re.compile("[\ud800-\udfff]")
+    return _SURROGATE.sub("\ufffd", text)
 
 
 class _Match:

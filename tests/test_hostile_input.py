@@ -472,3 +472,13 @@ def test_a_first_line_longer_than_the_head_is_still_recognised(tmp_path, how):
         result = run_cli("convert", packed, "--to", "portable-jsonl")
     assert result.returncode == 0, result.stderr
     assert result.stdout == expected.stdout
+
+
+def test_user_patterns_take_text_holding_lone_surrogates():
+    """RE2 reads UTF-8, which holds no lone surrogate: such text (a string
+    cut inside an emoji that reached the stream) must not end the run."""
+    from sessionport.user_regex import compile_user
+
+    pattern = compile_user(r"(?P<s>a+)", "--pattern")
+    assert pattern.search("\ud83daa").span() == (1, 3)
+    assert [m.span("s") for m in pattern.finditer("x\udfffaa b a")] == [(2, 4), (7, 8)]
