@@ -733,15 +733,15 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
         else:
             ctx.warn(f"line {line_no}: invalid UTF-8 replaced with U+FFFD")
             return value
-    if not complete and _ends_early(error):
+    place = describe_refused_value(error) if complete or not _ends_early(error) else None
+    if not complete and place is None:
         ctx.damaged_tail(f"the last line is incomplete ({len(line)} bytes, {error.msg})", line=line_no)
         return None
-    place = describe_refused_value(error)
     if place is not None:
         # a line complete in itself (a one-line JSON document without a
         # newline at the end too) with a value JSON readers refuse: not a
         # torn tail, and the error names the value and where it is
-        ctx.bad_record(place[0], line=line_no, path=place[1], hint=place[2])
+        ctx.bad_record(place[0], line=line_no, path=place[1], hint=place[2] + ", or skip the record with --skip-bad")
         return None
     snippet = _excerpt(text)
     cause = "; it holds NUL bytes, as a crash while writing leaves" if b"\x00" in line else ""
