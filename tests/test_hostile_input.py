@@ -482,3 +482,13 @@ def test_user_patterns_take_text_holding_lone_surrogates():
     pattern = compile_user(r"(?P<s>a+)", "--pattern")
     assert pattern.search("\ud83daa").span() == (1, 3)
     assert [m.span("s") for m in pattern.finditer("x\udfffaa b a")] == [(2, 4), (7, 8)]
+
+
+def test_contains_agrees_with_search():
+    from sessionport.user_regex import compile_user
+
+    texts = ["", "a" * 50 + "b", "¿café?", "line\nnext", "ünïcödé 123", "x\ud83dy"]
+    for source in [r"(a+)+$", r"\w+", r"^caf", r"(?i)CAFÉ", r"\d{3}", r"(?s)line.next", r"^next", "y$"]:
+        pattern = compile_user(source, "--grep")
+        for text in texts:
+            assert pattern.contains(text) == (pattern.search(text) is not None), (source, text)

@@ -40,7 +40,7 @@ def session_matches(session: dict, prefixes: Sequence[str], titles: Sequence[Use
             return False
     if titles:
         title = session.get("title")
-        if not isinstance(title, str) or not any(t.search(title) for t in titles):
+        if not isinstance(title, str) or not any(t.contains(title) for t in titles):
             return False
     return True
 

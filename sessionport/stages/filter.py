@@ -163,7 +163,7 @@ def build_predicate(
         from sessionport.user_regex import compile_any
 
         pattern = compile_any(grep, "--grep", ignore_case=ignore_case)
-        checks.append(lambda e: pattern.search(_searchable_text(e)) is not None)
+        checks.append(lambda e: pattern.contains(_searchable_text(e)))
     if since is not None or until is not None:
         checks.append(_time_predicate(since, until))
     if no_thinking:
