@@ -96,20 +96,21 @@ def detect(head: bytes, name: str, registry: Registry) -> Importer:
     return registry.importer(ranked[0][1])
 
 
-def detect_input(inp, registry: Registry) -> Importer:
+def detect_input(inp, registry: Registry, detect_head=None) -> Importer:
     """:func:`detect` for an opened input (``sessionport.io.Input``).  A
     first line longer than the head (a first prompt with a long paste, an
     inline image) leaves the sniffers no complete line: then they look
     again at up to 4 MiB of it (put back in front of the stream for the
-    reader)."""
+    reader).  ``detect_head`` is :func:`detect` unless given."""
+    detect_head = detect_head or detect
     try:
-        return detect(inp.head, inp.name, registry)
+        return detect_head(inp.head, inp.name, registry)
     except DetectionError:
         longer = _first_line_head(inp)
         if longer is None:
             raise
         try:
-            return detect(longer, inp.name, registry)
+            return detect_head(longer, inp.name, registry)
         except DetectionError:
             pass
         raise

@@ -556,26 +556,26 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     share its fate: when the output fails or is interrupted they are removed
     with the partial file (a pipe closed early is no failure: they stay).
     """
-    images = sys.modules.get("sessionport.render.images")  # loaded once an image was shown
-    position = images.mark() if images is not None else 0
+    companions = sys.modules.get("sessionport.companions")  # loaded once a file was written beside an output
+    position = companions.mark() if companions is not None else 0
     try:
         with _open_output(path, inputs) as out:
             yield out
     except BrokenPipeError:
-        _keep_images(position)
+        _keep_companions(position)
         raise
     except BaseException:
-        images = sys.modules.get("sessionport.render.images")
-        if images is not None:
-            images.discard_since(position)
+        companions = sys.modules.get("sessionport.companions")
+        if companions is not None:
+            companions.discard_since(position)
         raise
-    _keep_images(position)
+    _keep_companions(position)
 
 
-def _keep_images(position: int) -> None:
-    images = sys.modules.get("sessionport.render.images")
-    if images is not None:
-        images.keep_since(position)
+def _keep_companions(position: int) -> None:
+    companions = sys.modules.get("sessionport.companions")
+    if companions is not None:
+        companions.keep_since(position)
 
 
 @contextlib.contextmanager

@@ -265,7 +265,7 @@ def _path(prefix: str) -> str:
 # A document this size or smaller is read again to name the value yajl
 # refused (it says "integer overflow", not which one nor where).
 LOCATE_LIMIT = 64 << 20
-_BIG_INTEGER = re.compile(rb"-?[0-9]{19,}")
+_BIG_INTEGER = lazy(rb"-?[0-9]{19,}")
 
 
 def _locate_refused_value(ctx, reason: str) -> tuple[str, str, str] | None:

@@ -758,7 +758,7 @@ def _ends_early(error: orjson.JSONDecodeError) -> bool:
 
 
 _NUMBER_START = frozenset("-0123456789")
-_TOKEN_END = re.compile(r"[\s,\]}]")
+_TOKEN_END = lazy(r"[\s,\]}]")
 
 
 def describe_refused_value(error: orjson.JSONDecodeError) -> tuple[str, str, str] | None:

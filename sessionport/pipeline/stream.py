@@ -68,7 +68,7 @@ def read(
             if is_blank(inp.head):
                 ctx.warn("the input is empty; no sessions in it")
                 return
-            importer = detect_input(inp, registry)
+            importer = detect_input(inp, registry, lambda head, name, known: detect(head, name, known))
         ctx.options.setdefault("_format", importer.name)
         source_stream = inp.stream if head is None else _Head(inp.stream, head)
         if run is not None:

@@ -22,6 +22,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from sessionport import companions
+
 MAX_IMAGE_BYTES = 5 << 20
 MAX_IMAGES_PER_MESSAGE = 20
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
@@ -97,8 +99,8 @@ def images_of(message: dict) -> Iterator[Image]:
 # The images of a document are written while the document is, beside it.
 # Each image goes to a hidden partial file first and is linked to its name
 # only when complete, so a name never holds half an image; the names this
-# process wrote are kept in a ledger, so when the document's output fails or
-# is interrupted (``sessionport.io.open_output``) they are removed again, with
+# process wrote are noted in :mod:`sessionport.companions`, so when the
+# document's output fails or is interrupted they are removed again, with
 # the folders made for them, and a run that writes no document leaves no
 # images.  Names are ``image-NNNN.EXT`` in the given folder, nothing from the
 # transcript, so no image lands outside it; an existing name (an input,
@@ -106,32 +108,7 @@ def images_of(message: dict) -> Iterator[Image]:
 
 _PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
-_written: list[str] = []  # image files and folders this process made, in order
 _reserved: set[str] = set()  # the documents' own paths: never an image's
-
-
-def mark() -> int:
-    """Where the ledger stands: what :func:`discard_since` goes back to."""
-    return len(_written)
-
-
-def keep_since(position: int) -> None:
-    """The output these images belong to is complete: they stay."""
-    del _written[position:]
-
-
-def discard_since(position: int) -> None:
-    """The output these images belong to failed: remove the files and the
-    (then empty) folders made since ``position``, newest first."""
-    made, _written[position:] = _written[position:], []
-    for path in reversed(made):
-        try:
-            if path.endswith(os.sep):
-                os.rmdir(path)
-            else:
-                os.unlink(path)
-        except OSError:
-            pass  # a folder something else wrote into stays, as does a file gone already
 
 
 def image_directory(directory: str, output: str) -> tuple[str, str]:
@@ -154,7 +131,8 @@ def image_directory(directory: str, output: str) -> tuple[str, str]:
         os.makedirs(directory, exist_ok=True)
     except OSError as exc:
         raise UsageError(f"--images {directory!r}: cannot make the directory ({exc.strerror or exc})") from None
-    _written.extend(folder + os.sep for folder in reversed(missing))
+    for folder in reversed(missing):
+        companions.note_folder(folder)
     if output and not output.startswith("<") and output != "-":
         _reserved.add(os.path.realpath(output))
         base = os.path.dirname(os.path.abspath(output))
@@ -197,7 +175,7 @@ def write_image(directory: str, number: int, extension: str, data: bytes) -> tup
         except OSError as exc:
             raise OutputError(f"{path}: cannot write the image: {_reason(exc)}") from None
         if placed:
-            _written.append(path)
+            companions.note_file(path)
             return number, name
         number += 1  # taken between the look and the link
 
