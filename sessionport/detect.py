@@ -96,6 +96,57 @@ def detect(head: bytes, name: str, registry: Registry) -> Importer:
     return registry.importer(ranked[0][1])
 
 
+def detect_input(inp, registry: Registry, detect_head=None) -> Importer:
+    """:func:`detect` for an opened input (``sessionport.io.Input``).  A
+    first line longer than the head (a first prompt with a long paste, an
+    inline image) leaves the sniffers no complete line: then they look
+    again at up to 4 MiB of it (put back in front of the stream for the
+    reader).  ``detect_head`` is :func:`detect` unless given."""
+    detect_head = detect_head or detect
+    try:
+        return detect_head(inp.head, inp.name, registry)
+    except DetectionError:
+        longer = _first_line_head(inp)
+        if longer is None:
+            raise
+        try:
+            return detect_head(longer, inp.name, registry)
+        except DetectionError:
+            pass
+        raise
+
+
+def _first_line_head(inp) -> bytes | None:
+    head = inp.head
+    if b"\n" in head or len(head) < (64 << 10) or head.lstrip(b" \t\r\xef\xbb\xbf")[:1] != b"{":
+        return None
+    import io
+
+    from sessionport.io import READ_BUFFER, _Prepended
+
+    stream = inp.stream
+    parts: list[bytes] = []
+    taken = 0
+    try:
+        while taken < FIRST_LINE_LOOK:
+            part = stream.read(min(READ_BUFFER, FIRST_LINE_LOOK - taken))
+            if not part:
+                break
+            parts.append(part)
+            taken += len(part)
+            if b"\n" in part:
+                break
+    finally:
+        # what was read goes back in front of the rest, for the reader
+        read = b"".join(parts)
+        inp.stream = io.BufferedReader(_Prepended(read, stream), buffer_size=READ_BUFFER)
+    return read if b"\n" in read and read.startswith(head) else None
+
+
+# How far a first line longer than the head is read for detection.
+FIRST_LINE_LOOK = 4 << 20
+
+
 def _reshaped(head: bytes, registry: Registry) -> str | None:
     """What to try for the records of a JSON Lines format put in one JSON
     array, or pretty-printed over several lines (an export tool's or a

@@ -550,6 +550,36 @@ def _os_error(target: str, exc: OSError) -> OutputError:
 
 @contextlib.contextmanager
 def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator[BinaryIO]:
+    """Yield a binary stream for the output (see :func:`_open_output`).
+
+    The image files Markdown's ``--images DIR`` writes beside the document
+    share its fate: when the output fails or is interrupted they are removed
+    with the partial file (a pipe closed early is no failure: they stay).
+    """
+    companions = sys.modules.get("sessionport.companions")  # loaded once a file was written beside an output
+    position = companions.mark() if companions is not None else 0
+    try:
+        with _open_output(path, inputs) as out:
+            yield out
+    except BrokenPipeError:
+        _keep_companions(position)
+        raise
+    except BaseException:
+        companions = sys.modules.get("sessionport.companions")
+        if companions is not None:
+            companions.discard_since(position)
+        raise
+    _keep_companions(position)
+
+
+def _keep_companions(position: int) -> None:
+    companions = sys.modules.get("sessionport.companions")
+    if companions is not None:
+        companions.keep_since(position)
+
+
+@contextlib.contextmanager
+def _open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator[BinaryIO]:
     """Yield a binary stream for the output.
 
     With a path, the data goes to a temporary file in the same directory,

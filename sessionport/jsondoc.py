@@ -16,6 +16,8 @@ than building the items in Python.
 from __future__ import annotations
 
 import codecs
+import io
+import os
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
@@ -260,6 +262,108 @@ def _path(prefix: str) -> str:
     return (prefix or "$").replace(".item", "[]")
 
 
+# A document this size or smaller is read again to name the value yajl
+# refused (it says "integer overflow", not which one nor where).
+LOCATE_LIMIT = 64 << 20
+_BIG_INTEGER = lazy(rb"-?[0-9]{19,}")
+
+
+def _locate_refused_value(ctx, reason: str) -> tuple[str, str, str] | None:
+    """For a number out of range or a ``NaN``/``Infinity`` in a plain JSON
+    file on disk: the error naming the value and its exact JSON path, as
+    for a JSON Lines line; None when it cannot be found cheaply."""
+    if not ("overflow" in reason or "invalid char" in reason):
+        return None
+    path = getattr(ctx, "path", None)
+    try:
+        if not path or os.path.getsize(path) > LOCATE_LIMIT:
+            return None
+        with open(path, "rb") as f:
+            data = f.read(LOCATE_LIMIT + 1)
+    except (OSError, TypeError, ValueError):
+        return None
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    if data.lstrip()[:1] not in (b"{", b"["):
+        return None  # compressed, or not the text that was parsed
+    from sessionport.jsonl import describe_refused_value
+
+    if "integer overflow" in reason:
+        for match in _BIG_INTEGER.finditer(data):
+            if not data[: match.start()].rstrip().endswith((b":", b",", b"[")):
+                continue
+            value = int(match.group())
+            if -(2**63) <= value < 2**64:
+                continue
+            token = match.group().decode()
+            shown = token if len(token) <= 40 else token[:20] + "..." + token[-8:]
+            return (
+                f"the integer {shown} is out of range for this JSON reader (beyond 64 bits)",
+                path_at(data[: match.start()]),
+                "replace the value (null, or a number in range)",
+            )
+        return None
+    import orjson
+
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return describe_refused_value(exc)
+    return None
+
+
+def path_at(head: bytes, max_depth: int = 128) -> str:
+    """The JSON path (``messages[3].tokens``) of the value that begins where
+    ``head``, the start of a JSON text, ends; for an error's message.  Read
+    with ijson's basic events (no prefix strings: linear in ``head``); past
+    ``max_depth`` levels the path is cut with ``...``."""
+    import ijson
+
+    stack: list[list] = []  # [key or None] for an object, [index] for an array
+    deep = 0
+
+    def step() -> None:
+        if stack and isinstance(stack[-1][0], int):
+            stack[-1][0] += 1
+
+    try:
+        for event, value in ijson.basic_parse(io.BytesIO(head), use_float=True):
+            if event == "map_key":
+                if not deep:
+                    stack[-1][0] = value
+            elif event in ("start_map", "start_array"):
+                if not deep:
+                    step()
+                if len(stack) >= max_depth or deep:
+                    deep += 1
+                else:
+                    stack.append([None] if event == "start_map" else [-1])
+            elif event in ("end_map", "end_array"):
+                if deep:
+                    deep -= 1
+                elif stack:
+                    stack.pop()
+            elif not deep:
+                step()
+    except Exception:  # the head ends inside the value: what was read is the path
+        pass
+    if stack and isinstance(stack[-1][0], int):
+        stack[-1][0] += 1  # the value at the cut is the next element
+    path = "$"
+    for (part,) in stack:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part is not None:
+            path += f".{part}" if part.isidentifier() else f"[{json_quote(part)}]"
+    return path + ("..." if deep else "")
+
+
+def json_quote(text: str) -> str:
+    import orjson
+
+    return orjson.dumps(text).decode()
+
+
 def walk_document(
     stream: BinaryIO,
     ctx: ReadContext,
@@ -335,6 +439,11 @@ def walk_document(
         if "premature EOF" in reason:
             ctx.damaged_tail(f"the JSON document ends early, inside {where}")
         else:
+            located = _locate_refused_value(ctx, reason)
+            if located is not None:
+                problem, path, hint = located
+                ctx.bad_record(problem, path=path, hint=hint)
+                return
             several = "trailing garbage" in reason and where == "$"
             ctx.bad_record(
                 f"invalid JSON inside {where}: {reason}",

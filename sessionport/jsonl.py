@@ -24,9 +24,11 @@ it (:func:`value_too_deep`).
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
+from itertools import islice
 from typing import Any, BinaryIO, Iterator
 
 import orjson
@@ -138,6 +140,73 @@ def max_line_size(ctx: ReadContext) -> int:
         raise UsageError(f"--max-line-size / {MAX_LINE_ENV}: {exc}") from None
 
 
+# Keys and values one line may hold.  Parsed, each costs a Python object
+# (about 55 bytes for a small key or number, against its 3-5 bytes of
+# text), so a 64 MiB line of small keys took 750 MB; this bound keeps a
+# line's objects near 220 MB, below what a 64 MiB line of text costs.  A
+# line shorter than the bound cannot exceed it: only long lines are counted.
+DEFAULT_MAX_LINE_VALUES = 4_000_000
+MAX_LINE_VALUES_ENV = "SESSIONPORT_MAX_LINE_VALUES"
+
+
+def max_line_values(ctx: ReadContext | None = None) -> int:
+    """The most keys and values a line may hold (:data:`DEFAULT_MAX_LINE_VALUES`,
+    or ``SESSIONPORT_MAX_LINE_VALUES``)."""
+    value = os.environ.get(MAX_LINE_VALUES_ENV)
+    if not value:
+        return DEFAULT_MAX_LINE_VALUES
+    try:
+        number = int(value.replace("_", "").replace(",", ""))
+        if number < 1:
+            raise ValueError
+    except ValueError:
+        from sessionport.errors import UsageError
+
+        raise UsageError(f"{MAX_LINE_VALUES_ENV}: {value!r} is not a positive whole number (keys and values per line)") from None
+    return number
+
+
+def line_values(line: bytes, limit: int) -> int:
+    """About how many keys and values ``line`` holds: its commas and colons
+    outside strings, counted only as far as needed to compare with
+    ``limit`` (the quick count of all of them first)."""
+    quick = line.count(b",") + line.count(b":")
+    if quick <= limit:
+        return quick
+    # Commas and colons inside strings (a tool's output) are no values:
+    # count yajl's events, one at a time (nothing built, nothing held),
+    # and only up to the limit.  The line goes to yajl in 1 MiB pieces:
+    # ijson's default 64 KiB ones gather a long string again at every
+    # piece (an 18 MB string: 4 s instead of 0.4 s), and ijson keeps all
+    # the events of one piece at once (the whole line in one: 600 MB).  An unreadable line gives what was
+    # counted; orjson then names its error.
+    import ijson
+
+    counted = 0
+    try:
+        for counted, _ in enumerate(islice(ijson.basic_parse(io.BytesIO(line), buf_size=1 << 20, use_float=True), limit + 1), 1):
+            pass
+    except Exception:
+        pass
+    return counted
+
+
+def refuse_many_values(line: bytes, line_no: int, ctx: ReadContext, limit: int) -> bool:
+    """Whether ``line`` holds more keys and values than ``limit``: then a
+    bad record (raises unless --skip-bad), never parsed."""
+    found = line_values(line, limit)
+    if found <= limit:
+        return False
+    ctx.bad_record(
+        f"this line ({human_bytes(len(line))}) holds more than {limit:,} keys and values, the limit per line: "
+        f"parsed, each would be a Python object (more than {limit * 55 >> 20:,} MB for them)",
+        line=line_no,
+        hint=f"no real transcript line holds this many; raise the limit with {MAX_LINE_VALUES_ENV}=N if the file is genuine, "
+        "or skip the line with --skip-bad",
+    )
+    return True
+
+
 def refuse_long_line(first: bytes, limit: int, line_no: int, ctx: ReadContext) -> None:
     """Report a line longer than ``limit`` as a bad record (raises unless
     --skip-bad); ``first`` is its first piece, at most ``_PIECE`` bytes."""
@@ -198,6 +267,7 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext, *, check_depth: bool = True) 
     check for a line it read in a shape that cannot nest that deep.
     """
     limit = max_line_size(ctx)
+    values = max_line_values(ctx)
     readline = stream.readline
     piece = min(_PIECE, limit + 1)  # a line longer than the limit never fits one piece
     small = min(piece, _SMALL_INPUT)
@@ -216,6 +286,8 @@ def iter_lines(stream: BinaryIO, ctx: ReadContext, *, check_depth: bool = True) 
                 raw = _long_line(raw, readline, limit, line_no, ctx)
                 if raw is None:
                     continue
+            if len(raw) > values and refuse_many_values(raw, line_no, ctx, values):
+                continue
         if first:
             first = False
             if raw.startswith(BOM):
@@ -339,11 +411,12 @@ class LineCleaner:
     padding (one warning), the length and depth bounds.  The same warnings
     and bad records, at the same lines."""
 
-    __slots__ = ("ctx", "limit", "first", "nul_warned")
+    __slots__ = ("ctx", "limit", "values", "first", "nul_warned")
 
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
         self.limit = max_line_size(ctx)
+        self.values = max_line_values(ctx)
         self.first = True
         self.nul_warned = False
 
@@ -368,6 +441,8 @@ class LineCleaner:
             self.first = False
             if raw.startswith(BOM):
                 raw = raw[3:]
+        if len(raw) > self.values and refuse_many_values(raw, line_no, self.ctx, self.values):
+            return None
         line = raw.strip(_WHITESPACE)
         if line[:1] == b"\x00" or line[-1:] == b"\x00":
             if not self.nul_warned:
@@ -401,6 +476,7 @@ def iter_block_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, 
     """
     cleaner = LineCleaner(ctx)
     limit = cleaner.limit
+    values = cleaner.values
     strip = cleaner.strip
     first_piece = min(_PIECE, limit + 1)
     buffer = bytearray(INTO_BLOCK)
@@ -470,14 +546,16 @@ def iter_block_lines(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[int, 
         elif not size:
             return
         end = buffer.rfind(b"\n", pos, size) + 1 or pos
-        # No line of this stretch is over the limit when the stretch is not.
-        checked = end - pos > limit
+        # No line of this stretch is over the limits when the stretch is not.
+        checked = end - pos > limit or end - pos > values
         while pos < end:
             stop = find(b"\n", pos, end)
             line_no += 1
             # tobytes: the same bytes as bytes(view[...]), with less work a call
             if checked and stop - pos > limit:
                 refuse_long_line(bytes(view[pos : min(stop, pos + first_piece)]), limit, line_no, ctx)
+            elif checked and stop - pos > values and refuse_many_values(view[pos:stop].tobytes(), line_no, ctx, values):
+                pass
             elif buffer[pos] == 123 and not fresh and buffer[stop - 1] == 125:
                 yield line_no, view[pos:stop].tobytes(), True
             elif buffer[pos] == 123 and not fresh and buffer[stop - 1] == 13 and buffer[stop - 2] == 125 and stop - pos > 1:
@@ -655,12 +733,54 @@ def parse_line(line: bytes, line_no: int, complete: bool, ctx: ReadContext) -> A
         else:
             ctx.warn(f"line {line_no}: invalid UTF-8 replaced with U+FFFD")
             return value
-    if not complete:
+    place = describe_refused_value(error) if complete or not _ends_early(error) else None
+    if not complete and place is None:
         ctx.damaged_tail(f"the last line is incomplete ({len(line)} bytes, {error.msg})", line=line_no)
+        return None
+    if place is not None:
+        # a line complete in itself (a one-line JSON document without a
+        # newline at the end too) with a value JSON readers refuse: not a
+        # torn tail, and the error names the value and where it is
+        ctx.bad_record(place[0], line=line_no, path=place[1], hint=place[2] + ", or skip the record with --skip-bad")
         return None
     snippet = _excerpt(text)
     cause = "; it holds NUL bytes, as a crash while writing leaves" if b"\x00" in line else ""
     ctx.bad_record(f"expected a JSON object on this line, found {snippet!r} ({error.msg}{cause})", line=line_no, **_shape_hint(text, line_no))
+
+
+def _ends_early(error: orjson.JSONDecodeError) -> bool:
+    """Whether orjson stopped at the end of the text (a line cut while being
+    written), not at something wrong inside it."""
+    doc = getattr(error, "doc", None)
+    if not isinstance(doc, str) or not isinstance(error.pos, int):
+        return True
+    return error.pos >= len(doc.rstrip(" \t\r\n\x00"))
+
+
+_NUMBER_START = frozenset("-0123456789")
+_TOKEN_END = lazy(r"[\s,\]}]")
+
+
+def describe_refused_value(error: orjson.JSONDecodeError) -> tuple[str, str, str] | None:
+    """For a number JSON readers refuse (beyond a 64-bit float: ``1e999``)
+    or a non-JSON constant (``NaN``, ``Infinity``): what the error says, the
+    JSON path of the value and what to try; None for other errors."""
+    doc = getattr(error, "doc", None)
+    pos = error.pos
+    if not isinstance(doc, str) or not isinstance(pos, int) or pos >= len(doc):
+        return None
+    end = _TOKEN_END.search(doc, pos, pos + 80)
+    token = doc[pos : end.start() if end else min(len(doc), pos + 40)]
+    if "infinity" in error.msg and token[:1] in _NUMBER_START:
+        found = f"the number {token} is out of range (beyond a 64-bit float, about 1.8e308)"
+    elif token.lstrip("-+") in ("NaN", "Infinity", "inf", "nan"):
+        found = f"{token} is not a JSON value (JavaScript writes it; JSON has no NaN or Infinity)"
+    else:
+        return None
+    from sessionport.jsondoc import path_at
+
+    path = path_at(doc[:pos].encode("utf-8", "replace"))
+    return found, path, "replace the value (null, or a number in range)"
 
 
 # What an error quotes of an unreadable line, and the stretch redacted

@@ -97,7 +97,7 @@ def test_big_integers_in_a_json_document_are_a_clear_error_naming_the_path(tmp_p
     path = tmp_path / "doc.json"
     path.write_text(json.dumps({"schema": "sessionport/v1", "source": "x", "metadata": {"n": 2**70}, "messages": [{"role": "user", "text": "a"}]}))
     result = run_cli("convert", path, "--to", "portable-jsonl")
-    assert result.returncode == 1 and b"at metadata: invalid JSON inside metadata: parse error: integer overflow" in result.stderr
+    assert result.returncode == 1 and b"at $.metadata.n: the integer 1180591620717411303424 is out of range" in result.stderr, result.stderr
     lines = tmp_path / "doc.jsonl"
     lines.write_bytes(b'{"type":"session","schema":"sessionport/v1","source":"x","metadata":{"n":1180591620717411303424}}\n')
     assert _events(run_cli("convert", lines, "--to", "portable-jsonl"))[0]["metadata"]["n"] == float(2**70)

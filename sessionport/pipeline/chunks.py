@@ -151,9 +151,9 @@ def copies_pieces(stages: Any, sink: Any) -> bool:
 
 
 def _detect(inp):
-    from sessionport.detect import detect
+    from sessionport.detect import detect_input
 
-    return detect(inp.head, inp.name, get_registry())
+    return detect_input(inp, get_registry())
 
 
 def _refusal(spec: str | None, reading: Any, stages: Any, sink: Any, workers: int) -> str | None:
@@ -256,7 +256,8 @@ class _Split:
     def run(self) -> bool:
         inp, reading = self.inp, self.reading
         self.cpu = time.process_time()
-        size = inp.size or os.path.getsize(inp.path)
+        self.planned = os.stat(inp.path)
+        size = inp.size or self.planned.st_size
         chunk = max(MIN_CHUNK, -(-size // (self.workers * PIECES_PER_WORKER)))
         chunk = min(chunk, MAX_COPIED_CHUNK if self.copy else MAX_WRITTEN_HERE_CHUNK)
         chunk = _size_setting(CHUNK_SIZE_ENV, chunk)
@@ -296,6 +297,24 @@ class _Split:
             # is being removed, leaving the file behind and the removal's
             # error ("Directory not empty") in place of the piece's own.
             shutil.rmtree(scratch, ignore_errors=True)
+
+    def _unchanged(self, size: int, *, at_end: bool) -> None:
+        """Refuse the output when the file changed under the pieces (a
+        shrink, a replacement, a rewrite), as one process refuses a
+        damaged record; growth is a warning once all is read, as a torn
+        tail is (with ``--strict``: an error)."""
+        changed = changed_while_read(self.inp.name, self.inp.path, self.planned, size)
+        if changed is None:
+            return
+        message, growth = changed
+        from sessionport.errors import DataError
+
+        if growth and not at_end:
+            return  # the pieces read bytes the file still holds
+        if growth and not self.ctx.strict:
+            self.ctx.on_warning(f"{message}; {_CHANGED_HINT}")
+            return
+        raise DataError(self.inp.name, message.removeprefix(f"{self.inp.name}: "), hint=_CHANGED_HINT)
 
     def _pieces(self, pool, scratch: str, starts: list[int], windows: list[int], segments: list, size: int) -> bool:
         splitter, inp, reading = self.splitter, self.inp, self.reading
@@ -361,6 +380,7 @@ class _Split:
                 submit_more(index)
                 result = futures.pop(index).result()
                 if before is not None and not splitter.follows(before, result):
+                    self._unchanged(size, at_end=False)
                     again += 1
                     _remove(result.out)
                     result = splitter.read_piece(splitter.resumed(pieces[index], before))
@@ -369,6 +389,9 @@ class _Split:
                 yield result
                 _remove(result.out)
                 if result.error is not None:
+                    # a piece cut short by a file that shrank fails where its
+                    # bytes end: the change is what to report, not that line
+                    self._unchanged(size, at_end=False)
                     splitter.raise_error(result.error)
                 sums.add(result.sums)
                 if bar is not None:
@@ -377,6 +400,7 @@ class _Split:
                 before = result
 
         def end_events():
+            self._unchanged(size, at_end=True)
             events = splitter.end_events(before.end_state, sums, self.ctx)
             if reading.format and not messages:
                 events = _forced(events, self.importer, inp, self.ctx, registry)
@@ -412,6 +436,35 @@ class _Split:
             f"{'' if self.copy else ' (which wrote their events)'}: {time.process_time() - self.cpu:.2f} s CPU"
         )
         return True
+
+
+def changed_while_read(name: str, path: str, planned: os.stat_result, size: int) -> tuple[str, bool] | None:
+    """How the file at ``path`` changed since it was planned in pieces at
+    ``size`` bytes (``planned`` its stat then), and whether that is only
+    growth (the pieces read what it held; what came after was not read);
+    None when it is as it was."""
+    try:
+        now = os.stat(path)
+    except OSError as exc:
+        return f"{name}: the file went away while it was read in pieces (--jobs): {exc.strerror or exc}", False
+    if (now.st_dev, now.st_ino) != (planned.st_dev, planned.st_ino):
+        return f"{name}: the file was replaced by another while it was read in pieces (--jobs)", False
+    if now.st_size < size:
+        return (
+            f"{name}: the file was truncated while it was read in pieces (--jobs): it held {size:,} bytes "
+            f"when reading began and holds {now.st_size:,} now, so pieces after the cut read nothing or a torn line"
+        ), False
+    if now.st_size > size:
+        return (
+            f"{name}: the file grew while it was read in pieces (--jobs): its first {size:,} bytes "
+            f"(its size when reading began) were read, not the {now.st_size - size:,} written since"
+        ), True
+    if now.st_mtime_ns != planned.st_mtime_ns:
+        return f"{name}: the file was modified while it was read in pieces (--jobs), at the same size: pieces may have read different versions of it", False
+    return None
+
+
+_CHANGED_HINT = "it is still being written: convert it again once it is complete, or with --jobs 1, which reads it as one stream"
 
 
 def _bar(inp, size: int):

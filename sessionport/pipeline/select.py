@@ -15,23 +15,19 @@ end event as they flow (nothing is buffered).
 
 from __future__ import annotations
 
-import re
 from typing import Iterable, Iterator, Sequence
 
 from sessionport.errors import UsageError
+from sessionport.user_regex import UserPattern, compile_user
 
 
-def compile_titles(patterns: Sequence[str]) -> list[re.Pattern]:
-    compiled = []
-    for pattern in patterns:
-        try:
-            compiled.append(re.compile(pattern))
-        except re.error as exc:
-            raise UsageError(f"--title {pattern!r} is not a valid regular expression: {exc}") from None
-    return compiled
+def compile_titles(patterns: Sequence[str]) -> list[UserPattern]:
+    """The ``--title`` patterns, run by RE2 (linear time, see
+    :mod:`sessionport.user_regex`); a pattern it cannot run is a usage error."""
+    return [compile_user(pattern, "--title") for pattern in patterns]
 
 
-def session_matches(session: dict, prefixes: Sequence[str], titles: Sequence[re.Pattern]) -> bool:
+def session_matches(session: dict, prefixes: Sequence[str], titles: Sequence[UserPattern]) -> bool:
     """True when the session passes both selections (an empty one passes all).
 
     Within one selection any entry may match; across the two, both must.
@@ -44,7 +40,7 @@ def session_matches(session: dict, prefixes: Sequence[str], titles: Sequence[re.
             return False
     if titles:
         title = session.get("title")
-        if not isinstance(title, str) or not any(t.search(title) for t in titles):
+        if not isinstance(title, str) or not any(t.contains(title) for t in titles):
             return False
     return True
 
@@ -103,7 +99,7 @@ def no_match(described: str, seen: int) -> UsageError:
     )
 
 
-def _announced_kept(session: dict, prefixes: Sequence[str], titles: Sequence[re.Pattern]) -> dict:
+def _announced_kept(session: dict, prefixes: Sequence[str], titles: Sequence[UserPattern]) -> dict:
     """A kept session whose ``metadata.subagents`` names the subagent
     sessions that follow it (Claude Code, ``agent-<id>``) names only those
     the selection surely keeps too, so a viewer never links to one it drops:

@@ -14,7 +14,7 @@ import os
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext, WriteContext
-from sessionport.detect import detect, is_blank
+from sessionport.detect import detect, detect_input, is_blank
 from sessionport.errors import UsageError
 from sessionport.io import Input, open_input, open_output, spool_to_file
 from sessionport.registry import Exporter, LossCounter, get_registry
@@ -68,7 +68,7 @@ def read(
             if is_blank(inp.head):
                 ctx.warn("the input is empty; no sessions in it")
                 return
-            importer = detect(inp.head, inp.name, registry)
+            importer = detect_input(inp, registry, lambda head, name, known: detect(head, name, known))
         ctx.options.setdefault("_format", importer.name)
         source_stream = inp.stream if head is None else _Head(inp.stream, head)
         if run is not None:

@@ -16,8 +16,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import errno
+import os
 from dataclasses import dataclass
 from typing import Any, Iterator
+
+from sessionport import companions
 
 MAX_IMAGE_BYTES = 5 << 20
 MAX_IMAGES_PER_MESSAGE = 20
@@ -87,3 +92,125 @@ def images_of(message: dict) -> Iterator[Image]:
             yield Image("", None, f"more than {MAX_IMAGES_PER_MESSAGE} images in one message")
             return
         yield check(item)
+
+
+# -- --images DIR: the files written ------------------------------------------
+#
+# The images of a document are written while the document is, beside it.
+# Each image goes to a hidden partial file first and is linked to its name
+# only when complete, so a name never holds half an image; the names this
+# process wrote are noted in :mod:`sessionport.companions`, so when the
+# document's output fails or is interrupted they are removed again, with
+# the folders made for them, and a run that writes no document leaves no
+# images.  Names are ``image-NNNN.EXT`` in the given folder, nothing from the
+# transcript, so no image lands outside it; an existing name (an input,
+# another document's image, a link) is passed over, never written through.
+
+_PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+_reserved: set[str] = set()  # the documents' own paths: never an image's
+
+
+def image_directory(directory: str, output: str) -> tuple[str, str]:
+    """``--images DIR``: the directory (made when missing, recorded so a
+    failed run removes it) and how the document links into it (relative
+    to the document when it is a file)."""
+    from sessionport.errors import UsageError
+
+    if "<" in directory or ">" in directory or "\n" in directory:
+        raise UsageError(f"--images {directory!r}: a directory name cannot hold '<', '>' or a line end")
+    missing = []
+    at = os.path.abspath(directory)
+    while not os.path.lexists(at):
+        missing.append(at)
+        parent = os.path.dirname(at)
+        if parent == at:
+            break
+        at = parent
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"--images {directory!r}: cannot make the directory ({exc.strerror or exc})") from None
+    for folder in reversed(missing):
+        companions.note_folder(folder)
+    if output and not output.startswith("<") and output != "-":
+        _reserved.add(os.path.realpath(output))
+        base = os.path.dirname(os.path.abspath(output))
+        return directory, os.path.relpath(os.path.abspath(directory), base)
+    return directory, os.path.normpath(directory)
+
+
+def write_image(directory: str, number: int, extension: str, data: bytes) -> tuple[int, str]:
+    """Write an image as ``image-NNNN.EXT`` in ``directory``, from ``number``
+    on: a name whose file holds other bytes (another document's image, an
+    earlier run's, a link, an input) is passed over, never overwritten; one
+    holding these very bytes is linked again (a document written twice).
+    Returns the number and the name taken."""
+    from sessionport.errors import OutputError
+
+    while True:
+        name = f"image-{number:04d}.{extension}"
+        path = os.path.join(directory, name)
+        if os.path.realpath(path) in _reserved:
+            number += 1
+            continue
+        if os.path.lexists(path):
+            if _holds(path, data):
+                return number, name
+            number += 1
+            continue
+        partial = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.part")
+        try:
+            fd = os.open(partial, _PARTIAL_FLAGS, 0o666)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write the image: {_reason(exc)}") from None
+        try:
+            try:
+                with open(fd, "wb") as handle:
+                    handle.write(data)
+                placed = _place(partial, path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(partial)
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write the image: {_reason(exc)}") from None
+        if placed:
+            companions.note_file(path)
+            return number, name
+        number += 1  # taken between the look and the link
+
+
+def _place(partial: str, path: str) -> bool:
+    """Give the complete ``partial`` its name ``path`` unless that name is
+    taken (False then)."""
+    try:
+        os.link(partial, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EMLINK, errno.EXDEV):
+            raise
+    # a file system without hard links (vfat, some network mounts)
+    if os.path.lexists(path):
+        return False
+    os.rename(partial, path)
+    return True
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "no space left on device"
+    return exc.strerror or str(exc)
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Whether ``path`` is a plain file (not a link) holding exactly ``data``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    with open(fd, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size != len(data):
+            return False
+        return handle.read() == data

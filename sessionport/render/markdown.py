@@ -30,6 +30,7 @@ from typing import BinaryIO, Callable, Iterable
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.registry import Exporter
+from sessionport.render.images import image_directory, write_image
 from sessionport.render.options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions
 from sessionport.render.session import (
     SessionTracker,
@@ -614,57 +615,6 @@ def copy_body(spool, out: BinaryIO) -> None:
         if not data:
             return
         write(data)
-
-
-_IMAGE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-def write_image(directory: str, number: int, extension: str, data: bytes) -> tuple[int, str]:
-    """Write an image as ``image-NNNN.EXT`` in ``directory``, from ``number``
-    on: a name whose file holds other bytes (another document's image, an
-    earlier run's, a link) is passed over, never overwritten; one holding
-    these very bytes is linked again (a document written twice).  Returns
-    the number and the name taken."""
-    while True:
-        name = f"image-{number:04d}.{extension}"
-        path = os.path.join(directory, name)
-        try:
-            fd = os.open(path, _IMAGE_FLAGS, 0o666)
-        except FileExistsError:
-            if _holds(path, data):
-                return number, name
-            number += 1
-            continue
-        with open(fd, "wb") as handle:
-            handle.write(data)
-        return number, name
-
-
-def _holds(path: str, data: bytes) -> bool:
-    """Whether ``path`` is a plain file (not a link) holding exactly ``data``."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError:
-        return False
-    with open(fd, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size != len(data):
-            return False
-        return handle.read() == data
-
-
-def image_directory(directory: str, output: str) -> tuple[str, str]:
-    """``--images DIR``: the directory (made when missing) and how the
-    document links into it (relative to the document when it is a file)."""
-    if "<" in directory or ">" in directory or "\n" in directory:
-        raise UsageError(f"--images {directory!r}: a directory name cannot hold '<', '>' or a line end")
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"--images {directory!r}: cannot make the directory ({exc.strerror or exc})") from None
-    if output and not output.startswith("<") and output != "-":
-        base = os.path.dirname(os.path.abspath(output))
-        return directory, os.path.relpath(os.path.abspath(directory), base)
-    return directory, os.path.normpath(directory)
 
 
 EXPORTER = Exporter(

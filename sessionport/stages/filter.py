@@ -16,7 +16,6 @@ messages that mention TODO).  Everything happens while the stream flows:
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from datetime import datetime
 from fnmatch import fnmatchcase
@@ -161,12 +160,10 @@ def build_predicate(
     if kinds:
         checks.append(lambda e: kind_of(e) in kinds)
     if grep:
-        flags = re.IGNORECASE if ignore_case else 0
-        try:
-            pattern = re.compile("|".join(f"(?:{g})" for g in grep), flags)
-        except re.error as exc:
-            raise UsageError(f"--grep: invalid regular expression ({exc})") from None
-        checks.append(lambda e: pattern.search(_searchable_text(e)) is not None)
+        from sessionport.user_regex import compile_any
+
+        pattern = compile_any(grep, "--grep", ignore_case=ignore_case)
+        checks.append(lambda e: pattern.contains(_searchable_text(e)))
     if since is not None or until is not None:
         checks.append(_time_predicate(since, until))
     if no_thinking:

@@ -14,7 +14,6 @@ findings (1 also for an input that cannot be read, with an error line).
 
 from __future__ import annotations
 
-import re
 import sys
 from collections import Counter
 from itertools import islice
@@ -282,6 +281,25 @@ def describe_counts(counts) -> str:
     return f"{total} value{'s' if total != 1 else ''} ({kinds})"
 
 
+def user_patterns(pattern: tuple[str, ...], allow: tuple[str, ...]):
+    """``--pattern`` and ``--allow`` compiled by RE2: they run over every
+    string of a transcript, so in linear time (:mod:`sessionport.user_regex`);
+    one RE2 cannot run is a usage error naming its option."""
+    from sessionport.user_regex import compile_user
+
+    return [compile_user(p, "--pattern") for p in pattern], [compile_user(a, "--allow") for a in allow]
+
+
+def new_redactor(factory, pattern: tuple[str, ...], allow: tuple[str, ...], no_pii: bool):
+    """A redactor whose user patterns are the RE2 ones of :func:`user_patterns`
+    (the engine takes any object with ``finditer``/``search``)."""
+    custom, allowed = user_patterns(pattern, allow)
+    redactor = factory(pii=not no_pii)
+    redactor.custom = custom
+    redactor.allow = allowed
+    return redactor
+
+
 def build(
     pattern: tuple[str, ...] = (),
     allow: tuple[str, ...] = (),
@@ -291,19 +309,14 @@ def build(
     **_: object,
 ) -> Callable[[Iterable[dict]], Iterator[dict]]:
     """The redact stage as a function over event iterators."""
-    for flag, values in (("--pattern", pattern), ("--allow", allow)):
-        for value in values:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise UsageError(f"{flag} {value!r}: invalid regular expression ({exc})") from None
+    user_patterns(pattern, allow)
 
     def stage(events: Iterable[dict]) -> Iterator[dict]:
         # The detectors (RE2 and its compiled sets) load when a run redacts:
         # every stage command is built from this module, filter's too.
         from sessionport.redaction import Redactor
 
-        redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
+        redactor = new_redactor(Redactor, pattern, allow, no_pii)
         redact = event_redactor(redactor)
         if check:
             log = FindingsLog(redactor)
@@ -355,7 +368,7 @@ def check_inputs(
         name = "<stdin>" if source.spec == "-" else source.spec
         from sessionport.redaction import Redactor
 
-        redactor = Redactor(patterns=pattern, allow=allow, pii=not no_pii)
+        redactor = new_redactor(Redactor, pattern, allow, no_pii)
         log = FindingsLog(redactor, name)
         ctx = ReadContext(on_warning=(lambda message: None) if quiet else (lambda message: _say(f"sessionport: warning: {message}")))
         try:

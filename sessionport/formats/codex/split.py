@@ -45,6 +45,7 @@ from typing import Any, Iterator
 
 import orjson
 
+from sessionport.errors import DataError
 from sessionport.context import MAX_REPORTED_PLACES, ReadContext, WriteContext
 from sessionport.jsonl import iter_block_lines
 from sessionport.formats.codex.items import ANSWERED_LIMIT, ItemConverter
@@ -434,6 +435,7 @@ class _Window(io.RawIOBase):
 
     def __init__(self, path: str, start: int, end: int) -> None:
         self.fd = os.open(path, os.O_RDONLY)
+        self.path = path
         self.pos, self.end = start, end
 
     def readable(self) -> bool:
@@ -449,6 +451,13 @@ class _Window(io.RawIOBase):
             data = os.pread(self.fd, size, self.pos)
             read = len(data)
             buffer[:read] = data
+        if read == 0:
+            # the file ends before the piece does: it was truncated after
+            # the pieces were planned (the parent names the change)
+            raise DataError(
+                self.path, f"the file ends at byte {self.pos:,}, before the end of the piece read in parallel (byte {self.end:,}): it was truncated while being read",
+                hint="convert it again once it is complete, or with --jobs 1",
+            )
         self.pos += read
         return read
 
