@@ -3,37 +3,35 @@
 Most of a log's lines and bytes are ``user`` and ``assistant`` lines: an
 assistant line of one text, thinking or tool_use block, a user line of one
 tool result (beside its ``toolUseResult``, which repeats the output), a
-typed prompt.  :func:`typed_record` reads such a line with msgspec into
-records that declare every field Claude Code writes on them, and returns
-the record the reader's handlers read, holding only the fields they use
-(see docs/formats/claude-code.md, "Fields read"): the envelope's ``type``,
-``uuid``, ``sessionId``, ``timestamp``, ``parentUuid``, ``isSidechain``,
-``agentId``, ``requestId``, ``isApiErrorMessage``, ``isMeta``,
-``isCompactSummary`` and ``toolUseResult``; the message's ``content``,
-``id``, ``model`` and ``usage``; of each block, its own fields.  Fields no
-event uses (``cwd``, ``version``, ``gitBranch``, ``userType``, ``slug``,
-the message's ``role`` and ``stop_reason``...) are decoded and dropped:
-the handlers never read them once the session has started.
+typed prompt.  :func:`decode_line` reads such a line with msgspec into
+records that declare every field Claude Code writes on them, with the only
+types the reader takes without a second look; :func:`assistant_event` and
+:func:`tool_result_event` make of the commonest shapes the event the
+reader's ``common_assistant`` and ``common_tool_result`` make of the parsed
+dict, and :func:`as_record` gives any other shape to the reader's handlers
+as a dict of the fields they read (docs/formats/claude-code.md, "Fields
+read").  Fields no event uses once the session has started (``cwd``,
+``version``, ``gitBranch``, ``userType``, ``slug``, the message's ``role``
+and ``stop_reason``, the usage's ``service_tier``...) are checked and
+dropped; the first lines, which the session event takes its envelope from,
+are always parsed in full.
 
 A line is taken here only when this reading cannot differ from orjson's:
 
 - every field must be one of those declared, with its declared type (a
   field of another type, a content block or tool-result part of another
   type, an unknown field: the full parse); nothing is skipped unread, so
-  msgspec checks every string's UTF-8 and escapes and every float, as
-  orjson does;
-- the values the events carry as they are (a tool call's ``input``, the
-  ``usage`` counts) are kept raw and parsed by orjson itself, so their
-  numbers, repeated keys and order are orjson's;
-- the other free-form values (``toolUseResult``, ``todos``...) are decoded
-  by msgspec, which reads an integer of more than 64 bits as an int where
-  orjson makes a float of it: only whether the line parses matters there,
-  and orjson refuses an integer too large for a float (309 digits or
-  more), so a line that may hold a run of 300 digits takes the full parse;
-- the depth bound (:data:`~sessionport.jsonl.MAX_DEPTH`) is tested as the
-  reader tests it: a short line on its brackets, a long one on the
-  free-form values (the declared records nest a few levels only); any
-  line that might pass it takes the full parse, which refuses it.
+  msgspec checks every string's UTF-8, escapes and surrogates and every
+  float, as orjson does;
+- repeated keys: the last counts, for msgspec as for orjson (a repeated
+  block ``type`` that disagrees is refused);
+- the free-form values (a tool call's ``input``, ``toolUseResult``,
+  ``todos``...) are walked: one holding an int outside the 64 bits orjson
+  reads as an int (orjson makes a float of it, or refuses it) takes the
+  full parse, and so does one nesting past the depth bound
+  (:data:`~sessionport.jsonl.MAX_DEPTH`), which the full parse refuses;
+  the declared records nest a few levels only.  Usage counts are ints of
+  64 bits, or the line takes the full parse.
 
 Any other line (other record types, other shapes, bad JSON, invalid UTF-8,
 lone surrogate escapes) returns None and takes the reader's full parse,
