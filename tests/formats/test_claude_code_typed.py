@@ -209,6 +209,11 @@ def edge_logs(folder: Path) -> list[Path]:
     body = HEAD + b"".join(line + b"\n" for line, _ in EDGES.values())
     (folder / "all-edges.jsonl").write_bytes(body)
     paths.append(folder / "all-edges.jsonl")
+    # A subagent transcript (its first line a sidechain with an agent id):
+    # its sidechain lines are no inline sidechain.
+    agent = (HEAD + b"".join(line + b"\n" for line, _ in EDGES.values())).replace(b'"isSidechain":false', b'"isSidechain":true,"agentId":"a1"')
+    (folder / "agent-a1.jsonl").write_bytes(agent)
+    paths.append(folder / "agent-a1.jsonl")
     line = assistant(TEXT, 1)
     resumed = line.replace(b'"sessionId":"s1"', b'"sessionId":"s2"')
     (folder / "resumed.jsonl").write_bytes(HEAD + line + b"\n" + resumed + b"\n" + result(b'"x"', 2) + b"\n")

@@ -292,10 +292,11 @@ _KIND = {Text: "text", Thinking: "thinking", ToolUse: "tool_use"}
 
 def assistant_event(reader: Any, record: Line) -> tuple | None:
     """``(message id, usage, event)`` of an assistant line of one text,
-    thinking or tool_use block outside an inline sidechain."""
+    thinking or tool_use block, but in an inline sidechain (whose meta
+    and counts the reader's ``base_meta`` gives)."""
     message = record.message
     content = message.content
-    if content.__class__ is not list or len(content) != 1 or record.isSidechain is True:
+    if content.__class__ is not list or len(content) != 1 or (record.isSidechain is True and not reader.result.is_agent_file):
         return None
     block = content[0]
     kind = _KIND.get(block.__class__)
@@ -358,9 +359,9 @@ def assistant_event(reader: Any, record: Line) -> tuple | None:
 
 def tool_result_event(reader: Any, record: Line) -> dict | None:
     """The event of a user line of one tool result whose content is a
-    string, outside an inline sidechain."""
+    string, but in an inline sidechain."""
     content = record.message.content
-    if content.__class__ is not list or len(content) != 1 or record.isSidechain is True:
+    if content.__class__ is not list or len(content) != 1 or (record.isSidechain is True and not reader.result.is_agent_file):
         return None
     block = content[0]
     if block.__class__ is not ToolResult:
