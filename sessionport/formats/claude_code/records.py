@@ -73,6 +73,29 @@ STREAM_RESULT_KEYS = frozenset((
 ))
 # How many skipped chain records are remembered to re-link their children.
 ALIAS_WINDOW = 4096
+# About where the typed decode saves more than importing msgspec costs
+# (it saves about a tenth of a common line's reading; the import costs as
+# much as reading some 5,000 lines, 20 MB).
+TYPED_SIZE = 32 << 20
+# Lines the typed decode may decline before it is only tried while it
+# takes at least half of the lines read.
+TYPED_MISSES = 256
+
+
+# sessionport.formats.claude_code.typed, imported on first use (with
+# msgspec, which costs a small log more to import than it saves).
+typed_assistant: Any = None
+typed_tool_result: Any = None
+typed_as_record: Any = None
+
+
+def _typed_decoder() -> Any:
+    """``typed.decode_line``, with the names the loop uses bound here."""
+    global typed_assistant, typed_tool_result, typed_as_record
+    from sessionport.formats.claude_code import typed
+
+    typed_assistant, typed_tool_result, typed_as_record = typed.assistant_event, typed.tool_result_event, typed.as_record
+    return typed.decode_line
 
 
 @dataclass
@@ -108,6 +131,12 @@ class _Transcript(MessageBuilder):
     # way: ``partial_record(line)`` returns the record with only the fields
     # it needs, None for a full parse, or False when it took the line itself.
     partial_record: Any = None
+    # The commonest user and assistant lines decoded into typed records
+    # (typed.py), once this many of them were parsed in full (from the
+    # first in a file of TYPED_SIZE or more): a log too short for the
+    # typed decode to save what importing msgspec costs never imports it.
+    # None: every line takes the full parse (the tests compare the two).
+    typed_after: int | None = 8192
 
     def __init__(self, ctx: ReadContext, link: AgentLink | None, result: FileResult) -> None:
         self.ctx = ctx
@@ -270,8 +299,16 @@ class _Transcript(MessageBuilder):
         # instead of a readline's and a strip's.
         if source is None:
             source = iter_block_lines(stream, ctx) if check_depth else iter_lines(stream, ctx)
+        # The typed decode (see typed.py) of lines the full parse would
+        # read, depth included: only here, where this loop tests the depth.
+        typed = None
+        warm = self.typed_after if check_depth else None
+        if warm is not None and (warm <= 0 or (ctx.size or 0) >= TYPED_SIZE):
+            typed, warm = _typed_decoder(), None
+        typed_misses = 0
         for line_no, line, complete in source:
             lines += 1
+            record = None
             if line.startswith(_PREFIX_HEAD):
                 close = line.find(b'"', 9, _NAME_END)
                 kind = _UNPARSED_BY_NAME.get(line[9:close]) if close > 0 else None
@@ -297,12 +334,52 @@ class _Transcript(MessageBuilder):
                     self.remember_alias(link[0], self.alias.get(parent, parent) if parent else None)
                     skipped["progress"] += 1
                     continue
+                if typed is not None and not self.stream_json:
+                    typed_line = typed(line)
+                    if typed_line is None:
+                        # Lines of shapes not declared there (a newer
+                        # version's fields): past this many, the rest are
+                        # parsed in full without first trying.
+                        typed_misses += 1
+                        if typed_misses > TYPED_MISSES and typed_misses * 2 > lines:
+                            typed = None
+                    else:
+                        # What repeated() tests, as below.
+                        uid = typed_line.uuid
+                        session = typed_line.sessionId
+                        if uid is not None and uid == self.last_uuid and session != self.last_session:
+                            self.count_skip(f"{typed_line.type} (repeated on resume)")
+                            continue
+                        self.last_uuid = uid
+                        self.last_session = session
+                        if typed_line.type == "assistant":
+                            common = typed_assistant(self, typed_line)
+                            if common is not None:
+                                del line  # as below
+                                messages += 1
+                                out = grouper.assistant_event(*common)
+                                if out:
+                                    yield from out
+                                continue
+                        else:
+                            event = typed_tool_result(self, typed_line)
+                            if event is not None:
+                                del line
+                                messages += 1
+                                out = grouper.other_event(event)
+                                if out:
+                                    yield from out
+                                continue
+                        # Another shape: the handlers below read it.
+                        record = typed_as_record(typed_line)
+                elif warm is not None:
+                    warm -= 1
+                    if warm <= 0:
+                        typed, warm = _typed_decoder(), None
             if partial_record is not None and self.session_sent:
                 record = partial_record(line)
                 if record is False:
                     continue
-            else:
-                record = None
             if record is None:
                 # parse_line starts with this same call; it is only needed (and
                 # called) to report a line orjson cannot read.
