@@ -71,6 +71,38 @@ def test_outputs_take_the_item_type_of_their_call():
     assert raw_args["arguments"] == '{"command":["bash","-lc","pytest -q"'
 
 
+def test_a_call_and_result_without_ids_stay_one_pair():
+    """A generated image (its call has no id), or another app's id-less
+    pair: the result answers the call written just before it, so Codex
+    sees no call left without an output and no call made up for it."""
+    session = {"type": "session", "schema": "sessionport/v1", "source": "codex", "metadata": {}}
+    call = {"type": "message", "role": "tool", "text": "a cat", "toolName": "image_generation", "toolInput": {"revised_prompt": "a cat"}, "meta": {"kind": "tool_use"}}
+    result = {"type": "message", "role": "tool", "text": "[image: generated, 9 B]", "toolName": "image_generation", "meta": {"kind": "tool_result"}}
+    other = {"type": "message", "role": "tool", "text": "ok", "toolName": "shell", "meta": {"kind": "tool_result"}}
+    lines = export([session, call, result, dict(call), dict(result), other])
+    items = [line["payload"] for line in lines if line["type"] == "response_item"]
+    calls = [item["call_id"] for item in items if item["type"] == "function_call"]
+    outputs = [item["call_id"] for item in items if item["type"] == "function_call_output"]
+    # two image calls each answered by its own result; the shell result had
+    # no call before it, so it alone gets one of its own
+    assert len(calls) == 3 and outputs == calls
+    assert [item["name"] for item in items if item["type"] == "function_call"] == ["image_generation", "image_generation", "shell"]
+    assert items[1] == {"type": "function_call_output", "call_id": calls[0], "output": "[image: generated, 9 B]"}
+
+
+def test_a_generated_image_of_a_rollout_keeps_its_result_on_its_call(tmp_path):
+    # Codex writes an image_generation_call item without a call id; its
+    # result (a placeholder for the image) goes back as that call's output.
+    head = {"timestamp": "2025-10-01T09:00:00.000Z", "type": "session_meta", "payload": {"id": "0199a000-0000-7000-8000-000000000001", "timestamp": "2025-10-01T09:00:00.000Z", "cwd": "/tmp/x", "originator": "codex_cli_rs", "cli_version": "0.171.0"}}
+    image = {"type": "image_generation_call", "id": "ig_1", "status": "completed", "revised_prompt": "a cat", "result": "iVBORw0KGgo="}
+    rollout = tmp_path / "rollout-2025-10-01T09-00-00-0199a000-0000-7000-8000-000000000001.jsonl"
+    rollout.write_bytes(b"\n".join(orjson.dumps(line) for line in (head, {"timestamp": "2025-10-01T09:00:02.000Z", "type": "response_item", "payload": image})) + b"\n")
+    items = [line["payload"] for line in export(sessionport.read(str(rollout))) if line["type"] == "response_item"]
+    assert [item["type"] for item in items] == ["function_call", "function_call_output"]
+    assert items[0]["name"] == "image_generation" and orjson.loads(items[0]["arguments"]) == {"revised_prompt": "a cat"}
+    assert items[1]["call_id"] == items[0]["call_id"] and items[1]["output"].startswith("[image: generated")
+
+
 @pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir()))
 def test_round_trip_of_every_sample(sample):
     events = list(sessionport.read(str(SAMPLES / sample)))

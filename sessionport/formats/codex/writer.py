@@ -82,6 +82,10 @@ class RolloutWriter:
         self.rename = Renames("codex", enabled=not ctx.options.get("keep_tool_names"))
         self.answered: set[str] = set()
         self.synthetic_calls = 0
+        # tool name -> id given to the last call the source wrote without
+        # one (a generated image, another app's id-less pair), until a
+        # result of that tool without an id answers it
+        self.idless: dict[str, str] = {}
 
     def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
@@ -189,9 +193,10 @@ class RolloutWriter:
             ts,
         )
 
-    def tool_use(self, event: dict, meta: dict, ts: Any) -> str | None:
+    def tool_use(self, event: dict, meta: dict, ts: Any, source: bool = True) -> str | None:
         self.turn_context(meta, ts)
         name = event.get("toolName") if isinstance(event.get("toolName"), str) else "unknown"
+        source_name = name
         tool_input = event.get("toolInput")
         if not isinstance(tool_input, dict):
             tool_input = {} if tool_input is None else {"value": tool_input}
@@ -209,6 +214,8 @@ class RolloutWriter:
         if not isinstance(call_id, str) or not call_id:
             self.generated += 1
             call_id = f"call_sessionport_{self.generated}"
+            if source:
+                self.idless[source_name] = call_id
         if codex_type == "custom_tool_call":
             raw = tool_input.get("input")
             item: dict[str, Any] = {
@@ -239,6 +246,11 @@ class RolloutWriter:
 
     def tool_result(self, event: dict, meta: dict, text: str, ts: Any) -> None:
         call_id = event.get("toolCallId")
+        name = event.get("toolName")
+        if (not isinstance(call_id, str) or not call_id) and isinstance(name, str) and self.idless.get(name) in self.calls:
+            call_id = self.idless[name]  # the call the source wrote just before, without an id
+        if call_id and isinstance(name, str) and self.idless.get(name) == call_id:
+            del self.idless[name]
         if not isinstance(call_id, str) or not call_id or (call_id not in self.calls and call_id not in self.answered):
             # no call before it (ChatGPT's internal tools, a log that lost the
             # call): Codex drops an output without its call, so it gets one
@@ -246,7 +258,7 @@ class RolloutWriter:
             call = {"role": "tool", "toolName": event.get("toolName"), "toolInput": {}}
             if isinstance(call_id, str) and call_id:
                 call["toolCallId"] = call_id
-            call_id = self.tool_use(call, {"kind": "tool_use"}, ts)
+            call_id = self.tool_use(call, {"kind": "tool_use"}, ts, source=False)
         self.answered.add(call_id)
         call_type = self.calls.pop(call_id, None)
         out_type = meta.get("codexType") if meta.get("codexType") in ("function_call_output", "custom_tool_call_output") else None
