@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 import ijson
 
 from sessionport.context import ReadContext
-from sessionport.jsondoc import Slicer, check_depth, iter_chunks
+from sessionport.jsondoc import Slicer, _locate_refused_value, check_depth, iter_chunks
 
 RUNS, RUN, ACTIONS, ACTION = "runs", "runs.item", "runs.item.actions", "runs.item.actions.item"
 _COMPLETES = frozenset(("end_map", "end_array", "string", "number", "boolean", "null"))
@@ -134,4 +134,10 @@ def walk_trace(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple]:
         where = _readable(walker.last_prefix)
         if "premature EOF" in reason or "incomplete" in reason.lower():
             raise TraceError("the JSON document ends early here", where) from None
+        # yajl names neither the value it refused nor where; a number out of
+        # range or NaN/Infinity is looked up the way the importers do
+        refused = _locate_refused_value(ctx, reason)
+        if refused is not None:
+            found, path, hint = refused
+            raise TraceError(f"{found}; {hint}", path) from None
         raise TraceError(f"invalid JSON: {reason}", where) from None

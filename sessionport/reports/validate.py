@@ -15,6 +15,7 @@ Every problem names its JSON path and the rule it breaks, e.g.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -200,8 +201,10 @@ def detect_kind(head: bytes) -> str | None:
 # -- the three checks -------------------------------------------------------------
 
 def _strict_context(name: str) -> ReadContext:
-    # Any damage is a problem to report, never something to read past.
-    return ReadContext(name=name, strict=True, on_warning=lambda message: None)
+    # Any damage is a problem to report, never something to read past.  A
+    # file on disk may be read again to name a value the parser refused.
+    path = name if os.path.isfile(name) else None
+    return ReadContext(name=name, path=path, strict=True, on_warning=lambda message: None)
 
 
 def check_portable_jsonl(stream: BinaryIO, report: Report, head: bytes = b"") -> None:

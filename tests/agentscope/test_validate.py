@@ -205,3 +205,24 @@ def test_portable_output_of_real_transcripts_validates(folder, name, tmp_path):
         sessionport.write(iter(events), str(out), format=kind)
         report = validate_file(str(out))
         assert report.kind == kind and report.valid, problems(report)[:5]
+
+
+@pytest.mark.parametrize(
+    "value, found",
+    [
+        (b"NaN", "NaN is not a JSON value"),
+        (b"1e999", "the number 1e999 is out of range"),
+        (b"123456789012345678901234567890", "the integer 123456789012345678901234567890 is out of range"),
+    ],
+)
+def test_a_trace_with_a_refused_number_names_it_and_its_path(tmp_path, value, found):
+    # the JSON parser says only "invalid char" or "overflow": the value and
+    # its exact place are what a user needs to mend the file
+    trace = tmp_path / "trace.json"
+    trace.write_bytes(b'{"runs":[{"id":"r1","actions":[{"type":"message","n":' + value + b"}]}]}")
+    result = run_cli("validate", str(trace))
+    assert result.returncode == 1
+    out = (result.stderr + result.stdout).decode()
+    assert f"$.runs[0].actions[0].n: {found}" in out
+    assert "replace the value" in out
+    assert "Traceback" not in out
