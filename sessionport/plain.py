@@ -1,0 +1,70 @@
+"""Value classes written out by hand.
+
+A ``@dataclass`` builds its methods from source text with ``exec`` when its
+module is imported, a cost every start of the program pays for each class
+the run imports.  The classes every run loads derive from :class:`Frozen`
+instead: their fields are their ``__slots__``, their ``__init__`` is
+written out, and this base gives the equality, hash, repr, pickling and
+read-only attributes a frozen dataclass has; ``dataclasses.replace``,
+``fields`` and ``asdict`` work on them as on a dataclass (the fields are
+described on first use).
+"""
+
+from __future__ import annotations
+
+
+class FrozenInstanceError(AttributeError):
+    """An attribute of a read-only instance was assigned or deleted."""
+
+
+class _DataclassFields:
+    """``__dataclass_fields__``, built when first asked for (by
+    ``dataclasses.replace``, ``fields``, ``asdict`` or ``is_dataclass``)."""
+
+    def __get__(self, obj: object, cls: type) -> dict:
+        import dataclasses
+        import inspect
+
+        parameters = inspect.signature(cls.__init__).parameters
+        annotations: dict = {}
+        for klass in reversed(cls.__mro__):
+            annotations.update(klass.__dict__.get("__annotations__", {}))
+        built = {}
+        for name in cls.__slots__:
+            default = parameters[name].default
+            described = dataclasses.field() if default is inspect.Parameter.empty else dataclasses.field(default=default)
+            described.name = name
+            described.type = annotations.get(name, "Any")
+            described._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
+            built[name] = described
+        type.__setattr__(cls, "__dataclass_fields__", built)
+        return built
+
+
+class Frozen:
+    __slots__ = ()
+    __dataclass_fields__ = _DataclassFields()
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__qualname__}({fields})"
+
+    def __eq__(self, other: object):
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self):
+        return (type(self), self._values())
