@@ -66,5 +66,9 @@ class Frozen:
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
+    def replace(self, **changes):
+        """A copy with ``changes`` (as ``dataclasses.replace``)."""
+        return type(self)(**{**dict(zip(self.__slots__, self._values())), **changes})
+
     def __reduce__(self):
         return (type(self), self._values())

@@ -15,7 +15,6 @@ stream is removed before the parent exits.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import itertools
 import os
@@ -28,31 +27,49 @@ from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
 from sessionport.pipeline import stream
 from sessionport.pipeline.signals import SIGNALS, Terminated, ignore_later
+from sessionport.plain import Frozen
 from sessionport.registry import LossCounter, get_registry
 
 StageFactory = Callable[[], Callable[[Iterable[dict]], Iterator[dict]]]
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Frozen):
     """Everything a worker needs to convert one input; picklable.
 
     ``refused`` is set when the guard would not hand out a target for the
     input: the job then fails without reading it.
     """
 
+    __slots__ = ("source", "target", "to", "from_", "strict", "skip_bad", "read_opts", "write_opts", "stages",
+                 "refused", "report")
     source: str
     target: str | None
     to: str
-    from_: str | None = None
-    strict: bool = False
-    skip_bad: bool = False
-    read_opts: dict[str, Any] = field(default_factory=dict)
-    write_opts: dict[str, Any] = field(default_factory=dict)
-    stages: tuple[StageFactory, ...] = ()
-    refused: str | None = None
+    from_: str | None
+    strict: bool
+    skip_bad: bool
+    read_opts: dict[str, Any]
+    write_opts: dict[str, Any]
+    stages: tuple[StageFactory, ...]
+    refused: str | None
     # Count what the conversion did (Outcome.report), for --json-report.
-    report: bool = False
+    report: bool
+
+    def __init__(self, source: str, target: str | None, to: str, from_: str | None = None, strict: bool = False,
+                 skip_bad: bool = False, read_opts: dict[str, Any] | None = None, write_opts: dict[str, Any] | None = None,
+                 stages: tuple[StageFactory, ...] = (), refused: str | None = None, report: bool = False) -> None:
+        _set = object.__setattr__
+        _set(self, "source", source)
+        _set(self, "target", target)
+        _set(self, "to", to)
+        _set(self, "from_", from_)
+        _set(self, "strict", strict)
+        _set(self, "skip_bad", skip_bad)
+        _set(self, "read_opts", {} if read_opts is None else read_opts)
+        _set(self, "write_opts", {} if write_opts is None else write_opts)
+        _set(self, "stages", stages)
+        _set(self, "refused", refused)
+        _set(self, "report", report)
 
 
 @dataclass
@@ -340,7 +357,7 @@ def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Out
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="sessionport-batch-") as scratch:
-        staged = [dataclasses.replace(j, target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
+        staged = [j.replace(target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
         # Two jobs per worker ahead of the one read back: the scratch files
         # hold a few inputs' events, not the whole batch's.
         for job, outcome in zip(jobs, run_jobs_ahead(staged, workers, 2 * workers)):
