@@ -30,7 +30,7 @@ class _DataclassFields:
         for klass in reversed(cls.__mro__):
             annotations.update(klass.__dict__.get("__annotations__", {}))
         built = {}
-        for name in cls.__slots__:
+        for name in cls._field_names():
             default = parameters[name].default
             described = dataclasses.field() if default is inspect.Parameter.empty else dataclasses.field(default=default)
             described.name = name
@@ -41,21 +41,44 @@ class _DataclassFields:
         return built
 
 
-class Frozen:
+class Record:
+    """Equality, repr and copies over the fields named in ``_fields`` (a
+    mutable dataclass: not hashable)."""
+
     __slots__ = ()
+    _fields: tuple[str, ...] = ()
     __dataclass_fields__ = _DataclassFields()
+    __hash__ = None  # type: ignore[assignment]
+
+    @classmethod
+    def _field_names(cls) -> tuple[str, ...]:
+        return cls._fields
 
     def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return tuple(getattr(self, name) for name in self._field_names())
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._field_names())
         return f"{type(self).__qualname__}({fields})"
 
     def __eq__(self, other: object):
         if other.__class__ is self.__class__:
             return self._values() == other._values()  # type: ignore[attr-defined]
         return NotImplemented
+
+    def replace(self, **changes):
+        """A copy with ``changes`` (as ``dataclasses.replace``)."""
+        return type(self)(**{**dict(zip(self._field_names(), self._values())), **changes})
+
+
+class Frozen(Record):
+    """A read-only :class:`Record` whose fields are its ``__slots__``; hashable."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _field_names(cls) -> tuple[str, ...]:
+        return cls.__slots__
 
     def __hash__(self) -> int:
         return hash(self._values())
@@ -65,10 +88,6 @@ class Frozen:
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def replace(self, **changes):
-        """A copy with ``changes`` (as ``dataclasses.replace``)."""
-        return type(self)(**{**dict(zip(self.__slots__, self._values())), **changes})
 
     def __reduce__(self):
         return (type(self), self._values())

@@ -20,14 +20,13 @@ import itertools
 import os
 import signal
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
 from sessionport.pipeline import stream
 from sessionport.pipeline.signals import SIGNALS, Terminated, ignore_later
-from sessionport.plain import Frozen
+from sessionport.plain import Frozen, Record
 from sessionport.registry import LossCounter, get_registry
 
 StageFactory = Callable[[], Callable[[Iterable[dict]], Iterator[dict]]]
@@ -72,20 +71,36 @@ class Job(Frozen):
         _set(self, "report", report)
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
+    _fields = ("source", "target", "ok", "error", "warnings", "empty", "report")
     source: str
     target: str | None
     ok: bool
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
+    error: str | None
+    warnings: list[str]
     # An input that holds no message (empty, or only summary records)
     # writes nothing.
-    empty: bool = False
+    empty: bool
     # What the conversion did, when the run asked for it (see Tally.report).
-    report: dict | None = None
+    report: dict | None
 
-
+    def __init__(
+        self,
+        source: str,
+        target: str | None,
+        ok: bool,
+        error: str | None = None,
+        warnings: list[str] | None = None,
+        empty: bool = False,
+        report: dict | None = None,
+    ) -> None:
+        self.source = source
+        self.target = target
+        self.ok = ok
+        self.error = error
+        self.warnings = [] if warnings is None else warnings
+        self.empty = empty
+        self.report = report
 class Tally:
     """Counts the messages of one input read and written, when a run is
     asked for a report (otherwise no event passes through it)."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import itertools
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
@@ -32,7 +31,7 @@ from sessionport.io import check_folder
 from sessionport.pipeline import batch, stream, targets
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.inputs import Inputs, Source, resolve
-from sessionport.plain import Frozen
+from sessionport.plain import Frozen, Record
 
 if TYPE_CHECKING:
     from sessionport.summary import SessionSummary
@@ -87,16 +86,31 @@ class Sink(Frozen):
         _set(self, "reserved", reserved)
 
 
-@dataclass
-class Result:
+class Result(Record):
     """What a run did: every input's outcome (one entry for a single input)."""
 
+    _fields = ("total", "outcomes", "layout", "batch", "raised")
+
     total: int
-    outcomes: list[Outcome] = field(default_factory=list)
-    layout: str = targets.STREAM
-    batch: bool = True
+    outcomes: list[Outcome]
+    layout: str
+    batch: bool
     # The error of a single input, when the sink asked for a report.
-    raised: SessionportError | None = None
+    raised: SessionportError | None
+
+    def __init__(
+        self,
+        total: int,
+        outcomes: list[Outcome] | None = None,
+        layout: str = targets.STREAM,
+        batch: bool = True,
+        raised: SessionportError | None = None,
+    ) -> None:
+        self.total = total
+        self.outcomes = [] if outcomes is None else outcomes
+        self.layout = layout
+        self.batch = batch
+        self.raised = raised
 
     @property
     def failed(self) -> list[Outcome]:
