@@ -17,11 +17,16 @@ class FrozenInstanceError(AttributeError):
     """An attribute of a read-only instance was assigned or deleted."""
 
 
-class _DataclassFields:
-    """``__dataclass_fields__``, built when first asked for (by
-    ``dataclasses.replace``, ``fields``, ``asdict`` or ``is_dataclass``)."""
+class _Described:
+    """``__dataclass_fields__`` and ``__dataclass_params__``, built when first
+    asked for (by ``dataclasses.replace``, ``fields``, ``asdict``,
+    ``is_dataclass`` or a library that walks dataclasses): those of a
+    dataclass declared with the same fields and defaults."""
 
-    def __get__(self, obj: object, cls: type) -> dict:
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __get__(self, obj: object, cls: type):
         import dataclasses
         import inspect
 
@@ -29,16 +34,16 @@ class _DataclassFields:
         annotations: dict = {}
         for klass in reversed(cls.__mro__):
             annotations.update(klass.__dict__.get("__annotations__", {}))
-        built = {}
+        namespace: dict = {"__annotations__": {}}
         for name in cls._field_names():
+            namespace["__annotations__"][name] = annotations.get(name, "Any")
             default = parameters[name].default
-            described = dataclasses.field() if default is inspect.Parameter.empty else dataclasses.field(default=default)
-            described.name = name
-            described.type = annotations.get(name, "Any")
-            described._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
-            built[name] = described
-        type.__setattr__(cls, "__dataclass_fields__", built)
-        return built
+            if default is not inspect.Parameter.empty:
+                namespace[name] = default
+        shadow = dataclasses.dataclass(frozen=issubclass(cls, Frozen))(type(cls.__name__, (), namespace))
+        type.__setattr__(cls, "__dataclass_fields__", shadow.__dataclass_fields__)
+        type.__setattr__(cls, "__dataclass_params__", shadow.__dataclass_params__)
+        return getattr(shadow, self.attribute)
 
 
 class Record:
@@ -47,7 +52,8 @@ class Record:
 
     __slots__ = ()
     _fields: tuple[str, ...] = ()
-    __dataclass_fields__ = _DataclassFields()
+    __dataclass_fields__ = _Described("__dataclass_fields__")
+    __dataclass_params__ = _Described("__dataclass_params__")
     __hash__ = None  # type: ignore[assignment]
 
     @classmethod
