@@ -101,6 +101,8 @@ class Outcome(Record):
         self.warnings = [] if warnings is None else warnings
         self.empty = empty
         self.report = report
+
+
 class Tally:
     """Counts the messages of one input read and written, when a run is
     asked for a report (otherwise no event passes through it)."""

@@ -122,6 +122,8 @@ class AgentLink(Record):
         self.tool_call_id = tool_call_id
         self.workflow_run_id = workflow_run_id
         self.notes = [] if notes is None else notes
+
+
 class FileResult(Record):
     """Filled while reading; the caller reads it after the generator ends."""
 
@@ -154,6 +156,8 @@ class FileResult(Record):
         self.agent_calls = {} if agent_calls is None else agent_calls
         self.run_calls = {} if run_calls is None else run_calls
         self.subagents_following = subagents_following
+
+
 class _Transcript(MessageBuilder):
     # A subclass may parse a line (once the session has started) its own
     # way: ``partial_record(line)`` returns the record with only the fields

@@ -47,6 +47,8 @@ class Subagents(Record):
         self.files = [] if files is None else files
         self.warmups = [] if warmups is None else warmups
         self.runs = {} if runs is None else runs
+
+
 def _agent_id(path: str) -> str:
     name = os.path.basename(path)
     return name[len("agent-") : -len(".jsonl")] if name.startswith("agent-") else name
