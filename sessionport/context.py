@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Callable
 
 from sessionport.errors import DataError
+from sessionport.plain import Record
 from sessionport.sanitise import terminal
 
 MAX_REPORTED_PLACES = 10
@@ -16,8 +16,7 @@ def _stderr_warning(message: str) -> None:
     print(terminal(f"sessionport: warning: {message}"), file=sys.stderr)
 
 
-@dataclass
-class ReadContext:
+class ReadContext(Record):
     """Passed to ``Importer.read``.
 
     ``name`` is how the input is named in messages; ``path`` its real path
@@ -34,29 +33,68 @@ class ReadContext:
       its count when the file (or session) is done.
     """
 
-    name: str = "<input>"
-    path: str | None = None
-    strict: bool = False
-    skip_bad: bool = False
-    options: dict[str, Any] = field(default_factory=dict)
-    on_warning: Callable[[str], None] = _stderr_warning
-    bad_places: list[str] = field(default_factory=list)
-    bad_count: int = 0
-    warnings: list[str] = field(default_factory=list)
+    _fields = (
+        "name", "path", "strict", "skip_bad", "options", "on_warning", "bad_places", "bad_count", "warnings",
+        "open_seekable", "position", "size", "compressed", "unknown_counts", "unknown_seen",
+    )
+
+    name: str
+    path: str | None
+    strict: bool
+    skip_bad: bool
+    options: dict[str, Any]
+    on_warning: Callable[[str], None]
+    bad_places: list[str]
+    bad_count: int
+    warnings: list[str]
     # Set by the input layer: returns a seekable binary file of the whole
     # (decompressed) input, spooling a pipe to a temporary file if needed.
-    open_seekable: Callable[[], BinaryIO] | None = None
+    open_seekable: Callable[[], BinaryIO] | None
     # Set by the input layer: how far into the stored file reading has got,
     # and its size when known (for progress).
-    position: Callable[[], int] | None = None
-    size: int | None = None
+    position: Callable[[], int] | None
+    size: int | None
     # Whether the stored file is compressed (its size then says little of
     # how much there is to read).
-    compressed: bool = False
+    compressed: bool
     # (what, type name) -> count, since the last report_unknown().
-    unknown_counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    unknown_counts: dict[tuple[str, str], int]
     # Every unknown type of the whole run (what -> type -> count), for inspect.
-    unknown_seen: dict[str, dict[str, int]] = field(default_factory=dict)
+    unknown_seen: dict[str, dict[str, int]]
+
+    def __init__(
+        self,
+        name: str = "<input>",
+        path: str | None = None,
+        strict: bool = False,
+        skip_bad: bool = False,
+        options: dict[str, Any] | None = None,
+        on_warning: Callable[[str], None] = _stderr_warning,
+        bad_places: list[str] | None = None,
+        bad_count: int = 0,
+        warnings: list[str] | None = None,
+        open_seekable: Callable[[], BinaryIO] | None = None,
+        position: Callable[[], int] | None = None,
+        size: int | None = None,
+        compressed: bool = False,
+        unknown_counts: dict[tuple[str, str], int] | None = None,
+        unknown_seen: dict[str, dict[str, int]] | None = None,
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.strict = strict
+        self.skip_bad = skip_bad
+        self.options = {} if options is None else options
+        self.on_warning = on_warning
+        self.bad_places = [] if bad_places is None else bad_places
+        self.bad_count = bad_count
+        self.warnings = [] if warnings is None else warnings
+        self.open_seekable = open_seekable
+        self.position = position
+        self.size = size
+        self.compressed = compressed
+        self.unknown_counts = {} if unknown_counts is None else unknown_counts
+        self.unknown_seen = {} if unknown_seen is None else unknown_seen
 
     def unknown(self, name: str, *, what: str = "record", line: int | None = None, path: str | None = None) -> None:
         """A ``what`` (``record``, ``content block``, ``event``...) of a type
@@ -119,15 +157,28 @@ class ReadContext:
             self.on_warning(f"skipped {self.bad_count} unreadable record(s): {places}{more}")
 
 
-@dataclass
-class WriteContext:
+class WriteContext(Record):
     """Passed to ``Exporter.write``: the exporter's options and a warning sink."""
 
-    name: str = "<stdout>"
-    options: dict[str, Any] = field(default_factory=dict)
-    on_warning: Callable[[str], None] = _stderr_warning
+    _fields = ("name", "options", "on_warning", "losses")
+
+    name: str
+    options: dict[str, Any]
+    on_warning: Callable[[str], None]
     # What the exporter could not carry, by registry.LOSSES name, after writing.
-    losses: dict[str, int] = field(default_factory=dict)
+    losses: dict[str, int]
+
+    def __init__(
+        self,
+        name: str = "<stdout>",
+        options: dict[str, Any] | None = None,
+        on_warning: Callable[[str], None] = _stderr_warning,
+        losses: dict[str, int] | None = None,
+    ) -> None:
+        self.name = name
+        self.options = {} if options is None else options
+        self.on_warning = on_warning
+        self.losses = {} if losses is None else losses
 
     def warn(self, message: str) -> None:
         self.on_warning(message)

@@ -21,11 +21,11 @@ import os
 import stat
 import zlib
 import sys
-from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator, Sequence
 
 from sessionport.errors import DataError, OutputError, UsageError
 from sessionport.pipeline import signals
+from sessionport.plain import Record
 
 HEAD_SIZE = 64 * 1024
 READ_BUFFER = 1 << 20
@@ -258,8 +258,7 @@ def _read_head(stream: BinaryIO, size: int) -> bytes:
     return b"".join(chunks)
 
 
-@dataclass
-class Input:
+class Input(Record):
     """An opened input.
 
     ``stream`` yields the decompressed bytes from the start; ``head`` is
@@ -267,17 +266,43 @@ class Input:
     read); ``size`` is its size on disk when known.
     """
 
+    _fields = ("name", "path", "stream", "head", "raw", "compression", "size", "_closers", "_guard", "encoding")
+
     name: str
     path: str | None
     stream: BinaryIO
     head: bytes
     raw: BinaryIO
-    compression: str | None = None
-    size: int | None = None
-    _closers: list = field(default_factory=list)
-    _guard: _StopAtDamage | None = None
+    compression: str | None
+    size: int | None
+    _closers: list
+    _guard: _StopAtDamage | None
     # UTF-16 or UTF-32 text read as UTF-8 (``stream`` is not the file's bytes)
-    encoding: str | None = None
+    encoding: str | None
+
+    def __init__(
+        self,
+        name: str,
+        path: str | None,
+        stream: BinaryIO,
+        head: bytes,
+        raw: BinaryIO,
+        compression: str | None = None,
+        size: int | None = None,
+        _closers: list | None = None,
+        _guard: _StopAtDamage | None = None,
+        encoding: str | None = None,
+    ) -> None:
+        self.name = name
+        self.path = path
+        self.stream = stream
+        self.head = head
+        self.raw = raw
+        self.compression = compression
+        self.size = size
+        self._closers = [] if _closers is None else _closers
+        self._guard = _guard
+        self.encoding = encoding
 
     @property
     def damage(self) -> str | None:

@@ -8,17 +8,16 @@ An entry point names an :class:`Importer`, :class:`Exporter` or :class:`Stage`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from sessionport.errors import PluginError
+from sessionport.plain import Frozen
 
 FORMATS_GROUP = "sessionport.formats"
 STAGES_GROUP = "sessionport.stages"
 
 
-@dataclass(frozen=True)
-class Option:
+class Option(Frozen):
     """A format- or stage-specific command-line option.
 
     ``name`` is the Python keyword the format receives in ``ctx.options``;
@@ -26,13 +25,25 @@ class Option:
     several formats that share a flag must mean the same thing.
     """
 
+    __slots__ = ("name", "flags", "help", "type", "default", "is_flag", "multiple")
     name: str
     flags: tuple[str, ...]
     help: str
-    type: Any = None
-    default: Any = None
-    is_flag: bool = False
-    multiple: bool = False
+    type: Any
+    default: Any
+    is_flag: bool
+    multiple: bool
+
+    def __init__(self, name: str, flags: tuple[str, ...], help: str, type: Any = None, default: Any = None,
+                 is_flag: bool = False, multiple: bool = False) -> None:
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "flags", flags)
+        _set(self, "help", help)
+        _set(self, "type", type)
+        _set(self, "default", default)
+        _set(self, "is_flag", is_flag)
+        _set(self, "multiple", multiple)
 
     def click_option(self):
         import click
@@ -87,8 +98,7 @@ NO_SUBAGENTS = Option(
 )
 
 
-@dataclass(frozen=True)
-class Importer:
+class Importer(Frozen):
     """Reads one format.
 
     ``read(stream, ctx)`` takes a binary stream and a :class:`ReadContext`
@@ -98,25 +108,45 @@ class Importer:
     format) to 100 (certainly this format).
     """
 
+    __slots__ = ("name", "description", "read", "sniff", "patterns", "options", "needs_seekable", "versions",
+                 "census", "usage", "title_scan")
     name: str
     description: str
     read: Callable[..., Iterator[dict]]
-    sniff: Callable[[bytes], int] | None = None
-    patterns: tuple[str, ...] = ()
-    options: tuple[Option, ...] = ()
+    sniff: Callable[[bytes], int] | None
+    patterns: tuple[str, ...]
+    options: tuple[Option, ...]
     # An importer that needs a real file (zip members, sibling subagent
     # files) says so; the input layer spools a pipe to a temp file for it.
-    needs_seekable: bool = False
+    needs_seekable: bool
     # The versions of the writing tool this importer was checked against
     # (``sessionport formats --json``; the format's docs page says how).
-    versions: tuple[str, ...] = ()
+    versions: tuple[str, ...]
+
+    def __init__(self, name: str, description: str, read: Callable[..., Iterator[dict]],
+                 sniff: Callable[[bytes], int] | None = None, patterns: tuple[str, ...] = (),
+                 options: tuple[Option, ...] = (), needs_seekable: bool = False, versions: tuple[str, ...] = (),
+                 census: Callable[..., list] | str | None = None, usage: Callable[..., list] | str | None = None,
+                 title_scan: Callable[[str], str | None] | str | None = None) -> None:
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "description", description)
+        _set(self, "read", read)
+        _set(self, "sniff", sniff)
+        _set(self, "patterns", patterns)
+        _set(self, "options", options)
+        _set(self, "needs_seekable", needs_seekable)
+        _set(self, "versions", versions)
+        _set(self, "census", census)
+        _set(self, "usage", usage)
+        _set(self, "title_scan", title_scan)
 
     # Optional: ``census(stream, ctx)`` returns the ``inspect`` summaries of
     # the input (a list of ``reports.summary.SessionSummary``) exactly as
     # summarizing ``read`` would, without building message events.  A
     # ``"module:function"`` string is imported on first use, so what only
     # ``inspect`` needs is not loaded at every start.
-    census: Callable[..., list] | str | None = None
+    census: Callable[..., list] | str | None
 
     def census_function(self) -> Callable[..., list] | None:
         census = self.census
@@ -131,7 +161,7 @@ class Importer:
     # ``inspect --usage`` prints (identity and token usage), reading only
     # the records that carry them; named as ``census`` is.  Without one,
     # ``inspect --usage`` takes the census (or the read).
-    usage: Callable[..., list] | str | None = None
+    usage: Callable[..., list] | str | None
 
     def usage_function(self) -> Callable[..., list] | None:
         usage = self.usage
@@ -146,7 +176,7 @@ class Importer:
     # session of the plain file at ``path`` (the last one it records, as the
     # reader ranks them), from a byte scan (see ``sessionport.title_scan``),
     # or None; named as ``census`` is.  The readable exporters' heading.
-    title_scan: Callable[[str], str | None] | str | None = None
+    title_scan: Callable[[str], str | None] | str | None
 
     def title_scan_function(self) -> Callable[[str], str | None] | None:
         scan = self.title_scan
@@ -158,16 +188,22 @@ class Importer:
         return scan
 
 
-@dataclass(frozen=True)
-class Loss:
+class Loss(Frozen):
     """Something the canonical stream can hold that an exporter cannot write.
 
     ``count(event)`` says how many of it one event holds; ``what`` names
     ``n`` of them in a sentence (``"the timestamps of 12 messages"``)."""
 
+    __slots__ = ("name", "what", "count")
     name: str
     what: Callable[[int], str]
     count: Callable[[dict], int]
+
+    def __init__(self, name: str, what: Callable[[int], str], count: Callable[[dict], int]) -> None:
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "what", what)
+        _set(self, "count", count)
 
 
 def _media_count(event: dict) -> int:
@@ -221,8 +257,7 @@ LOSSES: dict[str, Loss] = {
 }
 
 
-@dataclass(frozen=True)
-class Exporter:
+class Exporter(Frozen):
     """Writes one format: ``write(events, out, ctx)`` with ``out`` a binary
     stream.  ``multi_session`` is False for formats that hold one session.
 
@@ -230,13 +265,25 @@ class Exporter:
     (keys of :data:`LOSSES`); the write path counts each in the events it
     writes and says once, on stderr, what was dropped."""
 
+    __slots__ = ("name", "description", "write", "extension", "multi_session", "options", "cannot_carry")
     name: str
     description: str
     write: Callable[..., None]
-    extension: str = ".json"
-    multi_session: bool = False
-    options: tuple[Option, ...] = ()
-    cannot_carry: tuple[str, ...] = ()
+    extension: str
+    multi_session: bool
+    options: tuple[Option, ...]
+    cannot_carry: tuple[str, ...]
+
+    def __init__(self, name: str, description: str, write: Callable[..., None], extension: str = ".json",
+                 multi_session: bool = False, options: tuple[Option, ...] = (), cannot_carry: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "description", description)
+        _set(self, "write", write)
+        _set(self, "extension", extension)
+        _set(self, "multi_session", multi_session)
+        _set(self, "options", options)
+        _set(self, "cannot_carry", cannot_carry)
 
 
 class LossCounter:
@@ -267,8 +314,7 @@ class LossCounter:
         return f"{self.exporter.name} has no place for {'; '.join(parts)}: left out" if parts else None
 
 
-@dataclass(frozen=True)
-class Stage:
+class Stage(Frozen):
     """A transformation of an event stream.
 
     ``build(**options)`` returns a function ``Iterable[dict] -> Iterator[dict]``.
@@ -282,13 +328,26 @@ class Stage:
     function of the stage's options when that depends on them.
     """
 
+    __slots__ = ("name", "description", "build", "params", "help", "check", "reads_all")
     name: str
     description: str
     build: Callable[..., Callable[[Iterable[dict]], Iterator[dict]]]
-    params: tuple[Any, ...] = ()
-    help: str = ""
-    check: Callable[..., int] | None = None
-    reads_all: bool | Callable[[dict], bool] = False
+    params: tuple[Any, ...]
+    help: str
+    check: Callable[..., int] | None
+    reads_all: bool | Callable[[dict], bool]
+
+    def __init__(self, name: str, description: str, build: Callable[..., Callable[[Iterable[dict]], Iterator[dict]]],
+                 params: tuple[Any, ...] = (), help: str = "", check: Callable[..., int] | None = None,
+                 reads_all: bool | Callable[[dict], bool] = False) -> None:
+        _set = object.__setattr__
+        _set(self, "name", name)
+        _set(self, "description", description)
+        _set(self, "build", build)
+        _set(self, "params", params)
+        _set(self, "help", help)
+        _set(self, "check", check)
+        _set(self, "reads_all", reads_all)
 
 
 class FormatInfo:
@@ -346,18 +405,31 @@ class FormatInfo:
         return part.description if part else ""
 
 
-@dataclass
 class Registry:
-    formats: dict[str, FormatInfo] = field(default_factory=dict)
-    load_errors: list[str] = field(default_factory=list)
-    # Stages load on first use of ``stages``: a plain conversion needs none,
-    # and a stage module may import much (redact: its rule tables).
-    stage_loader: Callable[["Registry"], None] | None = None
-    _stages: dict[str, Stage] = field(default_factory=dict, init=False, repr=False)
-    # Shell completion of anything but an option name needs no format's own
-    # options (the built-in formats' come from sessionport.option_table, a
-    # plugin's entry point is loaded for its options).
-    without_format_options: bool = False
+    def __init__(self, formats: dict[str, FormatInfo] | None = None, load_errors: list[str] | None = None,
+                 stage_loader: Callable[["Registry"], None] | None = None, without_format_options: bool = False) -> None:
+        self.formats: dict[str, FormatInfo] = {} if formats is None else formats
+        self.load_errors: list[str] = [] if load_errors is None else load_errors
+        # Stages load on first use of ``stages``: a plain conversion needs none,
+        # and a stage module may import much (redact: its rule tables).
+        self.stage_loader = stage_loader
+        self._stages: dict[str, Stage] = {}
+        # Shell completion of anything but an option name needs no format's own
+        # options (the built-in formats' come from sessionport.option_table, a
+        # plugin's entry point is loaded for its options).
+        self.without_format_options = without_format_options
+
+    def __repr__(self) -> str:
+        return (f"Registry(formats={self.formats!r}, load_errors={self.load_errors!r}, "
+                f"stage_loader={self.stage_loader!r}, without_format_options={self.without_format_options!r})")
+
+    def __eq__(self, other: object):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.formats, self.load_errors, self.stage_loader, self._stages, self.without_format_options)
+        return mine == (other.formats, other.load_errors, other.stage_loader, other._stages, other.without_format_options)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  (mutable, as a dataclass without frozen)
 
     @property
     def stages(self) -> dict[str, Stage]:

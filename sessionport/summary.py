@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
+
+from sessionport.plain import Record
 
 USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
 
@@ -22,34 +23,79 @@ def add_usage(total: dict[str, int], usage: dict[str, Any] | None) -> None:
             total[key] += int(value)
 
 
-@dataclass
-class SessionSummary:
-    source: str | None = None
-    sessionId: str | None = None
-    title: str | None = None
-    cwd: str | None = None
-    parentSessionId: str | None = None
-    first: str | None = None
-    last: str | None = None
-    messages: int = 0
-    roles: Counter = field(default_factory=Counter)
-    kinds: Counter = field(default_factory=Counter)
-    tools: Counter = field(default_factory=Counter)
-    models: Counter = field(default_factory=Counter)
-    usage: dict[str, int] | None = None
-    skipped: dict[str, int] = field(default_factory=dict)
+class SessionSummary(Record):
+    _fields = (
+        "source", "sessionId", "title", "cwd", "parentSessionId", "first", "last", "messages", "roles", "kinds",
+        "tools", "models", "usage", "skipped", "unknown", "notes", "message_usage", "filtered", "ended",
+    )
+    source: str | None
+    sessionId: str | None
+    title: str | None
+    cwd: str | None
+    parentSessionId: str | None
+    first: str | None
+    last: str | None
+    messages: int
+    roles: Counter
+    kinds: Counter
+    tools: Counter
+    models: Counter
+    usage: dict[str, int] | None
+    skipped: dict[str, int]
     # Types the importer did not know ({"record": {type: n}, "content block": ...}).
-    unknown: dict[str, dict[str, int]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    unknown: dict[str, dict[str, int]]
+    notes: list[str]
     # The usage the message events carry (``meta.usage``, once per API
     # message id), None when none carries any: after a filter, what was kept.
     # A census does not count it: it reads unfiltered files, where ``usage``
     # (the end event's, the whole session's) says it all.
-    message_usage: dict[str, int] | None = None
+    message_usage: dict[str, int] | None
     # The end event's ``filtered`` (the filter stage dropped messages of the
     # session), and whether an end event was seen at all.
-    filtered: dict[str, Any] | None = None
-    ended: bool = False
+    filtered: dict[str, Any] | None
+    ended: bool
+
+    def __init__(
+        self,
+        source: str | None = None,
+        sessionId: str | None = None,
+        title: str | None = None,
+        cwd: str | None = None,
+        parentSessionId: str | None = None,
+        first: str | None = None,
+        last: str | None = None,
+        messages: int = 0,
+        roles: Counter | None = None,
+        kinds: Counter | None = None,
+        tools: Counter | None = None,
+        models: Counter | None = None,
+        usage: dict[str, int] | None = None,
+        skipped: dict[str, int] | None = None,
+        unknown: dict[str, dict[str, int]] | None = None,
+        notes: list[str] | None = None,
+        message_usage: dict[str, int] | None = None,
+        filtered: dict[str, Any] | None = None,
+        ended: bool = False,
+    ) -> None:
+        self.source = source
+        self.sessionId = sessionId
+        self.title = title
+        self.cwd = cwd
+        self.parentSessionId = parentSessionId
+        self.first = first
+        self.last = last
+        self.messages = messages
+        self.roles = Counter() if roles is None else roles
+        self.kinds = Counter() if kinds is None else kinds
+        self.tools = Counter() if tools is None else tools
+        self.models = Counter() if models is None else models
+        self.usage = usage
+        self.skipped = {} if skipped is None else skipped
+        self.unknown = {} if unknown is None else unknown
+        self.notes = [] if notes is None else notes
+        self.message_usage = message_usage
+        self.filtered = filtered
+        self.ended = ended
 
     @property
     def partial(self) -> bool:

@@ -15,58 +15,92 @@ stream is removed before the parent exits.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import itertools
 import os
 import signal
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
 from sessionport.pipeline import stream
 from sessionport.pipeline.signals import SIGNALS, Terminated, ignore_later
+from sessionport.plain import Frozen, Record
 from sessionport.registry import LossCounter, get_registry
 
 StageFactory = Callable[[], Callable[[Iterable[dict]], Iterator[dict]]]
 
 
-@dataclass(frozen=True)
-class Job:
+class Job(Frozen):
     """Everything a worker needs to convert one input; picklable.
 
     ``refused`` is set when the guard would not hand out a target for the
     input: the job then fails without reading it.
     """
 
+    __slots__ = ("source", "target", "to", "from_", "strict", "skip_bad", "read_opts", "write_opts", "stages",
+                 "refused", "report")
     source: str
     target: str | None
     to: str
-    from_: str | None = None
-    strict: bool = False
-    skip_bad: bool = False
-    read_opts: dict[str, Any] = field(default_factory=dict)
-    write_opts: dict[str, Any] = field(default_factory=dict)
-    stages: tuple[StageFactory, ...] = ()
-    refused: str | None = None
+    from_: str | None
+    strict: bool
+    skip_bad: bool
+    read_opts: dict[str, Any]
+    write_opts: dict[str, Any]
+    stages: tuple[StageFactory, ...]
+    refused: str | None
     # Count what the conversion did (Outcome.report), for --json-report.
-    report: bool = False
+    report: bool
+
+    def __init__(self, source: str, target: str | None, to: str, from_: str | None = None, strict: bool = False,
+                 skip_bad: bool = False, read_opts: dict[str, Any] | None = None, write_opts: dict[str, Any] | None = None,
+                 stages: tuple[StageFactory, ...] = (), refused: str | None = None, report: bool = False) -> None:
+        _set = object.__setattr__
+        _set(self, "source", source)
+        _set(self, "target", target)
+        _set(self, "to", to)
+        _set(self, "from_", from_)
+        _set(self, "strict", strict)
+        _set(self, "skip_bad", skip_bad)
+        _set(self, "read_opts", {} if read_opts is None else read_opts)
+        _set(self, "write_opts", {} if write_opts is None else write_opts)
+        _set(self, "stages", stages)
+        _set(self, "refused", refused)
+        _set(self, "report", report)
 
 
-@dataclass
-class Outcome:
+class Outcome(Record):
+    _fields = ("source", "target", "ok", "error", "warnings", "empty", "report")
     source: str
     target: str | None
     ok: bool
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
+    error: str | None
+    warnings: list[str]
     # An input that holds no message (empty, or only summary records)
     # writes nothing.
-    empty: bool = False
+    empty: bool
     # What the conversion did, when the run asked for it (see Tally.report).
-    report: dict | None = None
+    report: dict | None
+
+    def __init__(
+        self,
+        source: str,
+        target: str | None,
+        ok: bool,
+        error: str | None = None,
+        warnings: list[str] | None = None,
+        empty: bool = False,
+        report: dict | None = None,
+    ) -> None:
+        self.source = source
+        self.target = target
+        self.ok = ok
+        self.error = error
+        self.warnings = [] if warnings is None else warnings
+        self.empty = empty
+        self.report = report
 
 
 class Tally:
@@ -340,7 +374,7 @@ def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Out
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="sessionport-batch-") as scratch:
-        staged = [dataclasses.replace(j, target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
+        staged = [j.replace(target=os.path.join(scratch, f"{i:06d}.jsonl"), to="portable-jsonl", write_opts={}) for i, j in enumerate(jobs)]
         # Two jobs per worker ahead of the one read back: the scratch files
         # hold a few inputs' events, not the whole batch's.
         for job, outcome in zip(jobs, run_jobs_ahead(staged, workers, 2 * workers)):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
-from dataclasses import dataclass
+from sessionport.plain import Frozen
 from typing import Sequence
 
 from sessionport.errors import UsageError
@@ -37,20 +37,28 @@ PATTERN_CHARS = "*?["
 CANDIDATE_PROMPT = 60
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Frozen):
     """One input: ``spec`` to open, ``relative`` to mirror under an output directory."""
 
+    __slots__ = ("spec", "relative")
     spec: str
     relative: str
 
+    def __init__(self, spec: str, relative: str) -> None:
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "relative", relative)
 
-@dataclass(frozen=True)
-class Inputs:
+
+class Inputs(Frozen):
     """The sources of a run, and whether they make a batch."""
 
+    __slots__ = ("sources", "batch")
     sources: tuple[Source, ...]
     batch: bool
+
+    def __init__(self, sources: tuple[Source, ...], batch: bool) -> None:
+        object.__setattr__(self, "sources", sources)
+        object.__setattr__(self, "batch", batch)
 
     @property
     def specs(self) -> list[str]:

@@ -21,10 +21,8 @@ outcomes (the CLI prints them).
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from sessionport.context import ReadContext
@@ -33,6 +31,7 @@ from sessionport.io import check_folder
 from sessionport.pipeline import batch, stream, targets
 from sessionport.pipeline.batch import Outcome, StageFactory
 from sessionport.pipeline.inputs import Inputs, Source, resolve
+from sessionport.plain import Frozen, Record
 
 if TYPE_CHECKING:
     from sessionport.summary import SessionSummary
@@ -40,44 +39,78 @@ if TYPE_CHECKING:
 WIRE_FORMAT = "portable-jsonl"
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(Frozen):
     """How every input of a run is read."""
 
-    format: str | None = None
-    strict: bool = False
-    skip_bad: bool = False
-    options: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("format", "strict", "skip_bad", "options", "quiet", "progress")
+    format: str | None
+    strict: bool
+    skip_bad: bool
+    options: dict[str, Any]
     # Warnings go nowhere (the CLI's --quiet); ``progress`` draws a bar.
-    quiet: bool = False
-    progress: bool = False
+    quiet: bool
+    progress: bool
+
+    def __init__(self, format: str | None = None, strict: bool = False, skip_bad: bool = False,
+                 options: dict[str, Any] | None = None, quiet: bool = False, progress: bool = False) -> None:
+        _set = object.__setattr__
+        _set(self, "format", format)
+        _set(self, "strict", strict)
+        _set(self, "skip_bad", skip_bad)
+        _set(self, "options", {} if options is None else options)
+        _set(self, "quiet", quiet)
+        _set(self, "progress", progress)
 
 
-@dataclass(frozen=True)
-class Sink:
+class Sink(Frozen):
     """Where and how a run writes: ``output`` is a path, ``-`` or None (stdout)."""
 
-    format: str = WIRE_FORMAT
-    output: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("format", "output", "options", "report", "reserved")
+    format: str
+    output: str | None
+    options: dict[str, Any]
     # Count, per input, what was read, written and left out (Outcome.report);
     # then a single input's error is returned in Result.raised, not raised.
-    report: bool = False
+    report: bool
     # Paths the run writes other files to (the --json-report): never an
     # output under -o DIR.
-    reserved: tuple[str, ...] = ()
+    reserved: tuple[str, ...]
+
+    def __init__(self, format: str = WIRE_FORMAT, output: str | None = None, options: dict[str, Any] | None = None,
+                 report: bool = False, reserved: tuple[str, ...] = ()) -> None:
+        _set = object.__setattr__
+        _set(self, "format", format)
+        _set(self, "output", output)
+        _set(self, "options", {} if options is None else options)
+        _set(self, "report", report)
+        _set(self, "reserved", reserved)
 
 
-@dataclass
-class Result:
+class Result(Record):
     """What a run did: every input's outcome (one entry for a single input)."""
 
+    _fields = ("total", "outcomes", "layout", "batch", "raised")
+
     total: int
-    outcomes: list[Outcome] = field(default_factory=list)
-    layout: str = targets.STREAM
-    batch: bool = True
+    outcomes: list[Outcome]
+    layout: str
+    batch: bool
     # The error of a single input, when the sink asked for a report.
-    raised: SessionportError | None = None
+    raised: SessionportError | None
+
+    def __init__(
+        self,
+        total: int,
+        outcomes: list[Outcome] | None = None,
+        layout: str = targets.STREAM,
+        batch: bool = True,
+        raised: SessionportError | None = None,
+    ) -> None:
+        self.total = total
+        self.outcomes = [] if outcomes is None else outcomes
+        self.layout = layout
+        self.batch = batch
+        self.raised = raised
 
     @property
     def failed(self) -> list[Outcome]:
@@ -176,7 +209,7 @@ def run(
         options = stream.heading_options(sink.format, reading.options)
         if not inputs.batch:
             options[stream.FILE_SESSION] = True
-        reading = dataclasses.replace(reading, options=options)
+        reading = reading.replace(options=options)
     if not inputs.batch:
         source = inputs.sources[0]
         if sink.report:
@@ -212,7 +245,7 @@ def run(
             record(outcome)
         return result
     output = sink.output if result.layout == targets.FILE else None
-    combined = [dataclasses.replace(template, source=s.spec) for s in inputs.sources]
+    combined = [template.replace(source=s.spec) for s in inputs.sources]
     events: Iterator[dict] = batch.combined_stream(combined, workers, record)
     if output is not None:
         # -o FILE is made only when some input gave an event: a batch whose
@@ -277,9 +310,9 @@ def directory_jobs(sources: Sequence[Source], directory: str, template: batch.Jo
         try:
             target = guard.claim(directory, source.relative, extension)
         except targets.RefusedTarget as exc:
-            jobs.append(dataclasses.replace(template, source=source.spec, refused=f"{source.spec}: {exc}"))
+            jobs.append(template.replace(source=source.spec, refused=f"{source.spec}: {exc}"))
             continue
-        jobs.append(dataclasses.replace(template, source=source.spec, target=target))
+        jobs.append(template.replace(source=source.spec, target=target))
     return jobs
 
 

@@ -14,7 +14,6 @@ nearest emitted ancestor as ``parentId``.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Iterator
 
 import orjson
@@ -23,6 +22,7 @@ from sessionport.context import ReadContext
 from sessionport.lazy import lazy
 from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, iter_lines, line_too_deep, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
+from sessionport.plain import Record
 from sessionport.formats.claude_code.content import attachment_text, content_text, rendered_attachment
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
 from sessionport.formats.claude_code.sniff import STATE_TYPES
@@ -98,32 +98,64 @@ def _typed_decoder() -> Any:
     return typed.decode_line
 
 
-@dataclass
-class AgentLink:
+class AgentLink(Record):
     """What is known about a subagent transcript before reading it."""
 
-    agent_id: str | None = None
-    parent_session_id: str | None = None
-    tool_call_id: str | None = None
-    workflow_run_id: str | None = None
-    notes: list[str] = field(default_factory=list)
+    _fields = ("agent_id", "parent_session_id", "tool_call_id", "workflow_run_id", "notes")
+
+    agent_id: str | None
+    parent_session_id: str | None
+    tool_call_id: str | None
+    workflow_run_id: str | None
+    notes: list[str]
+
+    def __init__(
+        self,
+        agent_id: str | None = None,
+        parent_session_id: str | None = None,
+        tool_call_id: str | None = None,
+        workflow_run_id: str | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.parent_session_id = parent_session_id
+        self.tool_call_id = tool_call_id
+        self.workflow_run_id = workflow_run_id
+        self.notes = [] if notes is None else notes
 
 
-@dataclass
-class FileResult:
+class FileResult(Record):
     """Filled while reading; the caller reads it after the generator ends."""
 
-    session_id: str | None = None
-    is_agent_file: bool = False
-    emitted_session: bool = False
+    _fields = ("session_id", "is_agent_file", "emitted_session", "agent_calls", "run_calls", "subagents_following")
+
+    session_id: str | None
+    is_agent_file: bool
+    emitted_session: bool
     # agentId -> id of the tool call that started it (Task/Agent results).
-    agent_calls: dict[str, str] = field(default_factory=dict)
+    agent_calls: dict[str, str]
     # workflow run id -> id of the Workflow call that started the run.
-    run_calls: dict[str, str] = field(default_factory=dict)
+    run_calls: dict[str, str]
     # Called with the session id when the session event is made; returns the
     # agent ids of the subagent sessions that will follow it in the stream
     # (``metadata.subagents``, so a viewer links only to sessions it will hold).
-    subagents_following: Any = None
+    subagents_following: Any
+
+    def __init__(
+        self,
+        session_id: str | None = None,
+        is_agent_file: bool = False,
+        emitted_session: bool = False,
+        agent_calls: dict[str, str] | None = None,
+        run_calls: dict[str, str] | None = None,
+        subagents_following: Any = None,
+    ) -> None:
+        self.session_id = session_id
+        self.is_agent_file = is_agent_file
+        self.emitted_session = emitted_session
+        self.agent_calls = {} if agent_calls is None else agent_calls
+        self.run_calls = {} if run_calls is None else run_calls
+        self.subagents_following = subagents_following
 
 
 class _Transcript(MessageBuilder):

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+from sessionport.plain import Record
 
 WARMUP_MAX_BYTES = 64 * 1024
 HEAD_BYTES = 64 * 1024
@@ -30,12 +31,22 @@ SESSION_ID_BYTES = 16 * 1024
 WORKFLOWS = "workflows"
 
 
-@dataclass
-class Subagents:
-    files: list[str] = field(default_factory=list)
-    warmups: list[str] = field(default_factory=list)
+class Subagents(Record):
+    _fields = ("files", "warmups", "runs")
+    files: list[str]
+    warmups: list[str]
     # transcript path -> id of the workflow run that started it
-    runs: dict[str, str] = field(default_factory=dict)
+    runs: dict[str, str]
+
+    def __init__(
+        self,
+        files: list[str] | None = None,
+        warmups: list[str] | None = None,
+        runs: dict[str, str] | None = None,
+    ) -> None:
+        self.files = [] if files is None else files
+        self.warmups = [] if warmups is None else warmups
+        self.runs = {} if runs is None else runs
 
 
 def _agent_id(path: str) -> str:
