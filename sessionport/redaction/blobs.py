@@ -14,10 +14,17 @@ true of all of them, so the entropy layer asks this module first:
 
 from __future__ import annotations
 
-import base64
 import binascii
 
 from sessionport.lazy import lazy
+
+
+def b64decode(text: str) -> bytes:
+    # base64.b64decode of a str without importing base64 (and struct) on
+    # every redacting run: the same non-strict decoding, the same errors
+    # (a non-ASCII str: UnicodeEncodeError, a ValueError)
+    return binascii.a2b_base64(text.encode("ascii"))
+
 
 # (magic, offset) of formats whose base64 is data
 _MAGIC: tuple[tuple[bytes, int], ...] = (
@@ -53,7 +60,7 @@ def decode(value: str, limit: int | None = None) -> bytes | None:
     else:
         return None
     try:
-        return base64.b64decode(raw + "=" * (-len(raw) % 4))
+        return b64decode(raw + "=" * (-len(raw) % 4))
     except (binascii.Error, ValueError):
         return None
 

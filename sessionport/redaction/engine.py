@@ -33,13 +33,23 @@ import orjson
 from sessionport.redaction import blobs, cards, entropy, keywords, normalise, pii, printers, rules, screen
 from sessionport.lazy import lazy
 
-TOKEN = re.compile(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
+# compiled on first use: only a text that holds a tag (or a field
+# token) needs it
+TOKEN = lazy(r"\[REDACTED:[a-z0-9-]+(?:#\d+)?\]")
 # Entropy findings this long are decoded before judging; longer than
 # _OPAQUE_MAX with no context and no readable content, they are data.
 _JUDGE_MIN = 32
 _OPAQUE_MAX = 256
 _USER_PASS = lazy(r"^[A-Za-z][A-Za-z0-9._@+-]{0,63}:[^\s:]{3,128}$")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
+
+
+def _vendor_placeholder(secret: str):
+    # the pattern is compiled when a vendor token is found, not when a text
+    # is looked at
+    return _VENDOR_PLACEHOLDER.search(secret)
+
+
 _MIN_TEXT = 6
 # Lower-cases ASCII letters only, so positions in the result match the original.
 _ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
@@ -163,7 +173,7 @@ class Redactor:
             lower = _lower(text)
         if runs is None:
             runs = screen.token_runs(text)
-        offer(rules.vendor_spans(text, runs), _VENDOR_PLACEHOLDER.search)
+        offer(rules.vendor_spans(text, runs), _vendor_placeholder)
         offer(cards.card_spans(text))
         present = rules.context_triggers(lower)
         offer(rules.context_spans(text, lower, present), keywords.is_placeholder)

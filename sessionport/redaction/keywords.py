@@ -75,10 +75,22 @@ _PAT_NAME = lazy(r"(?:^|[_.-])pat$")
 _NOT_SECRET_SEARCH = Re2OrRe(_NOT_SECRET.pattern.replace("author(?!iz)", "author(?:$|[^i]|i$|i[^z])"), _NOT_SECRET)
 
 
+# Every name _STRONG, _WEAK or _PAT_NAME can match holds one of these (the
+# letters of a match in the normalised name are a run of the lower-cased
+# name): a name with none of them is no secret name, and its test compiles
+# none of the patterns below.
+_NAME_NEEDLES = ("pass", "pwd", "secret", "key", "token", "cred", "bearer", "conn", "dsn", "salt", "cookie", "auth", "pat", "sig")
+
+
 @lru_cache(maxsize=8192)
 def classify_name(name: str) -> str | None:
     """``"strong"``, ``"weak"`` or None (not a secret name)."""
     lowered = name.lower()
+    for needle in _NAME_NEEDLES:
+        if needle in lowered:
+            break
+    else:
+        return None
     normal = re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()).strip("_")
     if not normal:
         return None

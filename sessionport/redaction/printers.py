@@ -72,7 +72,15 @@ def _byte_line_finder():
 
 
 _LINES = lazy(SCREEN)
-_BYTE_LINES = _byte_line_finder()
+# compiled on first use: most runs have no command line that names a
+# credential, and the set below answers for the others first
+_BYTE_LINES: list = []
+
+
+def _byte_lines():
+    if not _BYTE_LINES:
+        _BYTE_LINES.append(_byte_line_finder())
+    return _BYTE_LINES[0]
 
 
 def _screen_set():
@@ -110,8 +118,9 @@ def prints_credential(text: str, ascii_bytes: bytes | None = None) -> bool:
     """Whether ``text`` holds a command line that prints a credential
     alone (PRINTER, tried on the lines :data:`SCREEN` picks);
     ``ascii_bytes``: the text's bytes when it is ASCII."""
-    if _BYTE_LINES is not None and (ascii_bytes is not None or text.isascii()):
-        matches = _BYTE_LINES(ascii_bytes if ascii_bytes is not None else text.encode())
+    byte_lines = _byte_lines()
+    if byte_lines is not None and (ascii_bytes is not None or text.isascii()):
+        matches = byte_lines(ascii_bytes if ascii_bytes is not None else text.encode())
     else:
         matches = _LINES.finditer(text)
     for match in matches:

@@ -13,13 +13,13 @@ escaped JSON, so "no letter before" is checked in Python
 
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 from typing import Iterator
 
 from sessionport.lazy import LazyPattern, lazy
 from sessionport.redaction import keywords
+from sessionport.redaction.blobs import b64decode
 from sessionport.redaction.re2_spelling import Re2OrRe
 
 Span = tuple[int, int, str]
@@ -61,7 +61,7 @@ def base64_pem_is_private(value: str) -> bool:
     head = value[:120]
     head = head[: len(head) // 4 * 4]
     try:
-        decoded = base64.b64decode(head)
+        decoded = b64decode(head)
     except (binascii.Error, ValueError):
         return True  # unreadable: err on the side of redacting
     return b"PRIVATE" in decoded or b"ENCRYPTED" in decoded
