@@ -211,3 +211,39 @@ def test_split_works_for_any_input_format(tmp_path):
     assert sorted(os.listdir(out)) == ["first-aaa.json", "second-bbb.json"]
     first = orjson.loads((out / "first-aaa.json").read_bytes())
     assert first["source"] == "claude-code" and [m["text"] for m in first["messages"]] == ["one"]
+
+
+@pytest.mark.parametrize("lands", ["before the rename", "after the rename"])
+def test_a_signal_at_a_file_s_end_leaves_the_result_naming_exactly_the_files_there(tmp_path, monkeypatch, lands):
+    """A signal lands between any two bytecodes: the one between a file's
+    rename into place and its listing must not leave a file the report does
+    not name, nor name one that never came."""
+    import contextlib as _contextlib
+
+    from sessionport.pipeline import split as split_module
+    from sessionport.pipeline.signals import Terminated
+
+    real_open = split_module.open_output
+    calls = []
+
+    @_contextlib.contextmanager
+    def interrupted_open(path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) < 2:
+            with real_open(path, *args, **kwargs) as out:
+                yield out
+            return
+        if lands == "before the rename":
+            raise Terminated(15)
+        with real_open(path, *args, **kwargs) as out:
+            yield out
+        raise Terminated(15)  # the file is in place, the code after it not yet run
+
+    monkeypatch.setattr(split_module, "open_output", interrupted_open)
+    events = list(sessionport.read(str(EXPORT)))
+    result = split_module.SplitResult(str(tmp_path / "out"))
+    with pytest.raises(Terminated):
+        split_sessions(iter(events), str(tmp_path / "out"), format="portable-jsonl", result=result)
+    there = sorted(str(p) for p in (tmp_path / "out").iterdir() if not p.name.startswith("."))
+    assert sorted(result.files) == there
+    assert len(there) == (1 if lands == "before the rename" else 2)
