@@ -129,3 +129,28 @@ def alive(pid: int) -> bool:
             return handle.read().split(") ", 1)[1][0] != "Z"
     except OSError:
         return False
+
+
+def typed_read_outcome(path: Path, format: str, reader: type, typed: bool, kwargs: dict) -> str:
+    """Everything a read of ``path`` as ``format`` gives, as JSON text (key
+    order counts), with ``reader``'s typed decode on from the first line or
+    off: the typed-decode tests compare the two."""
+    import json
+
+    import orjson
+
+    from sessionport import api
+    from sessionport.context import ReadContext
+
+    original = reader.typed_after
+    reader.typed_after = 0 if typed else None
+    ctx = ReadContext(on_warning=lambda message: None)
+    reported: list[str] = []
+    ctx.on_warning = reported.append
+    try:
+        events = [orjson.loads(orjson.dumps(e)) for e in api.read(str(path), context=ctx, format=format, **kwargs)]
+    except Exception as exc:  # the same error, or the test fails
+        return json.dumps({"error": type(exc).__name__, "message": str(exc)})
+    finally:
+        reader.typed_after = original
+    return json.dumps({"events": events, "warnings": ctx.warnings, "reported": reported, "bad": (ctx.bad_count, ctx.bad_places)}, indent=1)

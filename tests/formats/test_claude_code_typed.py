@@ -15,7 +15,6 @@ invalid UTF-8, numbers orjson refuses or reads as floats, deep nesting).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +22,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import FIXTURES, corpus_files, requires_corpus
+from conftest import FIXTURES, corpus_files, requires_corpus, typed_read_outcome
 from sessionport import api
-from sessionport.context import ReadContext
 from sessionport.formats.claude_code import records, typed
 from sessionport.formats.claude_code.records import _Transcript
 
@@ -222,19 +220,7 @@ def edge_logs(folder: Path) -> list[Path]:
 
 
 def outcome(path: Path, kwargs: dict, typed_lines: bool) -> str:
-    """Everything a read of ``path`` gives, as JSON text (key order counts)."""
-    original = _Transcript.typed_after
-    _Transcript.typed_after = 0 if typed_lines else None
-    ctx = ReadContext(on_warning=lambda message: None)
-    reported: list[str] = []
-    ctx.on_warning = reported.append
-    try:
-        events = [orjson.loads(orjson.dumps(e)) for e in api.read(str(path), context=ctx, format="claude-code", **kwargs)]
-    except Exception as exc:  # the same error, or the test fails
-        return json.dumps({"error": type(exc).__name__, "message": str(exc)})
-    finally:
-        _Transcript.typed_after = original
-    return json.dumps({"events": events, "warnings": ctx.warnings, "reported": reported, "bad": (ctx.bad_count, ctx.bad_places)}, indent=1)
+    return typed_read_outcome(path, "claude-code", _Transcript, typed_lines, kwargs)
 
 
 def assert_same(path: Path, kwargs: dict) -> None:

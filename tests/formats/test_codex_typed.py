@@ -21,9 +21,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from conftest import FIXTURES, corpus_files, requires_corpus
+from conftest import FIXTURES, corpus_files, requires_corpus, typed_read_outcome
 from sessionport import api
-from sessionport.context import ReadContext
 from sessionport.formats.codex import rollout, typed
 from sessionport.formats.codex.rollout import RolloutReader
 
@@ -211,19 +210,7 @@ def edge_rollouts(folder: Path) -> list[Path]:
 
 
 def outcome(path: Path, kwargs: dict, typed_items: bool) -> str:
-    """Everything a read of ``path`` gives, as JSON text (key order counts)."""
-    original = RolloutReader.typed_after
-    RolloutReader.typed_after = 0 if typed_items else None
-    ctx = ReadContext(on_warning=lambda message: None)
-    reported: list[str] = []
-    ctx.on_warning = reported.append
-    try:
-        events = [orjson.loads(orjson.dumps(e)) for e in api.read(str(path), context=ctx, format="codex", **kwargs)]
-    except Exception as exc:  # the same error, or the test fails
-        return json.dumps({"error": type(exc).__name__, "message": str(exc)})
-    finally:
-        RolloutReader.typed_after = original
-    return json.dumps({"events": events, "warnings": ctx.warnings, "reported": reported, "bad": (ctx.bad_count, ctx.bad_places)}, indent=1)
+    return typed_read_outcome(path, "codex", RolloutReader, typed_items, kwargs)
 
 
 def assert_same(path: Path, kwargs: dict) -> None:
