@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from sessionport.pipeline.stream import write_events
+from sessionport.pipeline.targets import file_identity
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.io import check_folder, open_output
@@ -222,13 +223,13 @@ def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult
         # bytecodes, and one between the file's rename into place and its
         # listing would leave a file the report does not name.  Unlisted
         # again if the run ends before this file replaced what was there.
-        before = _identity(path)
+        before = file_identity(path)
         result.files.append(path)
         try:
             with open_output(path) as out:
                 written = write_events(_chain(session, body), out, format=format, options=dict(options or {}), context=WriteContext(name=path))
         except BaseException:
-            if _identity(path) in (None, before):
+            if file_identity(path) in (None, before):
                 result.files.remove(path)
             raise
         for _ in body:  # an exporter that stopped early leaves the rest of its session
@@ -236,15 +237,6 @@ def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult
         result.losses[path] = dict(written.losses)
         if on_file is not None:
             on_file(path, session)
-
-
-def _identity(path: str) -> tuple[int, int] | None:
-    """Which file is at ``path`` (device and inode), None when none is."""
-    try:
-        found = os.lstat(path)
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def _inside(real: str, directory: str) -> bool:

@@ -37,7 +37,8 @@ def folded(path: str) -> str:
     return unicodedata.normalize("NFC", path).casefold()
 
 
-def _identity(path: str) -> tuple | None:
+def file_identity(path: str) -> tuple | None:
+    """Which file is at ``path`` (device and inode), None when none is."""
     try:
         st = os.stat(path)
     except OSError:
@@ -65,7 +66,7 @@ class OutputGuard:
                 continue
             path = spec[len("file://") :] if spec.startswith("file://") else spec
             self._inputs[self._real(path)] = spec
-            identity = _identity(path)
+            identity = file_identity(path)
             if identity:
                 self._input_ids[identity] = spec
         # Targets handed out, and paths kept for other files of the run
@@ -95,7 +96,7 @@ class OutputGuard:
         """The input ``path`` would overwrite, if any (hard links too)."""
         found = self._inputs.get(real or self._real(path))
         if found is None and self._input_ids:
-            identity = _identity(path)
+            identity = file_identity(path)
             found = self._input_ids.get(identity) if identity else None
         return found
 
