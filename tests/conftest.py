@@ -103,6 +103,24 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+# The command line of a sessionport child that starts with the signal
+# dispositions a terminal gives it, whatever the test runner inherited: a
+# runner started in the background of a script (or under nohup) passes
+# SIGINT, SIGQUIT and SIGHUP on ignored, and sessionport rightly keeps
+# ignoring what it was started with.  Set by the child itself: preexec_fn
+# is unsafe beside the threads other tests keep running.
+SESSIONPORT_WITH_DEFAULT_SIGNALS = [
+    sys.executable,
+    "-c",
+    "import runpy, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
+    "for name in ('SIGTERM', 'SIGHUP', 'SIGQUIT'):\n"
+    "    signal.signal(getattr(signal, name), signal.SIG_DFL)\n"
+    "sys.argv[0] = 'sessionport'\n"
+    "runpy.run_module('sessionport', run_name='__main__', alter_sys=True)\n",
+]
+
+
 def wait_for(condition, what: str, timeout: float = 30.0) -> None:
     """Poll ``condition`` until it holds; fail naming ``what`` after ``timeout`` s."""
     deadline = time.monotonic() + timeout

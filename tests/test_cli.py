@@ -17,7 +17,7 @@ import pytest
 import zstandard
 from click.testing import CliRunner
 
-from conftest import FIXTURES, ROOT, run_cli
+from conftest import FIXTURES, ROOT, SESSIONPORT_WITH_DEFAULT_SIGNALS, run_cli
 from sessionport.cli import cli
 
 SAMPLE = FIXTURES / "portable-jsonl" / "session.jsonl"
@@ -208,7 +208,7 @@ def wait_until_blocked_on_stdin(pid: int, limit: float = 60) -> None:
 
 
 def test_ctrl_c_exits_130_with_one_line():
-    process = subprocess.Popen([sys.executable, "-m", "sessionport", "to", "portable-jsonl"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    process = subprocess.Popen([*SESSIONPORT_WITH_DEFAULT_SIGNALS, "to", "portable-jsonl"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     process.stdin.write(SAMPLE.read_bytes().splitlines(keepends=True)[0])
     process.stdin.flush()
     wait_until_blocked_on_stdin(process.pid)

@@ -12,7 +12,7 @@ import sys
 import orjson
 import pytest
 
-from conftest import FIXTURES, ROOT, run_cli, wait_for
+from conftest import FIXTURES, ROOT, SESSIONPORT_WITH_DEFAULT_SIGNALS, run_cli, wait_for
 from test_conversion_report import with_records
 
 SESSION = FIXTURES / "claude-code" / "session.jsonl"

@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from conftest import FIXTURES, ROOT, alive, child_pids, corpus_files, requires_corpus, run_cli, wait_for
+from conftest import FIXTURES, ROOT, SESSIONPORT_WITH_DEFAULT_SIGNALS, alive, child_pids, corpus_files, requires_corpus, run_cli, wait_for
 from sessionport.formats.codex.usage import TokenTotals
 from sessionport.formats.codex import split
 from sessionport.pipeline import chunks
@@ -316,7 +316,7 @@ def test_a_signal_ends_the_workers_and_leaves_no_partial_output(signum, to, gene
     env = dict(os.environ, TMPDIR=str(scratch), **{chunks.MIN_SIZE_ENV: "1", chunks.CHUNK_SIZE_ENV: "8k"})
     env.pop("SESSIONPORT_DEBUG", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sessionport", "convert", str(generated), "--to", to, "--jobs", "2", "-o", str(target)],
+        [*SESSIONPORT_WITH_DEFAULT_SIGNALS, "convert", str(generated), "--to", to, "--jobs", "2", "-o", str(target)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env, start_new_session=True,
     )
     wait_for(lambda: len(child_pids(proc.pid)) >= 2 and any(n.endswith(".part") for n in os.listdir(tmp_path)), "the workers and the .part file")
