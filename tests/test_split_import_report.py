@@ -176,7 +176,7 @@ def test_an_interrupted_run_replaces_an_earlier_report_with_one_saying_so(tmp_pa
     report.write_text('{"exitCode": 0, "stale": true}')  # an earlier run's
     out = tmp_path / ("out" if command == "split" else "out.html")
     args = ["split", source, "--to", "html", "-o", out] if command == "split" else ["convert", source, "--to", "html", "-o", out]
-    proc = subprocess.Popen([sys.executable, "-m", "sessionport", *map(str, args), "--json-report", str(report)],
+    proc = subprocess.Popen([*SESSIONPORT_WITH_DEFAULT_SIGNALS, *map(str, args), "--json-report", str(report)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     try:
         if command == "split":
@@ -215,3 +215,43 @@ def test_a_run_into_a_closed_pipe_replaces_an_earlier_report(tmp_path, command):
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     doc = json.loads(report.read_text())
     assert "stale" not in doc and doc["exitCode"] == 0 and doc["error"] == "the output pipe was closed"
+
+
+@pytest.mark.parametrize("lands", ["before the rename", "after the rename"])
+def test_a_signal_at_a_file_s_end_leaves_the_report_naming_exactly_the_files_there(tmp_path, monkeypatch, lands):
+    """A signal lands between any two bytecodes: one between a session's
+    file taking its place and the report being told of it must not leave
+    a file the per-input report does not name (nor name one never there)."""
+    import contextlib
+
+    from click.testing import CliRunner
+
+    from sessionport.cli import cli
+    from sessionport.pipeline import split as split_module
+    from sessionport.pipeline.signals import Terminated
+
+    real_open = split_module.open_output
+    calls = []
+
+    @contextlib.contextmanager
+    def interrupted_open(path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) < 2:
+            with real_open(path, *args, **kwargs) as out:
+                yield out
+            return
+        if lands == "before the rename":
+            raise Terminated(15)
+        with real_open(path, *args, **kwargs) as out:
+            yield out
+        raise Terminated(15)  # the file is in place, the code reporting it not yet run
+
+    monkeypatch.setattr(split_module, "open_output", interrupted_open)
+    out, report = tmp_path / "out", tmp_path / "report.json"
+    CliRunner().invoke(cli, ["split", str(TWO), "--to", "portable-jsonl", "-o", str(out), "--json-report", str(report)])
+    there = listing(out)
+    assert len(there) == (1 if lands == "before the rename" else 2)
+    doc = json.loads(report.read_text())
+    [entry] = doc["inputs"]
+    assert doc["exitCode"] == 143 and entry["status"] == "failed"
+    assert sorted(entry["files"]) == there

@@ -93,6 +93,7 @@ def _reported_split(inputs, to, directory, force, how, selection, write_opts, js
                       reserved=() if json_report == "-" else (json_report,))
         selection.check()
     except SessionportError as exc:
+        _claim_unreported(ledger, written)
         # an error once every input was read is the run's (no session
         # matched the selection), not the last input's
         run_error = ledger.finished or ledger.current is None
@@ -100,6 +101,7 @@ def _reported_split(inputs, to, directory, force, how, selection, write_opts, js
         conversion.write(json_report, document(result, exc.exit_code, error=str(exc) if run_error else None), names)
         raise
     except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: say so, with the files written until then
+        _claim_unreported(ledger, written)
         code, why = conversion.ended(exc)
         result = Result(len(sources), ledger.outcomes(directory, SessionportError(why)), layout=targets.DIRECTORY)
         conversion.write(json_report, document(result, code, error=why), names)
@@ -107,3 +109,14 @@ def _reported_split(inputs, to, directory, force, how, selection, write_opts, js
     result = Result(len(sources), ledger.outcomes(directory), layout=targets.DIRECTORY)
     conversion.write(json_report, document(result, 0), names)
     click.echo(f"sessionport: wrote {len(written.files)} file(s) to {directory}", err=True)
+
+
+def _claim_unreported(ledger, written) -> None:
+    """The files in place that the per-input report was not told of: a
+    signal between a file's rename into place and the call that reports it
+    leaves one, and it is the input being read's (``written.files`` names
+    exactly the files in place, see ``split._split``)."""
+    told = {path for entry in ledger.entries for path in entry.files}
+    for path in written.files:
+        if path not in told and ledger.current is not None:
+            ledger.wrote(path, written.losses.get(path))
