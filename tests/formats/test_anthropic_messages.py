@@ -250,6 +250,27 @@ def test_export_merges_same_role_turns_and_keeps_tool_results_first():
     ]
 
 
+CLINE_TASK_2026_04 = FIXTURES / "cline-tasks" / "1777000000000" / "api_conversation_history.json"
+
+
+def test_cline_result_texts_of_a_subagent_run_and_a_multiline_question_answer_their_calls():
+    """A real task of 2026-04/05 (mike4567/MRA04242026, api_conversation_history.json,
+    commit 764491384379e43f9b25ab332f4d000b7727788b): ``use_subagents`` is answered by
+    ``[subagents] Result:``, and ``ask_followup_question`` by ``[ask_followup_question
+    for '<question>'] Result:`` where the question runs over several lines; both were
+    read as user prose, their calls left unpaired (10 of the task's 231 calls)."""
+    events = messages(sessionport.read(str(CLINE_TASK_2026_04)))
+    calls = {e["toolCallId"]: e["toolName"] for e in events if kind(e) == "tool_use"}
+    results = {e["toolCallId"]: e for e in events if kind(e) == "tool_result"}
+    assert calls == {"tooluse_Sub01": "use_subagents", "tooluse_Ask02": "ask_followup_question", "tooluse_Done03": "attempt_completion"}
+    assert set(results) == {"tooluse_Sub01", "tooluse_Ask02"}  # the closing attempt_completion stays unpaired
+    assert results["tooluse_Sub01"]["text"].startswith("[subagents] Result:\nSubagent results:")
+    assert results["tooluse_Ask02"]["text"].startswith("[ask_followup_question for '## Step 1: Config Refactor")
+    assert results["tooluse_Ask02"]["text"].endswith("<answer>\nApproved - Proceed to Step 2\n</answer>")
+    assert all(e["role"] == "tool" for e in results.values())
+    assert not any(e["role"] == "user" and "] Result:" in e["text"] for e in events)
+
+
 CLINE_TASK = FIXTURES / "cline-tasks" / "1769100000000"
 
 

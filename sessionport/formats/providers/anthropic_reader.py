@@ -38,8 +38,14 @@ from sessionport.formats.providers.sniff import anthropic_messages as sniff
 _CLINE_FILES = HISTORY_FILES
 # Cline (and its forks) answer a native tool call with a text block that
 # names the tool: ``[read_file for 'a.cs'] Result:`` then the output, or
-# ``[attempt_completion] Result:`` (its ``toolDescription()``).
-_CLINE_RESULT = re.compile(r"\[([A-Za-z0-9_.:-]+)(?: for [^\n]*)?\] Result:")
+# ``[attempt_completion] Result:`` (its ``toolDescription()``).  What follows
+# ``for`` is the call's own argument and may run over several lines (an
+# ``ask_followup_question``'s question in Markdown), so the label ends at the
+# first ``] Result:``.
+_CLINE_RESULT = re.compile(r"\[([A-Za-z0-9_.:-]+)(?: for .*?)?\] Result:", re.DOTALL)
+# Labels that are not the tool's name: ``use_subagents`` is answered by
+# ``[subagents] Result:`` (real tasks of 2026-04/05).
+_CLINE_LABELS = {"subagents": "use_subagents"}
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
 
@@ -444,8 +450,9 @@ class AnthropicReader(ProviderReader):
         if found is None:
             return None
         name = found.group(1)
+        names = (name, _CLINE_LABELS[name]) if name in _CLINE_LABELS else (name,)
         for number, call in enumerate(self.open_calls):
-            if call[0] == name:
+            if call[0] in names:
                 return self.open_calls.pop(number)
         return None
 
