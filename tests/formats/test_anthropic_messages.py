@@ -271,6 +271,42 @@ def test_cline_result_texts_of_a_subagent_run_and_a_multiline_question_answer_th
     assert not any(e["role"] == "user" and "] Result:" in e["text"] for e in events)
 
 
+CLINE_TASK_FAILED = FIXTURES / "cline-tasks" / "1767600000000"
+
+
+def test_cline_ui_messages_errors_are_read_as_notices_where_they_were_shown():
+    """A failed request (``ask: "api_req_failed"``, after its retries) is in
+    ``ui_messages.json`` only (real task of 2026-01, haram-333/fineye,
+    ui_messages.json, commit 3f3dddc79fb3ef725d4c07c4d95de21f2e9b3fb6: 6 of them).
+    Its ``conversationHistoryIndex`` names the history's last message when it was
+    shown: the notice follows that message's events."""
+    events = messages(sessionport.read(str(CLINE_TASK_FAILED / "api_conversation_history.json")))
+    notices = [(n, e) for n, e in enumerate(events) if e["role"] == "system"]
+    assert len(notices) == 2
+    (first_at, first), (last_at, last) = notices
+    assert first["isError"] is True and first["meta"]["notice"] == "error"
+    assert first["text"].startswith("Failed to create stream: inference request failed")
+    assert first["meta"]["uiMessage"] == {
+        "type": "ask", "ask": "api_req_failed", "code": "stream_initialization_failed",
+        "request_id": "req_fixture01", "modelId": "x-ai/grok-code-fast-1", "providerId": "cline",
+    }
+    assert first["timestamp"] == "2026-01-05T08:01:06.020Z"
+    # after the user's feedback (history index 2) and before the answer that came once it was retried
+    assert events[first_at - 1]["text"].startswith("<environment_details>") and events[first_at + 1]["role"] == "assistant"
+    assert events[first_at - 2]["text"].startswith("[attempt_completion] Result: Done")
+    # shown after the last message: at the end
+    assert last_at == len(events) - 1 and last["meta"]["uiMessage"]["request_id"] == "req_fixture02"
+    # the retries and status lines are not errors
+    assert not any("attempt" in e["text"] for _, e in notices)
+
+
+def test_cline_ui_messages_notices_reach_every_writer_as_system_errors():
+    for fmt in ("claude-code", "codex", "gemini-cli", "markdown"):
+        out = io.BytesIO()
+        sessionport.write_events(sessionport.read(str(CLINE_TASK_FAILED / "api_conversation_history.json")), out, format=fmt)
+        assert b"Failed to create stream" in out.getvalue(), fmt
+
+
 CLINE_TASK = FIXTURES / "cline-tasks" / "1769100000000"
 
 

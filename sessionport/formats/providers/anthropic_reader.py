@@ -19,7 +19,7 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
-from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, request_tokens, session_manifest, session_messages_id
+from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, session_manifest, ui_messages, session_messages_id
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -146,7 +146,8 @@ class AnthropicReader(ProviderReader):
         self.open_calls: list[tuple[str, str | None]] = []
         self.text_results = 0
         self.usage: dict[str, int] | None = None
-        self.requests: list | None = None  # of ui_messages.json, read at the first metrics
+        self.requests: list | None = None  # of ui_messages.json, read at the first message
+        self.ui_notices: list = []  # its errors not given yet, in file order
         self.next_request = 0
         self.unsplit = 0  # requests whose cache reads and writes are not known
 
@@ -166,6 +167,7 @@ class AnthropicReader(ProviderReader):
         self.unsplit = 0
         self.open_calls, self.text_results = [], 0
         self.requests, self.next_request = None, 0
+        self.ui_notices = []
         event = super().end()
         if usage is not None:
             event = {"type": "end", "usage": usage, **{k: v for k, v in event.items() if k != "type"}}
@@ -233,7 +235,35 @@ class AnthropicReader(ProviderReader):
                 elif isinstance(block, str):
                     yield message_event("system", block, meta={"kind": "text"})
 
+    def _read_ui_messages(self) -> None:
+        if self.requests is None:
+            path = self.ctx.path
+            found = ui_messages(path, self.ctx) if path and os.path.basename(path) in _CLINE_FILES else None
+            self.requests = found.requests if found else []
+            self.ui_notices = sorted(found.notices, key=lambda n: n.after, reverse=True) if found else []
+
+    def _notices_until(self, index: int | None) -> Iterator[dict]:
+        """The errors of ``ui_messages.json`` shown after the history's
+        message ``index - 1`` (all that are left when ``index`` is None)."""
+        notices = self.ui_notices
+        while notices and (index is None or notices[-1].after < index):
+            notice = notices.pop()
+            yield message_event(
+                "system",
+                notice.text,
+                timestamp=iso_from_epoch(notice.ts),
+                isError=True,
+                meta={"kind": "text", "notice": "error", "sourceFile": UI_MESSAGES, "uiMessage": {"type": "ask", "ask": notice.ask, **notice.detail}},
+            )
+
+    def tail_events(self, document: dict, items_seen: int) -> Iterator[dict]:
+        return self._notices_until(None)
+
     def item_events(self, item: Any, index: int) -> Iterator[dict]:
+        if self.requests is None:
+            self._read_ui_messages()
+        if self.ui_notices:
+            yield from self._notices_until(index)
         if not isinstance(item, dict):
             self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
             return
@@ -312,9 +342,7 @@ class AnthropicReader(ProviderReader):
         """``usage`` with the cache reads and writes of its request, when
         the next requests of ``ui_messages.json`` hold one with the same
         counts (a request that failed or was cancelled has none)."""
-        if self.requests is None:
-            path = self.ctx.path
-            self.requests = request_tokens(path, self.ctx) if path and os.path.basename(path) in _CLINE_FILES else []
+        self._read_ui_messages()
         prompt, cached, completion = (tokens.get(k, 0) for k in ("prompt", "cached", "completion"))
         for number in range(self.next_request, len(self.requests)):
             request = self.requests[number]
