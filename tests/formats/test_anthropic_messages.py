@@ -271,6 +271,37 @@ def test_cline_result_texts_of_a_subagent_run_and_a_multiline_question_answer_th
     assert not any(e["role"] == "user" and "] Result:" in e["text"] for e in events)
 
 
+def test_cline_harness_texts_in_the_users_turn_are_read_as_injected():
+    """What Cline puts in the user's turn itself (real task of 2026-04/05,
+    mike4567/MRA04242026: 226 ``<environment_details>`` blocks, 24 todo-list
+    reminders, 12 ``[TASK RESUMPTION]`` notes, 7 ``[ERROR] You did not use a
+    tool`` replies among 527 user text blocks) was read as what the user typed."""
+    events = messages(sessionport.read(str(CLINE_TASK_2026_04)))
+    users = [e for e in events if e["role"] == "user"]
+    kinds = [(e["meta"].get("injectedKind"), e["text"].split("\n")[0]) for e in users if e["meta"].get("injected")]
+    assert [k for k, _ in kinds] == [
+        "environment_details", "task_progress", "environment_details", "environment_details",
+        "task_resumption", "environment_details", "no_tool_used", "task_progress", "environment_details",
+    ]
+    typed = [e["text"] for e in users if not e["meta"].get("injected")]
+    assert typed == [
+        "<task>\nSummarise this repository, then move its config to environment variables.\n</task>",
+        "New instructions for task continuation:\n<user_message>\nAlso do step 2\n</user_message>",
+    ]
+    # the same texts in another app's message list are not Cline's harness
+    raw = json.loads(CLINE_TASK_2026_04.read_text())
+    plain = messages(sessionport.loads(json.dumps({"messages": raw}).encode()))
+    assert not any(e["meta"].get("injected") for e in plain)
+
+
+def test_cline_harness_texts_leave_with_filter_no_injected():
+    out = run_cli("convert", str(CLINE_TASK_2026_04), "--to", "portable-jsonl")
+    kept = run_cli("filter", "--no-injected", input=out.stdout)
+    texts = [json.loads(line).get("text", "") for line in kept.stdout.splitlines()]
+    assert not any(t.startswith(("<environment_details>", "[TASK RESUMPTION]", "[ERROR] You did not use a tool")) for t in texts)
+    assert any(t.startswith("New instructions for task continuation:") for t in texts)
+
+
 CLINE_TASK_FAILED = FIXTURES / "cline-tasks" / "1767600000000"
 
 

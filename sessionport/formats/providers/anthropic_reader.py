@@ -46,6 +46,17 @@ _CLINE_RESULT = re.compile(r"\[([A-Za-z0-9_.:-]+)(?: for .*?)?\] Result:", re.DO
 # Labels that are not the tool's name: ``use_subagents`` is answered by
 # ``[subagents] Result:`` (real tasks of 2026-04/05).
 _CLINE_LABELS = {"subagents": "use_subagents"}
+# Text blocks a classic Cline task puts in the user's turn itself, never typed
+# by the user (real tasks of 2026-01 and 2026-04/05): the editor state after
+# every turn, the todo-list reminders, the note that opens a resumed task and
+# the reply to an answer that used no tool.  They are read as injected.
+_CLINE_INJECTED = (
+    ("<environment_details>", "environment_details"),
+    ("# task_progress ", "task_progress"),
+    ("# TODO LIST UPDATE REQUIRED", "task_progress"),
+    ("[TASK RESUMPTION]", "task_resumption"),
+    ("[ERROR] You did not use a tool in your previous response", "no_tool_used"),
+)
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
 
@@ -141,6 +152,7 @@ class AnthropicReader(ProviderReader):
     def __init__(self, ctx: ReadContext) -> None:
         super().__init__(ctx)
         self.cline3 = False  # a Cline 3 session file: its messages' metadata marks notices
+        self.cline_history = False  # a classic Cline task's history: its harness texts are marked
         # The tool calls of the last assistant message not answered yet: a
         # Cline result text answers the oldest open call of its tool.
         self.open_calls: list[tuple[str, str | None]] = []
@@ -191,6 +203,7 @@ class AnthropicReader(ProviderReader):
     def session(self, header: dict, session_id: str | None = None, created: str | None = None) -> dict:
         cline3 = _is_cline_session(header)
         self.cline3 = cline3
+        self.cline_history = bool(self.ctx.path) and os.path.basename(self.ctx.path) in _CLINE_FILES
         if cline3 and session_id is None and isinstance(header.get("sessionId"), str) and header["sessionId"]:
             session_id = header["sessionId"]
         sid = session_id or self.default_session_id()
@@ -389,7 +402,13 @@ class AnthropicReader(ProviderReader):
                     "tool", text, toolName=call[0] if call[1] is None else None, toolCallId=call[1], meta=_meta("tool_result", extra=extra)
                 )
                 return
-            yield message_event(role, text, meta=_meta("text", extra=extra))
+            meta = _meta("text", extra=extra)
+            if role == "user" and self.cline_history:
+                injected = _cline_injected(text)
+                if injected is not None:
+                    meta["injected"] = True
+                    meta["injectedKind"] = injected
+            yield message_event(role, text, meta=meta)
         elif btype == "image" and "source" not in block and "data" in block:
             # Cline 3: {type, data, mediaType}
             text = placeholder("image", block.get("mediaType"), base64_size(block.get("data")))
@@ -609,6 +628,15 @@ def _cline3_marked(event: dict, shown: dict) -> dict:
         if isinstance(shown.get("reason"), str):
             meta["reason"] = shown["reason"]
     return event
+
+
+def _cline_injected(text: str) -> str | None:
+    """The kind of harness text a classic Cline user block is, or None."""
+    head = text[:64].lstrip()
+    for prefix, kind in _CLINE_INJECTED:
+        if head.startswith(prefix):
+            return kind
+    return None
 
 
 def _is_cline_session(header: dict) -> bool:
