@@ -419,3 +419,43 @@ def test_an_input_item_with_a_pasted_image_is_the_prompt_its_event_repeats():
     prompts = [e["text"] for e in events if e["type"] == "message" and e["role"] == "user"]
     assert prompts == ["Which test is failing?", "Why does it round like this?\n[image]"]
     assert events[-1]["skipped"]["event_msg/user_message (repeats an input item)"] == 1
+
+
+def _codex_home(tmp_path, with_sessions: bool = True):
+    """A Codex home as real ones committed to public repositories hold it
+    (bumpy-croc/ai-trading-bot and Monotoba/OpenPrintKit, 0.46 and 0.34):
+    ``history.jsonl`` (``{"session_id","ts","text"}`` per prompt typed) beside
+    ``sessions/YYYY/MM/DD/rollout-*.jsonl``."""
+    home = tmp_path / ".codex"
+    home.mkdir()
+    if with_sessions:
+        day = home / "sessions" / "2025" / "10" / "14"
+        day.mkdir(parents=True)
+        (day / "rollout-2025-10-14T22-34-26-0199e4a5-5b78-78f2-b041-6b876f71fdab.jsonl").write_bytes(ENVELOPE.read_bytes())
+    lines = [
+        {"session_id": "0199e4a5-5b78-78f2-b041-6b876f71fdab", "ts": 1760477746, "text": "add a --verbose flag"},
+        {"session_id": "0199e4a5-5b78-78f2-b041-6b876f71fdab", "ts": 1760477900, "text": "now run the tests"},
+    ]
+    (home / "history.jsonl").write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    return home
+
+
+def test_a_walk_of_a_codex_home_passes_over_its_prompt_history(tmp_path):
+    """Walking a Codex home stopped on ``history.jsonl`` as an unrecognised
+    file (exit 1), though each of its prompts is in a rollout."""
+    home = _codex_home(tmp_path)
+    out = tmp_path / "out"
+    result = run_cli("convert", home, "--to", "markdown", "-o", f"{out}/")
+    assert result.returncode == 0, result.stderr
+    assert [p.name for p in out.rglob("*.md")] == ["rollout-2025-10-14T22-34-26-0199e4a5-5b78-78f2-b041-6b876f71fdab.md"]
+    assert b"history.jsonl" not in result.stderr
+
+
+def test_a_prompt_history_named_or_alone_says_what_it_is(tmp_path):
+    home = _codex_home(tmp_path, with_sessions=False)
+    walked = run_cli("inspect", home)
+    named = run_cli("inspect", home / "history.jsonl")
+    for result in (walked, named):
+        assert result.returncode == 1
+        assert b"history.jsonl" in result.stderr and b"Codex's prompt history" in result.stderr
+        assert b"Traceback" not in result.stderr
