@@ -437,18 +437,21 @@ def _codex_home(tmp_path, with_sessions: bool = True):
         {"session_id": "0199e4a5-5b78-78f2-b041-6b876f71fdab", "ts": 1760477900, "text": "now run the tests"},
     ]
     (home / "history.jsonl").write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    (home / "auth.json").write_text('{"OPENAI_API_KEY":null,"tokens":{"id_token":"x"},"last_refresh":"2025-10-14T21:30:00Z"}')
+    (home / "version.json").write_text('{"latest_version":"0.46.0","last_checked_at":"2025-10-14T21:33:31.299707Z"}')
     return home
 
 
 def test_a_walk_of_a_codex_home_passes_over_its_prompt_history(tmp_path):
-    """Walking a Codex home stopped on ``history.jsonl`` as an unrecognised
-    file (exit 1), though each of its prompts is in a rollout."""
+    """Walking a Codex home stopped on ``history.jsonl`` (each of its prompts
+    is in a rollout), ``auth.json`` and ``version.json`` as unrecognised
+    files (exit 1)."""
     home = _codex_home(tmp_path)
     out = tmp_path / "out"
     result = run_cli("convert", home, "--to", "markdown", "-o", f"{out}/")
     assert result.returncode == 0, result.stderr
     assert [p.name for p in out.rglob("*.md")] == ["rollout-2025-10-14T22-34-26-0199e4a5-5b78-78f2-b041-6b876f71fdab.md"]
-    assert b"history.jsonl" not in result.stderr
+    assert b"history.jsonl" not in result.stderr and b"auth.json" not in result.stderr and b"version.json" not in result.stderr
 
 
 def test_a_prompt_history_named_or_alone_says_what_it_is(tmp_path):

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 
-PROMPT_HISTORY = "history.jsonl"
 SESSIONS = "sessions"
+# Beside ``sessions/`` in real homes (0.34, 0.46): the log of the prompts
+# typed (``{"session_id", "ts", "text"}`` per line, each prompt also in its
+# rollout), the login (``{"OPENAI_API_KEY", "tokens", "last_refresh"}``) and
+# the update check (``{"latest_version", "last_checked_at"}``).
+HOME_FILES = ("history.jsonl", "auth.json", "version.json")
 
 
-def is_prompt_history(path: str) -> bool:
-    """``history.jsonl`` beside a ``sessions/`` folder: Codex's log of the
-    prompts typed (``{"session_id", "ts", "text"}`` per line), each of which
-    the rollouts under ``sessions/`` hold too.  Without a ``sessions/``
-    folder it is all there is, and is not passed over."""
-    if os.path.basename(path) != PROMPT_HISTORY:
+def is_home_file(path: str) -> bool:
+    """One of ``HOME_FILES`` beside a ``sessions/`` folder.  Without that
+    folder the file is not known to be a Codex home's, and is not passed
+    over (a prompt history is then all there is)."""
+    if os.path.basename(path) not in HOME_FILES:
         return False
     return os.path.isdir(os.path.join(os.path.dirname(path), SESSIONS))
-
