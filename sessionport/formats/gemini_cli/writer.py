@@ -12,8 +12,12 @@ records in a ``messages`` array).  Gemini CLI 0.61 resumes both
 One Gemini CLI record holds one model answer: its text, the thoughts before
 it, and its tool calls each with its result (``toolCalls[].result``, as
 ``functionResponse`` parts).  So a ``gemini`` record is held back until the
-results of its calls have arrived (or the next prompt comes); that is the
-only look-ahead, and only one record is held at a time.  Thinking becomes
+results of its calls have arrived (or the next answer comes); that is the
+only look-ahead, and only one record is held at a time.  A user prompt that
+comes while calls of the held record still wait for their results (Cline
+puts the user's feedback on a denied command before the result text in one
+message) is held too, at most ``MAX_WAITING`` of them, and written after the
+record, so that the results still go with their calls.  Thinking becomes
 the record's ``thoughts`` (Gemini CLI keeps them in the file but does not
 send them back to the model).  System and informational messages become
 ``info`` records, which Gemini CLI shows but does not send to the model.
@@ -37,6 +41,7 @@ from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 NAMESPACE = uuid.UUID("0b7b6a4e-3f0e-4f55-9a51-6c1d2e8f9a10")
 _UUID_LEN = 36
 _NL = orjson.OPT_APPEND_NEWLINE
+MAX_WAITING = 64  # user records held while calls wait for their results; past that, written in place
 
 LEGACY_JSON = Option(
     name="gemini_cli_legacy_json",
@@ -108,6 +113,7 @@ class SessionWriter:
         self.title: str | None = None
         self.orphans = 0
         self.model: str | None = None
+        self.waiting: list[dict] = []  # user records held until the held record's calls are answered
 
     # -- output -------------------------------------------------------------
     def record(self, record: dict) -> None:
@@ -162,6 +168,15 @@ class SessionWriter:
             self.held = None
             self.calls = {}
             self.answered = 0
+        if self.waiting:
+            waiting, self.waiting = self.waiting, []
+            for record in waiting:
+                self.record(record)
+
+    def calls_waiting(self) -> bool:
+        """Whether the held record has calls without their results yet."""
+        held = self.held
+        return held is not None and self.answered < len(held.get("toolCalls", ()))
 
     def gemini_record(self, event: dict, meta: dict) -> dict:
         self.flush()
@@ -209,15 +224,19 @@ class SessionWriter:
             if tokens:
                 record["tokens"] = tokens
         elif role == "user":
-            self.flush()
-            self.record({"id": self.new_id(event), "timestamp": self.stamp(event), "type": "user", "content": [{"text": text}]})
+            record = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": "user", "content": [{"text": text}]}
+            if self.calls_waiting() and len(self.waiting) < MAX_WAITING:
+                self.waiting.append(record)
+            else:
+                self.flush()
+                self.record(record)
         else:
             self.flush()
             self.record({"id": self.new_id(event), "timestamp": self.stamp(event), "type": "info", "content": text})
 
     def tool_use(self, event: dict, meta: dict) -> None:
         held = self.held
-        if held is None or self.answered:
+        if held is None or self.answered or self.waiting:
             held = self.gemini_record(event, meta)
         if "tokens" not in held:
             # an answer made only of calls carries its usage on a call
