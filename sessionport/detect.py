@@ -91,7 +91,10 @@ def detect(head: bytes, name: str, registry: Registry) -> Importer:
         raise DetectionError(
             name,
             f"the format could not be recognised from its first bytes ({preview!r}); tried {tried}",
-            hint=_reshaped(head, registry) or _prompt_history(head) or "name the format with --from FORMAT; `sessionport formats` lists them",
+            hint=_reshaped(head, registry)
+            or _prompt_history(head)
+            or _cline_ui_messages(head)
+            or "name the format with --from FORMAT; `sessionport formats` lists them",
         )
     return registry.importer(ranked[0][1])
 
@@ -158,6 +161,22 @@ def _prompt_history(head: bytes) -> str | None:
         "it looks like Codex's prompt history (history.jsonl: one line per prompt typed, no replies); "
         "the sessions are the rollouts under sessions/YYYY/MM/DD/ beside it: convert those "
         "(a directory walk of the Codex home passes over history.jsonl)"
+    )
+
+
+def _cline_ui_messages(head: bytes) -> str | None:
+    """What to do with a Cline task's ``ui_messages.json`` on its own (what
+    the extension shows: ``[{"ts", "type": "say"|"ask", "say"|"ask", "text",
+    …}]``, compact or pretty-printed, as real ones committed without their
+    history are), which holds no conversation the model saw."""
+    import re  # only an input no format knows gets here
+
+    if re.match(rb'\s*\[\s*\{\s*"ts"\s*:\s*\d+\s*,\s*"type"\s*:\s*"(?:say|ask)"', head) is None:
+        return None
+    return (
+        "it looks like a Cline task's ui_messages.json (what the extension shows); the conversation is the "
+        "api_conversation_history.json of the same task folder: convert that (it reads this file for its token "
+        "counts and errors)"
     )
 
 

@@ -416,3 +416,18 @@ def test_a_result_text_for_a_call_without_an_id_names_the_tool(tmp_path):
     call = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] == "read_file")
     answer = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result" and b["tool_use_id"] == call["id"])
     assert answer["content"].startswith("[read_file for 'src/cli.py'] Result:")
+
+
+def test_a_cline_ui_messages_file_alone_says_where_the_conversation_is(tmp_path):
+    """Real task folders committed with their ``ui_messages.json`` only
+    (haram-333/fineye, pretty-printed with four spaces; CoreGems/Cline-Xray,
+    compact) were refused with the general hint to name a format."""
+    entries = json.loads((CLINE_TASK_FAILED / "ui_messages.json").read_text())
+    for name, text in (("pretty", json.dumps(entries, indent=4)), ("compact", json.dumps(entries, separators=(",", ":")))):
+        path = tmp_path / name / "ui_messages.json"
+        path.parent.mkdir()
+        path.write_text(text)
+        result = run_cli("inspect", path)
+        assert result.returncode == 1, name
+        assert b"a Cline task's ui_messages.json" in result.stderr and b"api_conversation_history.json" in result.stderr, name
+        assert b"Traceback" not in result.stderr
