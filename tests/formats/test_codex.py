@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import sessionport
 from conftest import FIXTURES, run_cli
 from sessionport.cli import cli
-from sessionport.context import ReadContext
+from sessionport.context import ReadContext, WriteContext
 from sessionport.errors import DataError
 from sessionport.formats.codex import reader as codex
 
@@ -462,3 +462,28 @@ def test_a_prompt_history_named_or_alone_says_what_it_is(tmp_path):
         assert result.returncode == 1
         assert b"history.jsonl" in result.stderr and b"Codex's prompt history" in result.stderr
         assert b"Traceback" not in result.stderr
+
+
+PARALLEL_EXEC = SAMPLES / "rollout-0.118-parallel-exec.jsonl"
+
+
+def test_parallel_calls_keep_the_outputs_the_model_saw_and_stay_in_pairs():
+    """Codex 0.118 writes the calls of one answer with the end events of the
+    commands between them and the outputs after the last call (a real
+    rollout of 2026-04, Xu-Wentao/dotfile): a result was taken from an end
+    event at the next call, the output the model saw was skipped as its
+    mirror, and the results came between the calls, so every writer that
+    pairs them (Gemini CLI, Messages, Responses) broke the pairs."""
+    events = messages(read(PARALLEL_EXEC))
+    order = [(kind(e), e.get("toolCallId")) for e in events if e["role"] == "tool"]
+    assert order == [
+        ("tool_use", "call_Fix0118One"), ("tool_use", "call_Fix0118Two"), ("tool_use", "call_Fix0118Three"),
+        ("tool_result", "call_Fix0118One"), ("tool_result", "call_Fix0118Two"), ("tool_result", "call_Fix0118Three"),
+    ]
+    results = {e["toolCallId"]: e for e in events if kind(e) == "tool_result"}
+    assert all(r["text"].startswith("Command: /bin/bash -lc") for r in results.values())  # the output items' texts
+    assert all(r["meta"].get("codexType") != "exec_command_end" for r in results.values())
+    for fmt in ("gemini-cli", "anthropic-messages", "openai-responses"):
+        warnings: list[str] = []
+        sessionport.write_events(read(PARALLEL_EXEC), io.BytesIO(), format=fmt, context=WriteContext(on_warning=warnings.append))
+        assert not [w for w in warnings if "without a call" in w or "no matching call" in w or "no recorded result" in w], (fmt, warnings)
