@@ -114,6 +114,7 @@ class SessionWriter:
         self.orphans = 0
         self.model: str | None = None
         self.waiting: list[dict] = []  # user records held until the held record's calls are answered
+        self.held_message: str | None = None  # the API message id of the held record's last call
 
     # -- output -------------------------------------------------------------
     def record(self, record: dict) -> None:
@@ -168,10 +169,17 @@ class SessionWriter:
             self.held = None
             self.calls = {}
             self.answered = 0
+            self.held_message = None
         if self.waiting:
             waiting, self.waiting = self.waiting, []
             for record in waiting:
                 self.record(record)
+
+    def continues_held(self, meta: dict) -> bool:
+        """Whether a part of an answer belongs to the held record: the same
+        API message as its calls, which still wait for their results."""
+        message = meta.get("messageId")
+        return message is not None and message == self.held_message and self.calls_waiting()
 
     def calls_waiting(self) -> bool:
         """Whether the held record has calls without their results yet."""
@@ -210,6 +218,9 @@ class SessionWriter:
                 # the reader's "**subject** description": the subject is written once
                 description = text[len(subject) + 4:].removeprefix(" ")
             thought = {"subject": subject, "description": description, "timestamp": self.stamp(event)}
+            if self.continues_held(meta):
+                self.held.setdefault("thoughts", []).append(thought)
+                return
             if self.held is not None and (self.held["content"] or self.held.get("toolCalls")):
                 self.flush()
             self.thoughts.append(thought)
@@ -217,6 +228,9 @@ class SessionWriter:
             held = self.held
             if held is not None and not held["content"] and not held.get("toolCalls"):
                 record = held  # thoughts were waiting for this answer
+            elif self.continues_held(meta):
+                record = held  # more of the answer whose calls wait for their results
+                text = f"{held['content']}\n\n{text}" if held["content"] and text else held["content"] or text
             else:
                 record = self.gemini_record(event, meta)
             record["content"] = text
@@ -236,8 +250,13 @@ class SessionWriter:
 
     def tool_use(self, event: dict, meta: dict) -> None:
         held = self.held
-        if held is None or self.answered or self.waiting:
+        message = meta.get("messageId") if isinstance(meta.get("messageId"), str) and meta.get("messageId") else None
+        # A call of the same API message as the held record's (Claude Code
+        # 2.1.9x writes a parallel call's result before the answer's next
+        # call) belongs to that record, answered or not.
+        if held is None or self.waiting or (self.answered and (message is None or message != self.held_message)):
             held = self.gemini_record(event, meta)
+        self.held_message = message
         if "tokens" not in held:
             # an answer made only of calls carries its usage on a call
             tokens = _tokens(meta.get("usage"))
