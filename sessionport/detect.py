@@ -91,7 +91,10 @@ def detect(head: bytes, name: str, registry: Registry) -> Importer:
         raise DetectionError(
             name,
             f"the format could not be recognised from its first bytes ({preview!r}); tried {tried}",
-            hint=_reshaped(head, registry) or "name the format with --from FORMAT; `sessionport formats` lists them",
+            hint=_reshaped(head, registry)
+            or _prompt_history(head)
+            or _cline_ui_messages(head)
+            or "name the format with --from FORMAT; `sessionport formats` lists them",
         )
     return registry.importer(ranked[0][1])
 
@@ -145,6 +148,36 @@ def _first_line_head(inp) -> bytes | None:
 
 # How far a first line longer than the head is read for detection.
 FIRST_LINE_LOOK = 4 << 20
+
+
+def _prompt_history(head: bytes) -> str | None:
+    """What to do with Codex's prompt history (``~/.codex/history.jsonl``:
+    ``{"session_id":…,"ts":<epoch s>,"text":…}`` per prompt, as real homes of
+    0.34 and 0.46 hold it), which holds no session of its own."""
+    first = head.lstrip(b" \t\r\n\xef\xbb\xbf").split(b"\n", 1)[0]
+    if not first.startswith(b'{"session_id":') or b'"ts":' not in first or b'"text":' not in first:
+        return None
+    return (
+        "it looks like Codex's prompt history (history.jsonl: one line per prompt typed, no replies); "
+        "the sessions are the rollouts under sessions/YYYY/MM/DD/ beside it: convert those "
+        "(a directory walk of the Codex home passes over history.jsonl)"
+    )
+
+
+def _cline_ui_messages(head: bytes) -> str | None:
+    """What to do with a Cline task's ``ui_messages.json`` on its own (what
+    the extension shows: ``[{"ts", "type": "say"|"ask", "say"|"ask", "text",
+    …}]``, compact or pretty-printed, as real ones committed without their
+    history are), which holds no conversation the model saw."""
+    import re  # only an input no format knows gets here
+
+    if re.match(rb'\s*\[\s*\{\s*"ts"\s*:\s*\d+\s*,\s*"type"\s*:\s*"(?:say|ask)"', head) is None:
+        return None
+    return (
+        "it looks like a Cline task's ui_messages.json (what the extension shows); the conversation is the "
+        "api_conversation_history.json of the same task folder: convert that (it reads this file for its token "
+        "counts and errors)"
+    )
 
 
 def _reshaped(head: bytes, registry: Registry) -> str | None:

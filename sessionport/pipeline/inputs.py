@@ -148,8 +148,8 @@ def _companion(path: str, has_session_sibling: bool | None = None, in_export: bo
     and Gemini CLI sub-agent logs are included by their parent session) or
     holding no session (the
     sidecar files of an unpacked ChatGPT export, the other files of a Claude
-    Code session's folder, a Gemini CLI prompt log, the other JSON files of a
-    Cline task), so a directory walk skips them.  ``has_session_sibling``:
+    Code session's folder, a Gemini CLI prompt log, the files of a Codex
+    home beside its sessions, the other JSON files of a Cline task), so a directory walk skips them.  ``has_session_sibling``:
     whether the file's folder holds a session file, when the caller knows
     (a walk lists each folder once; asking per file made a folder of
     6,000 agent files take 40 s); ``in_export`` the same for a ChatGPT
@@ -171,6 +171,11 @@ def _companion(path: str, has_session_sibling: bool | None = None, in_export: bo
 
         if is_subagent_log(path):
             return True  # a Gemini CLI sub-agent's log, read after its parent's
+    if name in ("history.jsonl", "auth.json", "version.json"):
+        from sessionport.formats.codex.home import is_home_file
+
+        if is_home_file(path):
+            return True  # Codex's log of the prompts (each also in a rollout), login, update check
     if name.endswith(".json"):
         from sessionport.formats.chatgpt.export_folder import is_export_sidecar
         from sessionport.formats.gemini_cli.layout import is_prompt_log

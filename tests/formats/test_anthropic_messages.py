@@ -250,6 +250,94 @@ def test_export_merges_same_role_turns_and_keeps_tool_results_first():
     ]
 
 
+CLINE_TASK_2026_04 = FIXTURES / "cline-tasks" / "1777000000000" / "api_conversation_history.json"
+
+
+def test_cline_result_texts_of_a_subagent_run_and_a_multiline_question_answer_their_calls():
+    """A real task of 2026-04/05 (mike4567/MRA04242026, api_conversation_history.json,
+    commit 764491384379e43f9b25ab332f4d000b7727788b): ``use_subagents`` is answered by
+    ``[subagents] Result:``, and ``ask_followup_question`` by ``[ask_followup_question
+    for '<question>'] Result:`` where the question runs over several lines; both were
+    read as user prose, their calls left unpaired (10 of the task's 231 calls)."""
+    events = messages(sessionport.read(str(CLINE_TASK_2026_04)))
+    calls = {e["toolCallId"]: e["toolName"] for e in events if kind(e) == "tool_use"}
+    results = {e["toolCallId"]: e for e in events if kind(e) == "tool_result"}
+    assert calls == {"tooluse_Sub01": "use_subagents", "tooluse_Ask02": "ask_followup_question", "tooluse_Done03": "attempt_completion"}
+    assert set(results) == {"tooluse_Sub01", "tooluse_Ask02"}  # the closing attempt_completion stays unpaired
+    assert results["tooluse_Sub01"]["text"].startswith("[subagents] Result:\nSubagent results:")
+    assert results["tooluse_Ask02"]["text"].startswith("[ask_followup_question for '## Step 1: Config Refactor")
+    assert results["tooluse_Ask02"]["text"].endswith("<answer>\nApproved - Proceed to Step 2\n</answer>")
+    assert all(e["role"] == "tool" for e in results.values())
+    assert not any(e["role"] == "user" and "] Result:" in e["text"] for e in events)
+
+
+def test_cline_harness_texts_in_the_users_turn_are_read_as_injected():
+    """What Cline puts in the user's turn itself (real task of 2026-04/05,
+    mike4567/MRA04242026: 226 ``<environment_details>`` blocks, 24 todo-list
+    reminders, 12 ``[TASK RESUMPTION]`` notes, 7 ``[ERROR] You did not use a
+    tool`` replies among 527 user text blocks) was read as what the user typed."""
+    events = messages(sessionport.read(str(CLINE_TASK_2026_04)))
+    users = [e for e in events if e["role"] == "user"]
+    kinds = [(e["meta"].get("injectedKind"), e["text"].split("\n")[0]) for e in users if e["meta"].get("injected")]
+    assert [k for k, _ in kinds] == [
+        "environment_details", "task_progress", "environment_details", "environment_details",
+        "task_resumption", "environment_details", "no_tool_used", "task_progress", "environment_details",
+    ]
+    typed = [e["text"] for e in users if not e["meta"].get("injected")]
+    assert typed == [
+        "<task>\nSummarise this repository, then move its config to environment variables.\n</task>",
+        "New instructions for task continuation:\n<user_message>\nAlso do step 2\n</user_message>",
+    ]
+    # the same texts in another app's message list are not Cline's harness
+    raw = json.loads(CLINE_TASK_2026_04.read_text())
+    plain = messages(sessionport.loads(json.dumps({"messages": raw}).encode()))
+    assert not any(e["meta"].get("injected") for e in plain)
+
+
+def test_cline_harness_texts_leave_with_filter_no_injected():
+    out = run_cli("convert", str(CLINE_TASK_2026_04), "--to", "portable-jsonl")
+    kept = run_cli("filter", "--no-injected", input=out.stdout)
+    texts = [json.loads(line).get("text", "") for line in kept.stdout.splitlines()]
+    assert not any(t.startswith(("<environment_details>", "[TASK RESUMPTION]", "[ERROR] You did not use a tool")) for t in texts)
+    assert any(t.startswith("New instructions for task continuation:") for t in texts)
+
+
+CLINE_TASK_FAILED = FIXTURES / "cline-tasks" / "1767600000000"
+
+
+def test_cline_ui_messages_errors_are_read_as_notices_where_they_were_shown():
+    """A failed request (``ask: "api_req_failed"``, after its retries) is in
+    ``ui_messages.json`` only (real task of 2026-01, haram-333/fineye,
+    ui_messages.json, commit 3f3dddc79fb3ef725d4c07c4d95de21f2e9b3fb6: 6 of them).
+    Its ``conversationHistoryIndex`` names the history's last message when it was
+    shown: the notice follows that message's events."""
+    events = messages(sessionport.read(str(CLINE_TASK_FAILED / "api_conversation_history.json")))
+    notices = [(n, e) for n, e in enumerate(events) if e["role"] == "system"]
+    assert len(notices) == 2
+    (first_at, first), (last_at, last) = notices
+    assert first["isError"] is True and first["meta"]["notice"] == "error"
+    assert first["text"].startswith("Failed to create stream: inference request failed")
+    assert first["meta"]["uiMessage"] == {
+        "type": "ask", "ask": "api_req_failed", "code": "stream_initialization_failed",
+        "request_id": "req_fixture01", "modelId": "x-ai/grok-code-fast-1", "providerId": "cline",
+    }
+    assert first["timestamp"] == "2026-01-05T08:01:06.020Z"
+    # after the user's feedback (history index 2) and before the answer that came once it was retried
+    assert events[first_at - 1]["text"].startswith("<environment_details>") and events[first_at + 1]["role"] == "assistant"
+    assert events[first_at - 2]["text"].startswith("[attempt_completion] Result: Done")
+    # shown after the last message: at the end
+    assert last_at == len(events) - 1 and last["meta"]["uiMessage"]["request_id"] == "req_fixture02"
+    # the retries and status lines are not errors
+    assert not any("attempt" in e["text"] for _, e in notices)
+
+
+def test_cline_ui_messages_notices_reach_every_writer_as_system_errors():
+    for fmt in ("claude-code", "codex", "gemini-cli", "markdown"):
+        out = io.BytesIO()
+        sessionport.write_events(sessionport.read(str(CLINE_TASK_FAILED / "api_conversation_history.json")), out, format=fmt)
+        assert b"Failed to create stream" in out.getvalue(), fmt
+
+
 CLINE_TASK = FIXTURES / "cline-tasks" / "1769100000000"
 
 
@@ -328,3 +416,18 @@ def test_a_result_text_for_a_call_without_an_id_names_the_tool(tmp_path):
     call = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] == "read_file")
     answer = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result" and b["tool_use_id"] == call["id"])
     assert answer["content"].startswith("[read_file for 'src/cli.py'] Result:")
+
+
+def test_a_cline_ui_messages_file_alone_says_where_the_conversation_is(tmp_path):
+    """Real task folders committed with their ``ui_messages.json`` only
+    (haram-333/fineye, pretty-printed with four spaces; CoreGems/Cline-Xray,
+    compact) were refused with the general hint to name a format."""
+    entries = json.loads((CLINE_TASK_FAILED / "ui_messages.json").read_text())
+    for name, text in (("pretty", json.dumps(entries, indent=4)), ("compact", json.dumps(entries, separators=(",", ":")))):
+        path = tmp_path / name / "ui_messages.json"
+        path.parent.mkdir()
+        path.write_text(text)
+        result = run_cli("inspect", path)
+        assert result.returncode == 1, name
+        assert b"a Cline task's ui_messages.json" in result.stderr and b"api_conversation_history.json" in result.stderr, name
+        assert b"Traceback" not in result.stderr

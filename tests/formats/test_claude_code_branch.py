@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import sessionport
-from conftest import corpus_path, run_cli
+from conftest import FIXTURES, corpus_path, run_cli
 
 
 def texts(events, role="user"):
@@ -62,3 +62,21 @@ def test_latest_from_a_pipe(tmp_path):
     done = run_cli("convert", "-", "--from", "claude-code", "--branch", "latest", "--to", "portable-jsonl", input=path.read_bytes())
     assert done.returncode == 0, done.stderr
     assert b"I very much like this idea" not in done.stdout and b"I actually don't like much this idea" in done.stdout
+
+
+PARALLEL = FIXTURES / "claude-code" / "session-2.1.92-parallel-results.jsonl"
+
+
+def test_latest_ends_where_the_turn_ends_when_system_lines_close_it():
+    """A 2.1.9x turn ends with ``stop_hook_summary`` and ``turn_duration``
+    system lines, and each result of a parallel call hangs off its own call:
+    the newest leaf among user and assistant lines was a parallel result of
+    an earlier answer, and the answers after it were left out (in a real
+    2.1.90 session, Xu-Wentao/dotfile, 9 of its 28 messages, the last two
+    turns, which Claude Code itself resumes)."""
+    every = [e for e in sessionport.read(str(PARALLEL)) if e["type"] == "message"]
+    events = list(sessionport.read(str(PARALLEL), options={"branch": "latest"}))
+    latest = [e for e in events if e["type"] == "message"]
+    assert [e["id"] for e in latest] == [e["id"] for e in every]
+    assert latest[-1]["text"] == "The port comes from the PORT environment variable (default 8080)."
+    assert not any("--branch latest" in n for n in events[-1].get("notes") or [])

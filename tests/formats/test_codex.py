@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import sessionport
 from conftest import FIXTURES, run_cli
 from sessionport.cli import cli
-from sessionport.context import ReadContext
+from sessionport.context import ReadContext, WriteContext
 from sessionport.errors import DataError
 from sessionport.formats.codex import reader as codex
 
@@ -419,3 +419,71 @@ def test_an_input_item_with_a_pasted_image_is_the_prompt_its_event_repeats():
     prompts = [e["text"] for e in events if e["type"] == "message" and e["role"] == "user"]
     assert prompts == ["Which test is failing?", "Why does it round like this?\n[image]"]
     assert events[-1]["skipped"]["event_msg/user_message (repeats an input item)"] == 1
+
+
+def _codex_home(tmp_path, with_sessions: bool = True):
+    """A Codex home as real ones committed to public repositories hold it
+    (bumpy-croc/ai-trading-bot and Monotoba/OpenPrintKit, 0.46 and 0.34):
+    ``history.jsonl`` (``{"session_id","ts","text"}`` per prompt typed) beside
+    ``sessions/YYYY/MM/DD/rollout-*.jsonl``."""
+    home = tmp_path / ".codex"
+    home.mkdir()
+    if with_sessions:
+        day = home / "sessions" / "2025" / "10" / "14"
+        day.mkdir(parents=True)
+        (day / "rollout-2025-10-14T22-34-26-0199e4a5-5b78-78f2-b041-6b876f71fdab.jsonl").write_bytes(ENVELOPE.read_bytes())
+    lines = [
+        {"session_id": "0199e4a5-5b78-78f2-b041-6b876f71fdab", "ts": 1760477746, "text": "add a --verbose flag"},
+        {"session_id": "0199e4a5-5b78-78f2-b041-6b876f71fdab", "ts": 1760477900, "text": "now run the tests"},
+    ]
+    (home / "history.jsonl").write_text("".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines))
+    (home / "auth.json").write_text('{"OPENAI_API_KEY":null,"tokens":{"id_token":"x"},"last_refresh":"2025-10-14T21:30:00Z"}')
+    (home / "version.json").write_text('{"latest_version":"0.46.0","last_checked_at":"2025-10-14T21:33:31.299707Z"}')
+    return home
+
+
+def test_a_walk_of_a_codex_home_passes_over_its_prompt_history(tmp_path):
+    """Walking a Codex home stopped on ``history.jsonl`` (each of its prompts
+    is in a rollout), ``auth.json`` and ``version.json`` as unrecognised
+    files (exit 1)."""
+    home = _codex_home(tmp_path)
+    out = tmp_path / "out"
+    result = run_cli("convert", home, "--to", "markdown", "-o", f"{out}/")
+    assert result.returncode == 0, result.stderr
+    assert [p.name for p in out.rglob("*.md")] == ["rollout-2025-10-14T22-34-26-0199e4a5-5b78-78f2-b041-6b876f71fdab.md"]
+    assert b"history.jsonl" not in result.stderr and b"auth.json" not in result.stderr and b"version.json" not in result.stderr
+
+
+def test_a_prompt_history_named_or_alone_says_what_it_is(tmp_path):
+    home = _codex_home(tmp_path, with_sessions=False)
+    walked = run_cli("inspect", home)
+    named = run_cli("inspect", home / "history.jsonl")
+    for result in (walked, named):
+        assert result.returncode == 1
+        assert b"history.jsonl" in result.stderr and b"Codex's prompt history" in result.stderr
+        assert b"Traceback" not in result.stderr
+
+
+PARALLEL_EXEC = SAMPLES / "rollout-0.118-parallel-exec.jsonl"
+
+
+def test_parallel_calls_keep_the_outputs_the_model_saw_and_stay_in_pairs():
+    """Codex 0.118 writes the calls of one answer with the end events of the
+    commands between them and the outputs after the last call (a real
+    rollout of 2026-04, Xu-Wentao/dotfile): a result was taken from an end
+    event at the next call, the output the model saw was skipped as its
+    mirror, and the results came between the calls, so every writer that
+    pairs them (Gemini CLI, Messages, Responses) broke the pairs."""
+    events = messages(read(PARALLEL_EXEC))
+    order = [(kind(e), e.get("toolCallId")) for e in events if e["role"] == "tool"]
+    assert order == [
+        ("tool_use", "call_Fix0118One"), ("tool_use", "call_Fix0118Two"), ("tool_use", "call_Fix0118Three"),
+        ("tool_result", "call_Fix0118One"), ("tool_result", "call_Fix0118Two"), ("tool_result", "call_Fix0118Three"),
+    ]
+    results = {e["toolCallId"]: e for e in events if kind(e) == "tool_result"}
+    assert all(r["text"].startswith("Command: /bin/bash -lc") for r in results.values())  # the output items' texts
+    assert all(r["meta"].get("codexType") != "exec_command_end" for r in results.values())
+    for fmt in ("gemini-cli", "anthropic-messages", "openai-responses"):
+        warnings: list[str] = []
+        sessionport.write_events(read(PARALLEL_EXEC), io.BytesIO(), format=fmt, context=WriteContext(on_warning=warnings.append))
+        assert not [w for w in warnings if "without a call" in w or "no matching call" in w or "no recorded result" in w], (fmt, warnings)

@@ -122,3 +122,37 @@ def test_labels_of_other_formats_are_not_written_as_call_descriptions():
     events = list(sessionport.read(str(FIXTURES / "claude-code" / "session.jsonl")))
     lines = [orjson.loads(x) for x in sessionport.dumps(events, "gemini-cli").splitlines()]
     assert all("description" not in c for x in lines for c in x.get("toolCalls") or [])
+
+
+def test_a_result_after_the_users_words_still_goes_with_its_call():
+    """Cline puts the user's feedback on a denied command before the result
+    text in one message (a real task of 2026-04/05, mike4567/MRA04242026):
+    the result used to get a call of its own with an empty input, its call
+    left executing without a result."""
+    events = [
+        {"type": "session", "schema": "sessionport/v1", "source": "anthropic-messages", "sessionId": "1777073160794", "createdAt": "2026-04-24T23:26:00Z", "metadata": {"client": "cline"}},
+        {"type": "message", "role": "user", "text": "<task>\nstart the proxy\n</task>", "timestamp": "2026-04-28T23:50:00Z"},
+        {"type": "message", "role": "assistant", "text": "Starting it.", "timestamp": "2026-04-28T23:54:27Z"},
+        {"type": "message", "role": "tool", "text": "proxy --port=5432", "toolName": "execute_command", "toolCallId": "tooluse_Cmd01", "toolInput": {"command": "proxy --port=5432"}, "timestamp": "2026-04-28T23:54:27Z", "meta": {"kind": "tool_use"}},
+        {"type": "message", "role": "user", "text": "The user provided the following feedback:\n<feedback>\nI am on the VPN now, try again.\n</feedback>", "timestamp": "2026-04-29T00:01:13Z"},
+        {"type": "message", "role": "tool", "text": "[execute_command for 'proxy --port=5432'] Result:\nThe user denied this operation.", "toolCallId": "tooluse_Cmd01", "timestamp": "2026-04-29T00:01:13Z", "meta": {"kind": "tool_result"}},
+        {"type": "message", "role": "user", "text": "<environment_details>\n# Current Mode\nACT MODE\n</environment_details>", "timestamp": "2026-04-29T00:01:13Z", "meta": {"kind": "text", "injected": True, "injectedKind": "environment_details"}},
+        {"type": "message", "role": "assistant", "text": "Trying again.", "timestamp": "2026-04-29T00:01:26Z"},
+    ]
+    warnings = []
+    out = io.BytesIO()
+    sessionport.write_events(events, out, format="gemini-cli", context=WriteContext(on_warning=warnings.append))
+    lines = [orjson.loads(x) for x in out.getvalue().splitlines()][1:-1]
+    assert not warnings
+    calls = [c for x in lines if x.get("type") == "gemini" for c in x.get("toolCalls", [])]
+    assert [(c["id"], c["status"], c["args"]) for c in calls] == [("tooluse_Cmd01", "success", {"command": "proxy --port=5432"})]
+    assert calls[0]["resultDisplay"].endswith("The user denied this operation.")
+    # the user's words come after the answer that holds the call, then the next answer
+    kinds = [(x["type"], (x["content"][0]["text"] if x["type"] == "user" else x["content"]).split("\n")[0]) for x in lines]
+    assert kinds == [
+        ("user", "<task>"),
+        ("gemini", "Starting it."),
+        ("user", "The user provided the following feedback:"),
+        ("user", "<environment_details>"),
+        ("gemini", "Trying again."),
+    ]

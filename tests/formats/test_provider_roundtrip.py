@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections.abc
 import functools
+import io
 import types
 import typing
 
@@ -27,6 +28,7 @@ import pytest
 import typing_extensions as te
 
 import sessionport
+from sessionport.context import WriteContext
 from sessionport.model import iter_sessions
 from sessionport.registry import get_registry
 
@@ -419,3 +421,28 @@ def test_claude_code_sessions_round_trip_through_provider_formats(path, fmt):
         checked += 1
     if not checked:
         pytest.skip(f"{path.name} holds no conversation")
+
+
+def test_results_written_between_the_parallel_calls_of_one_answer_stay_paired():
+    """Claude Code 2.1.9x writes a parallel call's result as soon as the tool
+    ends, before the answer's next call (and text of the same answer can come
+    between its calls): a real 2.1.92 sub-agent transcript (Xu-Wentao/dotfile)
+    exported to Messages, Responses and Gemini CLI with calls left without
+    results and results without calls."""
+    from conftest import FIXTURES
+
+    path = str(FIXTURES / "claude-code" / "session-2.1.92-parallel-results.jsonl")
+    for fmt in ("anthropic-messages", "openai-responses", "gemini-cli"):
+        warnings: list[str] = []
+        out = io.BytesIO()
+        sessionport.write_events(sessionport.read(path), out, format=fmt, context=WriteContext(on_warning=warnings.append))
+        assert not [w for w in warnings if "without a call" in w or "no matching call" in w or "no recorded result" in w], (fmt, warnings)
+    out = io.BytesIO()
+    sessionport.write_events(sessionport.read(path), out, format="anthropic-messages")
+    turns = [(m["role"], [b.get("id") or b.get("tool_use_id") or b["type"] for b in m["content"]]) for m in orjson.loads(out.getvalue())["messages"]]
+    assert turns[1:5] == [
+        ("assistant", ["thinking", "toolu_01FixA", "toolu_01FixB"]),  # the blank text between them is left out
+        ("user", ["toolu_01FixB", "toolu_01FixA"]),
+        ("assistant", ["text", "toolu_01FixC", "toolu_01FixD", "toolu_01FixE"]),
+        ("user", ["toolu_01FixD", "toolu_01FixC", "toolu_01FixE"]),
+    ]

@@ -51,7 +51,6 @@ def wanted(ctx: ReadContext) -> str:
 
 
 _CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
-_LEAF_TYPES = frozenset(("user", "assistant"))
 
 
 def _links(handle: BinaryIO) -> tuple[dict[str, str | None], str | None, dict[str, str]]:
@@ -60,7 +59,7 @@ def _links(handle: BinaryIO) -> tuple[dict[str, str | None], str | None, dict[st
     lines (the links run through hook progress and attachments, which are
     not messages)."""
     parents: dict[str, str | None] = {}
-    leaves: list[tuple[str, str]] = []  # (uuid, timestamp) of message lines, in file order
+    leaves: list[tuple[str, str]] = []  # (uuid, timestamp) of the thread's lines, in file order
     responses: dict[str, str] = {}  # uuid -> message.id of assistant lines
     for line in handle:
         if b'"uuid"' not in line:
@@ -79,9 +78,11 @@ def _links(handle: BinaryIO) -> tuple[dict[str, str | None], str | None, dict[st
         message = record.get("message")
         if record["type"] == "assistant" and isinstance(message, dict) and isinstance(message.get("id"), str):
             responses[uid] = message["id"]
-        if record["type"] in _LEAF_TYPES:
-            stamp = record.get("timestamp")
-            leaves.append((uid, stamp if isinstance(stamp, str) else ""))
+        # Any line of the thread can be its newest leaf: a turn of 2.1.x ends
+        # with system lines (stop_hook_summary, turn_duration), and the
+        # result of a parallel call is a leaf of its own, older than they are.
+        stamp = record.get("timestamp")
+        leaves.append((uid, stamp if isinstance(stamp, str) else ""))
     has_child = set(p for p in parents.values() if p is not None)
     leaf = None
     best = ""

@@ -71,6 +71,23 @@ class _HeldPrompt:
         self.line = line
         self.deadline = deadline
         self.event = event
+
+
+class _HeldExec:
+    """The place in the queue of a shell result read from an
+    ``exec_command_end`` event, waiting to learn whether an output item
+    repeats it.  Named by its call: ``exec_held`` (still waiting) and
+    ``exec_mirrored`` (repeated: left out) hold the same id, so the events
+    that came after it keep their order whichever it turns out to be.  (No
+    object is shared: see :class:`_HeldPrompt`.)"""
+
+    __slots__ = ("call_id", "event")
+
+    def __init__(self, call_id: str, event: dict) -> None:
+        self.call_id = call_id
+        self.event = event
+
+
 PRELUDE_LIMIT = 16
 # A copied history is written in one burst; the first line written later
 # than this after the previous one belongs to the session itself.
@@ -135,6 +152,8 @@ _CALL_ID = lazy(rb'"call_id":"([^"\\]{1,200})"')
 # Shell results held (call id -> event) until the call's output item shows
 # they are mirrors; at most this many.
 EXEC_HOLD = 256
+# At most this many events wait behind a shell result held for its output.
+EXEC_QUEUE = 4096
 # How far (in lines) a web_search_end and its web_search_call item may be apart.
 SEARCH_SPAN = 64
 _TOTAL = lazy(rb'"total_token_usage":\{[^{}]*?"total_tokens":(\d+)')
@@ -186,7 +205,8 @@ class RolloutReader:
         self.last_compaction = False
         self.malformed_warned = False
         self.line_no = 0
-        self.exec_held: dict[str, dict] = {}  # call id -> result event from exec_command_end
+        self.exec_held: dict[str, None] = {}  # call ids of results from exec_command_end waiting in the queue
+        self.exec_mirrored: dict[str, None] = {}  # those an output item repeated: left out when drained
         self.exec_written: OrderedDict[str, None] = OrderedDict()
         self.search_calls: deque = deque()  # [line, id] of web_search_call items not yet ended
         self.search_ends: deque = deque()  # [line, call id] of web_search_end written as a call
@@ -558,9 +578,12 @@ class RolloutReader:
             if (self.exec_held or self.exec_written) and self._output_item(item.get("call_id")):
                 self.skipped[f"response_item/{kind} (after exec_command_end)"] += 1
                 return None
-        elif self.exec_held:
+        elif self.exec_held and kind not in _CALL_TYPES:
             # Codex writes a call's output right after the command ends,
             # before the model's next step: none came, so the event is it.
+            # The other calls of the same answer are not its next step: 0.118
+            # writes a parallel call after the end of the command before it
+            # and the outputs of all of them after the last.
             self._flush_exec()
         if kind == "web_search_call":
             if self._search_item_is_mirror(line_no, item):
@@ -591,7 +614,7 @@ class RolloutReader:
                 if (self.exec_held or self.exec_written) and self._output_item(item.call_id):
                     self.skipped[f"response_item/{cls.__struct_config__.tag} (after exec_command_end)"] += 1
                     return None
-            elif self.exec_held:
+            elif self.exec_held and cls.__struct_config__.tag not in _CALL_TYPES:
                 self._flush_exec()
             events = CONVERTERS[cls](self.items, item, ts)
             if cls is Message and events and events[0]["role"] == "user":
@@ -700,30 +723,35 @@ class RolloutReader:
             nanos = duration.get("nanos") if isinstance(duration.get("nanos"), int) else 0
             meta["durationSeconds"] = round(duration["secs"] + nanos / 1e9, 3)
         event = message_event("tool", text, timestamp=ts, toolName=name, toolCallId=call_id, isError=is_error, meta=meta)
-        self.exec_held[call_id] = self._tag(event)
+        # In the queue now, where the event is: what comes after it (the
+        # other calls of the answer, their outputs) waits behind it.
+        self.queue.append(_HeldExec(call_id, self._tag(event)))
+        self.exec_held[call_id] = None
         if len(self.exec_held) > EXEC_HOLD:
             self._flush_exec()
 
     def _flush_exec(self) -> None:
-        """Write the shell results whose call got no output item this turn."""
+        """The shell results whose call got no output item this turn are
+        results: written where their events were."""
         held, self.exec_held = self.exec_held, {}
-        for call_id, event in held.items():
+        for call_id in held:
             self.items.pending.pop(call_id, None)
             self.items._answered(call_id)
             self.items.counts["toolResults"] += 1
             self.exec_written[call_id] = None
             if len(self.exec_written) > EXEC_HOLD:
                 self.exec_written.popitem(last=False)
-            self._push(event)
+        self.last_compaction = False
 
     def _output_item(self, call_id: Any) -> bool:
         """An output item arrived: a held shell result for its call was a
-        mirror.  True when the result was already written from the event
-        (the item is then the mirror, and is skipped)."""
+        mirror, and is left out.  True when the result was already written
+        from the event (the item is then the mirror, and is skipped)."""
         if call_id.__class__ is not str:
             return False
         if call_id in self.exec_held:
             del self.exec_held[call_id]
+            self.exec_mirrored[call_id] = None
             self.skipped["event_msg/exec_command_end"] += 1
             return False
         return call_id in self.exec_written
@@ -925,6 +953,19 @@ class RolloutReader:
             self.event_prompts.append(entry[0])
         while queue:
             entry = queue[0]
+            if entry.__class__ is _HeldExec:
+                call_id = entry.call_id
+                if call_id in self.exec_held:
+                    if final or len(queue) > EXEC_QUEUE:
+                        self._flush_exec()  # bounded: what waits behind it is let go
+                    else:
+                        return
+                queue.popleft()
+                if call_id in self.exec_mirrored:
+                    del self.exec_mirrored[call_id]
+                elif not (self.skip_inherited and "inherited" in entry.event.get("meta", ())):
+                    yield entry.event
+                continue
             if entry.__class__ is _HeldPrompt:
                 if entry.line in self.cancelled_prompts:
                     self.cancelled_prompts.discard(entry.line)
@@ -1064,6 +1105,7 @@ def _mark_injected(event: dict) -> dict:
 
 
 _OUTPUT_TYPES = frozenset(("function_call_output", "custom_tool_call_output", "local_shell_call_output"))
+_CALL_TYPES = frozenset(("function_call", "custom_tool_call", "local_shell_call"))
 _EVENT_HANDLERS = {
     "exec_command_end": RolloutReader._exec_end,
     "web_search_end": RolloutReader._web_search_end,

@@ -12,8 +12,12 @@ records in a ``messages`` array).  Gemini CLI 0.61 resumes both
 One Gemini CLI record holds one model answer: its text, the thoughts before
 it, and its tool calls each with its result (``toolCalls[].result``, as
 ``functionResponse`` parts).  So a ``gemini`` record is held back until the
-results of its calls have arrived (or the next prompt comes); that is the
-only look-ahead, and only one record is held at a time.  Thinking becomes
+results of its calls have arrived (or the next answer comes); that is the
+only look-ahead, and only one record is held at a time.  A user prompt that
+comes while calls of the held record still wait for their results (Cline
+puts the user's feedback on a denied command before the result text in one
+message) is held too, at most ``MAX_WAITING`` of them, and written after the
+record, so that the results still go with their calls.  Thinking becomes
 the record's ``thoughts`` (Gemini CLI keeps them in the file but does not
 send them back to the model).  System and informational messages become
 ``info`` records, which Gemini CLI shows but does not send to the model.
@@ -37,6 +41,7 @@ from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 NAMESPACE = uuid.UUID("0b7b6a4e-3f0e-4f55-9a51-6c1d2e8f9a10")
 _UUID_LEN = 36
 _NL = orjson.OPT_APPEND_NEWLINE
+MAX_WAITING = 64  # user records held while calls wait for their results; past that, written in place
 
 LEGACY_JSON = Option(
     name="gemini_cli_legacy_json",
@@ -108,6 +113,8 @@ class SessionWriter:
         self.title: str | None = None
         self.orphans = 0
         self.model: str | None = None
+        self.waiting: list[dict] = []  # user records held until the held record's calls are answered
+        self.held_message: str | None = None  # the API message id of the held record's last call
 
     # -- output -------------------------------------------------------------
     def record(self, record: dict) -> None:
@@ -162,6 +169,22 @@ class SessionWriter:
             self.held = None
             self.calls = {}
             self.answered = 0
+            self.held_message = None
+        if self.waiting:
+            waiting, self.waiting = self.waiting, []
+            for record in waiting:
+                self.record(record)
+
+    def continues_held(self, meta: dict) -> bool:
+        """Whether a part of an answer belongs to the held record: the same
+        API message as its calls, which still wait for their results."""
+        message = meta.get("messageId")
+        return message is not None and message == self.held_message and self.calls_waiting()
+
+    def calls_waiting(self) -> bool:
+        """Whether the held record has calls without their results yet."""
+        held = self.held
+        return held is not None and self.answered < len(held.get("toolCalls", ()))
 
     def gemini_record(self, event: dict, meta: dict) -> dict:
         self.flush()
@@ -195,6 +218,9 @@ class SessionWriter:
                 # the reader's "**subject** description": the subject is written once
                 description = text[len(subject) + 4:].removeprefix(" ")
             thought = {"subject": subject, "description": description, "timestamp": self.stamp(event)}
+            if self.continues_held(meta):
+                self.held.setdefault("thoughts", []).append(thought)
+                return
             if self.held is not None and (self.held["content"] or self.held.get("toolCalls")):
                 self.flush()
             self.thoughts.append(thought)
@@ -202,6 +228,9 @@ class SessionWriter:
             held = self.held
             if held is not None and not held["content"] and not held.get("toolCalls"):
                 record = held  # thoughts were waiting for this answer
+            elif self.continues_held(meta):
+                record = held  # more of the answer whose calls wait for their results
+                text = f"{held['content']}\n\n{text}" if held["content"] and text else held["content"] or text
             else:
                 record = self.gemini_record(event, meta)
             record["content"] = text
@@ -209,16 +238,25 @@ class SessionWriter:
             if tokens:
                 record["tokens"] = tokens
         elif role == "user":
-            self.flush()
-            self.record({"id": self.new_id(event), "timestamp": self.stamp(event), "type": "user", "content": [{"text": text}]})
+            record = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": "user", "content": [{"text": text}]}
+            if self.calls_waiting() and len(self.waiting) < MAX_WAITING:
+                self.waiting.append(record)
+            else:
+                self.flush()
+                self.record(record)
         else:
             self.flush()
             self.record({"id": self.new_id(event), "timestamp": self.stamp(event), "type": "info", "content": text})
 
     def tool_use(self, event: dict, meta: dict) -> None:
         held = self.held
-        if held is None or self.answered:
+        message = meta.get("messageId") if isinstance(meta.get("messageId"), str) and meta.get("messageId") else None
+        # A call of the same API message as the held record's (Claude Code
+        # 2.1.9x writes a parallel call's result before the answer's next
+        # call) belongs to that record, answered or not.
+        if held is None or self.waiting or (self.answered and (message is None or message != self.held_message)):
             held = self.gemini_record(event, meta)
+        self.held_message = message
         if "tokens" not in held:
             # an answer made only of calls carries its usage on a call
             tokens = _tokens(meta.get("usage"))

@@ -19,7 +19,7 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
-from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, request_tokens, session_manifest, session_messages_id
+from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, session_manifest, ui_messages, session_messages_id
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -38,8 +38,25 @@ from sessionport.formats.providers.sniff import anthropic_messages as sniff
 _CLINE_FILES = HISTORY_FILES
 # Cline (and its forks) answer a native tool call with a text block that
 # names the tool: ``[read_file for 'a.cs'] Result:`` then the output, or
-# ``[attempt_completion] Result:`` (its ``toolDescription()``).
-_CLINE_RESULT = re.compile(r"\[([A-Za-z0-9_.:-]+)(?: for [^\n]*)?\] Result:")
+# ``[attempt_completion] Result:`` (its ``toolDescription()``).  What follows
+# ``for`` is the call's own argument and may run over several lines (an
+# ``ask_followup_question``'s question in Markdown), so the label ends at the
+# first ``] Result:``.
+_CLINE_RESULT = re.compile(r"\[([A-Za-z0-9_.:-]+)(?: for .*?)?\] Result:", re.DOTALL)
+# Labels that are not the tool's name: ``use_subagents`` is answered by
+# ``[subagents] Result:`` (real tasks of 2026-04/05).
+_CLINE_LABELS = {"subagents": "use_subagents"}
+# Text blocks a classic Cline task puts in the user's turn itself, never typed
+# by the user (real tasks of 2026-01 and 2026-04/05): the editor state after
+# every turn, the todo-list reminders, the note that opens a resumed task and
+# the reply to an answer that used no tool.  They are read as injected.
+_CLINE_INJECTED = (
+    ("<environment_details>", "environment_details"),
+    ("# task_progress ", "task_progress"),
+    ("# TODO LIST UPDATE REQUIRED", "task_progress"),
+    ("[TASK RESUMPTION]", "task_resumption"),
+    ("[ERROR] You did not use a tool in your previous response", "no_tool_used"),
+)
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
 
@@ -135,12 +152,14 @@ class AnthropicReader(ProviderReader):
     def __init__(self, ctx: ReadContext) -> None:
         super().__init__(ctx)
         self.cline3 = False  # a Cline 3 session file: its messages' metadata marks notices
+        self.cline_history = False  # a classic Cline task's history: its harness texts are marked
         # The tool calls of the last assistant message not answered yet: a
         # Cline result text answers the oldest open call of its tool.
         self.open_calls: list[tuple[str, str | None]] = []
         self.text_results = 0
         self.usage: dict[str, int] | None = None
-        self.requests: list | None = None  # of ui_messages.json, read at the first metrics
+        self.requests: list | None = None  # of ui_messages.json, read at the first message
+        self.ui_notices: list = []  # its errors not given yet, in file order
         self.next_request = 0
         self.unsplit = 0  # requests whose cache reads and writes are not known
 
@@ -160,6 +179,7 @@ class AnthropicReader(ProviderReader):
         self.unsplit = 0
         self.open_calls, self.text_results = [], 0
         self.requests, self.next_request = None, 0
+        self.ui_notices = []
         event = super().end()
         if usage is not None:
             event = {"type": "end", "usage": usage, **{k: v for k, v in event.items() if k != "type"}}
@@ -183,6 +203,7 @@ class AnthropicReader(ProviderReader):
     def session(self, header: dict, session_id: str | None = None, created: str | None = None) -> dict:
         cline3 = _is_cline_session(header)
         self.cline3 = cline3
+        self.cline_history = bool(self.ctx.path) and os.path.basename(self.ctx.path) in _CLINE_FILES
         if cline3 and session_id is None and isinstance(header.get("sessionId"), str) and header["sessionId"]:
             session_id = header["sessionId"]
         sid = session_id or self.default_session_id()
@@ -227,7 +248,35 @@ class AnthropicReader(ProviderReader):
                 elif isinstance(block, str):
                     yield message_event("system", block, meta={"kind": "text"})
 
+    def _read_ui_messages(self) -> None:
+        if self.requests is None:
+            path = self.ctx.path
+            found = ui_messages(path, self.ctx) if path and os.path.basename(path) in _CLINE_FILES else None
+            self.requests = found.requests if found else []
+            self.ui_notices = sorted(found.notices, key=lambda n: n.after, reverse=True) if found else []
+
+    def _notices_until(self, index: int | None) -> Iterator[dict]:
+        """The errors of ``ui_messages.json`` shown after the history's
+        message ``index - 1`` (all that are left when ``index`` is None)."""
+        notices = self.ui_notices
+        while notices and (index is None or notices[-1].after < index):
+            notice = notices.pop()
+            yield message_event(
+                "system",
+                notice.text,
+                timestamp=iso_from_epoch(notice.ts),
+                isError=True,
+                meta={"kind": "text", "notice": "error", "sourceFile": UI_MESSAGES, "uiMessage": {"type": "ask", "ask": notice.ask, **notice.detail}},
+            )
+
+    def tail_events(self, document: dict, items_seen: int) -> Iterator[dict]:
+        return self._notices_until(None)
+
     def item_events(self, item: Any, index: int) -> Iterator[dict]:
+        if self.requests is None:
+            self._read_ui_messages()
+        if self.ui_notices:
+            yield from self._notices_until(index)
         if not isinstance(item, dict):
             self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
             return
@@ -306,9 +355,7 @@ class AnthropicReader(ProviderReader):
         """``usage`` with the cache reads and writes of its request, when
         the next requests of ``ui_messages.json`` hold one with the same
         counts (a request that failed or was cancelled has none)."""
-        if self.requests is None:
-            path = self.ctx.path
-            self.requests = request_tokens(path, self.ctx) if path and os.path.basename(path) in _CLINE_FILES else []
+        self._read_ui_messages()
         prompt, cached, completion = (tokens.get(k, 0) for k in ("prompt", "cached", "completion"))
         for number in range(self.next_request, len(self.requests)):
             request = self.requests[number]
@@ -355,7 +402,13 @@ class AnthropicReader(ProviderReader):
                     "tool", text, toolName=call[0] if call[1] is None else None, toolCallId=call[1], meta=_meta("tool_result", extra=extra)
                 )
                 return
-            yield message_event(role, text, meta=_meta("text", extra=extra))
+            meta = _meta("text", extra=extra)
+            if role == "user" and self.cline_history:
+                injected = _cline_injected(text)
+                if injected is not None:
+                    meta["injected"] = True
+                    meta["injectedKind"] = injected
+            yield message_event(role, text, meta=meta)
         elif btype == "image" and "source" not in block and "data" in block:
             # Cline 3: {type, data, mediaType}
             text = placeholder("image", block.get("mediaType"), base64_size(block.get("data")))
@@ -444,8 +497,9 @@ class AnthropicReader(ProviderReader):
         if found is None:
             return None
         name = found.group(1)
+        names = (name, _CLINE_LABELS[name]) if name in _CLINE_LABELS else (name,)
         for number, call in enumerate(self.open_calls):
-            if call[0] == name:
+            if call[0] in names:
                 return self.open_calls.pop(number)
         return None
 
@@ -574,6 +628,15 @@ def _cline3_marked(event: dict, shown: dict) -> dict:
         if isinstance(shown.get("reason"), str):
             meta["reason"] = shown["reason"]
     return event
+
+
+def _cline_injected(text: str) -> str | None:
+    """The kind of harness text a classic Cline user block is, or None."""
+    head = text[:64].lstrip()
+    for prefix, kind in _CLINE_INJECTED:
+        if head.startswith(prefix):
+            return kind
+    return None
 
 
 def _is_cline_session(header: dict) -> bool:

@@ -4,7 +4,8 @@
 each ``api_req_started`` message, the request's token counts as a JSON text:
 ``{"request": …, "tokensIn", "tokensOut", "cacheWrites", "cacheReads",
 "cost"}``.  The history's own ``metrics.tokens`` give ``cached`` as cache
-reads and writes together; these split it.
+reads and writes together; these split it.  Its ``api_req_failed`` messages
+are errors the history never held.
 """
 
 from __future__ import annotations
@@ -45,15 +46,60 @@ def _counts(entry: Any) -> RequestTokens | None:
     return RequestTokens(*values)
 
 
-def request_tokens(history_path: str, ctx: ReadContext) -> list[RequestTokens]:
-    """The token counts of the requests in the ``ui_messages.json`` beside
-    ``history_path``, in order; none when there is no such file or it cannot
-    be read (said once: the usage is then given without the cache split)."""
+@dataclass(frozen=True)
+class UiNotice:
+    """An error the extension showed and the history never held."""
+
+    after: int  # the history index it follows (-1: before the first message)
+    ts: Any
+    ask: str
+    text: str
+    detail: dict  # the error's ``code``, ``request_id``, ``modelId``, ``providerId``
+
+
+# ``{"ts", "type": "ask", "ask": "api_req_failed", "text": "{\"message\": …}",
+# "conversationHistoryIndex"}``: a request that failed after its retries
+# (real tasks of 2026-01).  ``conversationHistoryIndex`` is the index of the
+# history's last message when the UI message was added (-1 before the
+# first), which places it among the history's messages.
+_UI_ERRORS = ("api_req_failed",)
+
+
+def _notice(entry: Any) -> UiNotice | None:
+    if not isinstance(entry, dict) or entry.get("type") != "ask" or entry.get("ask") not in _UI_ERRORS:
+        return None
+    after = entry.get("conversationHistoryIndex")
+    if type(after) is not int or after < -1:
+        return None
+    text = entry.get("text") if isinstance(entry.get("text"), str) else ""
+    try:
+        info = orjson.loads(text) if text[:1] == "{" else None
+    except orjson.JSONDecodeError:
+        info = None
+    detail: dict = {}
+    if isinstance(info, dict) and isinstance(info.get("message"), str):
+        text = info["message"]
+        detail = {k: info[k] for k in ("code", "request_id", "modelId", "providerId") if isinstance(info.get(k), str)}
+    return UiNotice(after, entry.get("ts"), entry["ask"], text, detail)
+
+
+@dataclass(frozen=True)
+class UiMessages:
+    requests: list[RequestTokens]
+    notices: list[UiNotice]  # in file order
+
+
+def ui_messages(history_path: str, ctx: ReadContext) -> UiMessages:
+    """What the ``ui_messages.json`` beside ``history_path`` adds: the token
+    counts of its requests and the errors it alone holds, in order; none
+    when there is no such file or it cannot be read (said once: the usage is
+    then given without the cache split)."""
     path = os.path.join(os.path.dirname(history_path), UI_MESSAGES)
     if not os.path.isfile(path):
-        return []
+        return UiMessages([], [])
     child = ReadContext(name=path, path=path, on_warning=ctx.on_warning)
     found: list[RequestTokens] = []
+    notices: list[UiNotice] = []
     try:
         with open(path, "rb") as handle:
             for kind, value in walk_document(handle, child):
@@ -61,10 +107,14 @@ def request_tokens(history_path: str, ctx: ReadContext) -> list[RequestTokens]:
                     counts = _counts(value)
                     if counts is not None:
                         found.append(counts)
+                        continue
+                    notice = _notice(value)
+                    if notice is not None:
+                        notices.append(notice)
     except (OSError, SessionportError) as exc:
-        ctx.warn(f"{path} cannot be read ({exc}); the cached share of the usage is not split into reads and writes")
-        return []
-    return found
+        ctx.warn(f"{path} cannot be read ({exc}); the cached share of the usage is not split into reads and writes, and the errors it shows are not read")
+        return UiMessages([], [])
+    return UiMessages(found, notices)
 
 
 HISTORY_FILES = ("api_conversation_history.json", "claude_messages.json")

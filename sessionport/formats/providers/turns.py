@@ -33,6 +33,9 @@ import orjson
 
 from sessionport.formats.providers.content import MISSING_RESULT_TEXT
 
+# At most this many results wait for the rest of their answer's calls.
+HELD_RESULTS = 256
+
 __all__ = [
     "MISSING_RESULT_TEXT",
     "Part",
@@ -180,6 +183,13 @@ class _Builder:
         # and the keys of ``pending`` by tool name, oldest first.
         self._turn_keys: set[str] = set()
         self._pending_by_name: dict[str | None, dict[str, None]] = {}
+        # The API message the calls of the assistant turn came in (Claude
+        # Code's ``meta.messageId``), and the results held while more of
+        # its calls may follow: Claude Code 2.1.9x writes a parallel call's
+        # result as soon as the tool ends, before the answer's next call.
+        self._turn_message: str | None = None
+        self._held_results: list[dict] = []
+        self._held_keys: set[str] = set()
 
     def _new_id(self) -> str:
         self.stats.synthesized_ids += 1
@@ -192,6 +202,15 @@ class _Builder:
             self.stats.model = model
         if side == "system":
             yield from self._system(event)
+            return
+        if self._held_results:
+            if kind == "tool_result" and self._answers_turn(event):
+                yield from self._hold_result(event)
+                return
+            if side != "assistant" or not self._same_message(event):
+                yield from self._release_results()
+        elif kind == "tool_result" and self._turn_message is not None and self.current is not None and self.current.role == "assistant" and self._answers_turn(event):
+            yield from self._hold_result(event)
             return
         if self.current is None or self.current.role != side:
             yield from self._flush()
@@ -208,10 +227,36 @@ class _Builder:
             turn.parts.append(part)
             self._turn_calls.append((raw or call_id, part))
             self._turn_keys.add(raw or call_id)
+            message = (event.get("meta") or {}).get("messageId")
+            self._turn_message = message if isinstance(message, str) and message else None
         elif kind == "tool_result":
             turn.parts.append(self._result(event))
         else:
             turn.parts.append(Part(kind, event))
+
+    def _answers_turn(self, event: dict) -> bool:
+        """Whether a result answers a call of the assistant turn being built."""
+        raw = event.get("toolCallId")
+        return isinstance(raw, str) and raw in self._turn_keys and raw not in self._held_keys
+
+    def _same_message(self, event: dict) -> bool:
+        message = (event.get("meta") or {}).get("messageId")
+        return message is not None and message == self._turn_message
+
+    def _hold_result(self, event: dict) -> Iterator[Turn]:
+        self._held_results.append(event)
+        self._held_keys.add(event["toolCallId"])
+        if len(self._held_keys) >= len(self._turn_keys) or len(self._held_results) > HELD_RESULTS:
+            yield from self._release_results()  # every call answered: the answer is whole
+
+    def _release_results(self) -> Iterator[Turn]:
+        """The assistant turn, then a user turn holding the results held."""
+        held, self._held_results, self._held_keys = self._held_results, [], set()
+        yield from self._flush()
+        self.current = Turn("user")
+        self.started = True
+        for event in held:
+            self.current.parts.append(self._result(event))
 
     def _result(self, event: dict) -> Part:
         raw = event.get("toolCallId")
@@ -258,6 +303,7 @@ class _Builder:
                 self._pending_by_name.setdefault(part.name, {})[key] = None
             self._turn_calls = []
             self._turn_keys = set()
+            self._turn_message = None
             yield turn
             return
         if turn.role == "user":
@@ -279,6 +325,8 @@ class _Builder:
             yield Turn("system", [Part("text", e) for e in held])
 
     def finish(self) -> Iterator[Turn]:
+        if self._held_results:
+            yield from self._release_results()
         yield from self._flush()
         if self.pending:
             self.current = Turn("user")
