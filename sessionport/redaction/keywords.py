@@ -121,7 +121,7 @@ def kind_for_name(name: str) -> str:
 
 
 _PLACEHOLDER = lazy(
-    r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{[\w{.:-]+[^}]*\}|\$\{\w*$|\{\{[ \t]*[\w.$\-\[\]\"']+.*\}\}|\{\{[ \t]*[\w.$]*$|^\$[A-Za-z_]|^%\(|^%s$|^#\{|"
+    r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^<[a-z_ -]*$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{[\w{.:-]+[^}]*\}|\$\{\w*$|\{\{[ \t]*[\w.$\-\[\]\"']+.*\}\}|\{\{[ \t]*[\w.$]*$|^\$[A-Za-z_]|^%\(|^%s$|^#\{|"
     r"your[_-]?(?:own[_-]?)?(?:api[_-]?)?(?:key|token|secret|password|pass)|changeme|change[_-]me|replace[_-]?me|"
     r"placeholder|redacted|^\[redacted|<redacted>|^(?:true|false|null|none|nil|undefined|yes|no|on|off|empty|"
     r"string|str|int|integer|bool|boolean|number|any|object|optional|required|secret|password|token|value|"
@@ -156,13 +156,42 @@ _KEYWORD_IN_VALUE = lazy(r"(?i)key|token|secret|pass|pwd|auth|cred")
 _IDENTIFIER = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def _balanced(value: str) -> bool:
+    stack = []
+    for c in value:
+        if c in _OPENERS:
+            stack.append(_OPENERS[c])
+        elif c in ")]}>":
+            if not stack or stack.pop() != c:
+                return False
+    return not stack
+
+
+def _random_with_brackets(value: str) -> bool:
+    """A generated password whose brackets read as code (``NM[z9ZY{oJp#Q>8``,
+    ``mbbamgV(0#e(4In``): brackets that do not pair up, both letter cases,
+    two digits or more and a random mix; an index, a call or a type
+    (``os.environ[``, ``getpass()``, ``Option<String>``) pairs its brackets
+    or has no digits."""
+    if not 10 <= len(value) <= 64 or _balanced(value):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    if digits < 2 or not any(c.isupper() for c in value) or not any(c.islower() for c in value):
+        return False
+    symbols = {c for c in value if not c.isalnum() and c not in "_."}
+    return len(symbols) >= 2 and shannon(value) >= 3.3
+
+
 def is_placeholder(value: str) -> bool:
     """True for values that are not secrets: templates, variables, code, words."""
     if not value or value.startswith("[REDACTED"):
         return True
     if _PLACEHOLDER.search(value) or _PUBLIC_VALUE.match(value):
         return True
-    if _CODE_REF.search(value):
+    if _CODE_REF.search(value) and not _random_with_brackets(value):
         return True
     if "." in value and _DOTTED_NAME.match(value) and all(map(_name_part, value.split("."))):
         return True
