@@ -37,9 +37,9 @@ import heldout  # noqa: E402
 
 # the least recall measured per placement over seeds 1-4 (plain text)
 # and seed 3 (sessions); 1.0 elsewhere
-MIN_RECALL = {"printed-alone": 0.74, "prompt-here-is": 0.80, "curl-header": 0.96, "docker-run-env": 0.98, "helm-set": 0.98,
+MIN_RECALL = {"printed-alone": 0.78, "prompt-here-is": 0.88, "curl-header": 0.96, "docker-run-env": 0.98, "helm-set": 0.98,
               "python-kwarg": 0.98, "powershell-env": 0.98, "url-userinfo-reserved": 0.98, "prompt-after-question": 0.98}
-OVERALL = 0.975
+OVERALL = 0.98
 
 
 def _check(score):

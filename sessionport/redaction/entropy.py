@@ -23,6 +23,10 @@ Span = tuple[int, int, str]
 MIN_LENGTH = 24
 RUN = lazy(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % MIN_LENGTH)
 _HEX = lazy(r"^[0-9a-fA-F-]+$")
+# 0x and 64 hex digits: an Ethereum private key, or a transaction or block
+# hash; the words before it tell which
+_HASH_0X = lazy(r"^0x[0-9a-fA-F]{40,}$")
+_CHAIN_HASH_BEFORE = lazy(r"(?i)(?:transaction|\btx|hash|block|receipt|address|contract)\b[^\n]{0,24}$")
 # UUID-shaped, also with non-hex letters (tools that mint their own ids)
 _UUID = lazy(r"[0-9a-zA-Z]{8}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{12}")
 # ULIDs (a 48-bit time, then 80 random bits, in Crockford's base32):
@@ -42,7 +46,7 @@ _SAFE_BEFORE = lazy(
 )
 # The value of a key that names an identifier or a digest: "node_id": "...".
 _ID_VALUE_BEFORE = lazy(
-    r"(?:id|Id|ID|uuid|Uuid|sha|Sha|hash|Hash|digest|Digest|etag|ETag|rev|commit|checksum|fingerprint|nonce|cursor|"
+    r"(?:id|Id|ID|id-2|uuid|Uuid|sha|Sha|hash|Hash|digest|Digest|etag|ETag|rev|commit|checksum|fingerprint|nonce|cursor|"
     r"signature|Signature)\\?[\"']?\s*[:=]\s*\\?[\"']?$"
 )
 _VALUE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~")
@@ -82,6 +86,17 @@ def is_wordy(value: str) -> bool:
     return True
 
 
+_CAPS_DIGITS = lazy(r"^[A-Z0-9]{28,}$")
+_LETTER_RUNS = lazy(r"[A-Z]+")
+
+
+def _caps_and_digits(core: str) -> bool:
+    """A long run of capitals and digits mixed throughout (Vultr's API keys,
+    base32 secrets): the short letter runs between its digits read as
+    acronyms to :func:`is_wordy`, not as words."""
+    return bool(_CAPS_DIGITS.match(core)) and len(_LETTER_RUNS.findall(core)) >= 6
+
+
 def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
     """Whether ``value`` looks like key material rather than a word, an id
     shape, a path or a hash.  Used by this layer and for weak keyword names."""
@@ -90,7 +105,7 @@ def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
     core = value.rstrip("=")
     if _HEX.match(core) or _UUID.search(core):
         return False
-    if is_wordy(core):
+    if is_wordy(core) and not _caps_and_digits(core):
         return False
     digits = sum(c.isdigit() for c in core)
     upper = sum(c.isupper() for c in core)
@@ -145,6 +160,8 @@ def _entropy_in(text: str, shielded: list[tuple[int, int]], pos: int, endpos: in
             continue
         before = text[max(0, start - 40):start]
         if _SAFE_BEFORE.search(before) or _ID_VALUE_BEFORE.search(before):
+            continue
+        if value.startswith("0x") and _HASH_0X.match(value) and _CHAIN_HASH_BEFORE.search(before):
             continue
         # the run may be the tail of a value with dots ("VersionId: a_.b...")
         head = start

@@ -121,7 +121,7 @@ def kind_for_name(name: str) -> str:
 
 
 _PLACEHOLDER = lazy(
-    r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{[\w{.:-]+[^}]*\}|\$\{\w*$|\{\{[ \t]*[\w.$\-\[\]\"']+.*\}\}|\{\{[ \t]*[\w.$]*$|^\$[A-Za-z_]|^%\(|^%s$|^#\{|"
+    r"(?i)example|x{4,}|\*{3,}|\.\.\.|…|^<.*>$|^<[a-z_ -]*$|^\[.*\]$|^\{.*\}$|^\(.*\)$|\$\{[\w{.:-]+[^}]*\}|\$\{\w*$|\{\{[ \t]*[\w.$\-\[\]\"']+.*\}\}|\{\{[ \t]*[\w.$]*$|^%\(|^%s$|^#\{|"
     r"your[_-]?(?:own[_-]?)?(?:api[_-]?)?(?:key|token|secret|password|pass)|changeme|change[_-]me|replace[_-]?me|"
     r"placeholder|redacted|^\[redacted|<redacted>|^(?:true|false|null|none|nil|undefined|yes|no|on|off|empty|"
     r"string|str|int|integer|bool|boolean|number|any|object|optional|required|secret|password|token|value|"
@@ -156,13 +156,56 @@ _KEYWORD_IN_VALUE = lazy(r"(?i)key|token|secret|pass|pwd|auth|cred")
 _IDENTIFIER = lazy(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+_OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+
+
+def _balanced(value: str) -> bool:
+    stack = []
+    for c in value:
+        if c in _OPENERS:
+            stack.append(_OPENERS[c])
+        elif c in ")]}>":
+            if not stack or stack.pop() != c:
+                return False
+    return not stack
+
+
+_BRACKETS = frozenset("()[]{}<>")
+# "$" and a variable's name: a reference ($DB_PASSWORD, $HOME/.pgpass,
+# $env:TOKEN), unless a password's symbol follows the name ($Y6$X=Dm#wy9)
+_VAR_REF = lazy(r"^\$[A-Za-z_]\w*(?![\w!#$%^&*~@?=+\[\]])")
+
+
+def _random_with_brackets(value: str) -> bool:
+    """A generated password whose first characters or brackets read as code
+    (``NM[z9ZY{oJp#Q>8``, ``awn[I#X2&e*py#vdx``, ``$S@+mp2%k~*$:^H[81``):
+    both letter cases, a digit, symbols of three kinds (two and two digits),
+    a random mix, and brackets that do not pair up unless symbols of three
+    other kinds come with them.  An index, a call or a type
+    (``os.environ[``, ``getpass()``, ``Option<String>``, ``keys[2]``) pairs
+    its brackets, has few symbols or no digit."""
+    if not 10 <= len(value) <= 64 or not value.isascii():
+        return False
+    digits = sum(c.isdigit() for c in value)
+    if not digits or not any(c.isupper() for c in value) or not any(c.islower() for c in value):
+        return False
+    symbols = {c for c in value if not c.isalnum() and c not in "_."}
+    if len(symbols) < 2 or (len(symbols) < 3 and digits < 2):
+        return False
+    if _balanced(value) and len(symbols - _BRACKETS) < 3:
+        return False
+    return shannon(value) >= 3.3
+
+
 def is_placeholder(value: str) -> bool:
     """True for values that are not secrets: templates, variables, code, words."""
     if not value or value.startswith("[REDACTED"):
         return True
     if _PLACEHOLDER.search(value) or _PUBLIC_VALUE.match(value):
         return True
-    if _CODE_REF.search(value):
+    if value.startswith("$") and _VAR_REF.match(value) and not _random_with_brackets(value):
+        return True
+    if _CODE_REF.search(value) and not _random_with_brackets(value):
         return True
     if "." in value and _DOTTED_NAME.match(value) and all(map(_name_part, value.split("."))):
         return True
@@ -242,6 +285,10 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
         if name_class is None:
             continue
         match = _OPERATOR_VALUE.match(text, end)
+        whole = _whole_line_password(text, end) if name_class == "strong" else None
+        if whole is not None and (match is None or whole[1] > match.end()):
+            yield whole[0], whole[1], kind_for_name(name)
+            continue
         if match is None:
             spaced = _SPACED_VALUE.match(text, end) if name_class == "strong" and _SHOUTED_OR_SNAKE.match(name) else None
             if spaced is not None and _spaced_secret(spaced.group("v")):
@@ -282,6 +329,31 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             continue  # ("password", "login", ...): a list of words, not a pair
         if secret_value(name_class, value, name=name):
             yield vstart, vend, kind_for_name(name)
+
+
+# NAME=value or name: value as the rest of its line (an env dump, an .ini
+# file, YAML), where the value holds a quote, a backslash, a comma or a
+# semicolon that would end it early: ``admin_password = 6m'8}H^Z76<Ne$iu;p``
+_WHOLE_LINE = lazy(r"[ \t]*[:=][ \t]*(?P<r>[^\s]{10,64})[ \t]*(?=\r?\n|$)")
+_ENDS_EARLY = frozenset("'\"\\,;`")
+
+
+def _whole_line_password(text: str, end: int) -> tuple[int, int] | None:
+    if not _ENDS_EARLY.intersection(text[end : end + 80]):
+        return None  # (the usual case: nothing would end the value early)
+    match = _WHOLE_LINE.match(text, end)
+    if match is None:
+        return None
+    value = match.group("r")
+    quotes = value.count("'") + value.count('"') + value.count("`")
+    opened = value[0] in "'\"`" and value.find(value[0], 1) < 0  # a quote that never closes
+    if not (quotes % 2 or "\\" in value or value[0] in ",;" or opened or (quotes and value[0] not in "'\"`")):
+        return None  # a quoted value, code (``"x";``): the usual grammar reads it
+    if _CODE_REF.search(value) and _balanced(value):
+        return None  # a call or an index: ``re.compile(r"(\[\d+\])")``
+    if not _random_with_brackets(value) or is_placeholder(value.strip("'\"`")):
+        return None
+    return match.span("r")
 
 
 # NAME value: an identifier-like name (SHOUTED or snake_case), one space, a
@@ -579,15 +651,17 @@ def _column_spans(text: str) -> Iterator[Span]:
 # lower-cased text; the value must have a password's mix of characters.
 _PROSE_NOUN = r"(?:password|passphrase|passcode|passwd|pwd|secret|key|token)"
 _PROSE_VALUE = r"[^\s\"'`]"
+# ("api key below" and the value on the next line, "token here: …")
+_PROSE_HERE = r"|[ \t]+(?:below|here)[ \t]*:?(?:[ \t]+|[ \t]*\r?\n[ \t]*)"
 PROSE_SECRET = lazy(
-    r"(?<![a-z0-9_])" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])[ \t]+[\"'`]?(?P<v>" + _PROSE_VALUE + "{8,200})"
+    r"(?<![a-z0-9_])" + _PROSE_NOUN + r"s?(?:(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])[ \t]+" + _PROSE_HERE + r")[\"'`]?(?P<v>" + _PROSE_VALUE + "{8,200})"
     # "here's the key X"
     r"|(?<![a-z0-9_])(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?[ \t]+[\"'`]?(?P<u>" + _PROSE_VALUE + "{8,200})"
 )
 # A superset for the screens: the value holds a digit (the detector's rule)
 _PROSE_NAMED = (
-    r"(?i)(?:" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])|(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?)"
-    r"[ \t]+[\"'`]?" + _PROSE_VALUE + "*[0-9]"
+    r"(?i)(?:(?:" + _PROSE_NOUN + r"s?(?:[ \t]+(?:is|was|should[ \t]+be|will[ \t]+be|=|:|to)|[ \t]*[:=])|(?:the|my|our|your|this|new)[ \t]+" + _PROSE_NOUN + r"s?)"
+    r"[ \t]+" + r"|" + _PROSE_NOUN + r"s?" + _PROSE_HERE[1:] + r")[\"'`]?" + _PROSE_VALUE + "*[0-9]"
 )
 # for RE2 (linear time)
 PROSE_SCREEN = lazy(_PROSE_NAMED)

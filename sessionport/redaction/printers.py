@@ -143,9 +143,13 @@ PRINTED_MIN = 8
 _NOT_SECRET_START = ("/", "~", "./", "../", "http:", "https:", "file:", "-")
 
 
-# A reply that is the value with a word before it or a remark after it:
-# "sure: VALUE", "VALUE - that's the prod one"
-_LEAD_IN = lazy(r"[ \t\r\n]*(?:[A-Za-z]{1,12}[:,][ \t]+)?([^ \t\r\n]{8,1024})(?:[ \t]+(?:\u2014|\u2013|-{1,2})[ \t][^\n]{0,120})?[ \t\r\n]*")
+# A reply that is the value with a few words before it or a remark after
+# it: "sure: VALUE", "here it is: VALUE", "use this -> VALUE", "here you
+# go" and the value on the next line, "VALUE - that's the prod one"
+_LEAD_IN = lazy(
+    r"[ \t\r\n]*(?:[A-Za-z']{1,12}(?:[ \t]+[A-Za-z']{1,12}){0,3}[ \t]*(?:[:,.!]|->|=>|\u2192)?[ \t\r\n]+)?"
+    r"([^ \t\r\n]{8,1024})(?:[ \t]+(?:\u2014|\u2013|-{1,2})[ \t][^\n]{0,120})?[ \t\r\n]*"
+)
 
 
 def printed_secret(text: str) -> tuple[int, int] | None:

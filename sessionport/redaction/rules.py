@@ -220,6 +220,41 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
     ("adobe-secret", r"p8e-[A-Za-z0-9_-]{32,}", ('p8e-',)),
     ("ionic-token", r"ion_[A-Za-z0-9]{42}(?![A-Za-z0-9])", ('ion_',)),
     ("cloudflare-tunnel-token", r"eyJhIjoi[A-Za-z0-9+/]{60,}={0,2}", ('eyJhIjoi',)),
+    # providers of a third evaluation (scanner rule lists, partner lists)
+    ("openshift-token", r"sha256~[A-Za-z0-9_-]{43,}", ('sha256~',)),
+    ("scalingo-token", r"tk-us-(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{48,}", ('tk-us-',)),
+    ("intra42-secret", r"s-s4t2(?:ud|af)-[a-fA-F0-9]{64}", ('s-s4t2',)),
+    ("authress-key", r"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}", ('.acc_', '.acc-')),
+    ("infracost-key", r"ico-(?=[A-Za-z]*\d)[A-Za-z0-9]{32}(?![A-Za-z0-9])", ('ico-',)),
+    ("maxmind-key", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk(?![A-Za-z0-9])", ('_mmk',)),
+    ("yandex-key", r"AQVN[A-Za-z0-9_-]{35,38}(?![A-Za-z0-9_-])", ('AQVN',)),
+    ("yandex-iam-token", r"t1\.[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_-]{86,}={0,2}", ('t1.',)),
+    ("zoho-token", r"1000\.[a-f0-9]{32}\.[a-f0-9]{32}(?![a-f0-9])", ('1000.',)),
+    ("ebay-secret", r"(?:PRD|SBX)-[a-f0-9]{12}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}(?![a-f0-9])", ('PRD-', 'SBX-')),
+    ("woocommerce-key", r"c[ks]_[a-f0-9]{40}(?![A-Za-z0-9])", ('ck_', 'cs_')),
+    ("artifactory-key", r"AKCp[A-Za-z0-9]{69,}", ('AKCp',)),
+    ("youtrack-token", r"perm:[A-Za-z0-9+/=_-]{2,}\.[A-Za-z0-9+/=_-]{2,}\.[A-Za-z0-9]{20,}", ('perm:',)),
+    ("segment-token", r"sgp_[A-Za-z0-9]{64}(?![A-Za-z0-9])", ('sgp_',)),
+    ("databricks-secret", r"dose[a-f0-9]{32}(?![a-f0-9])", ('dose',)),
+    ("defined-networking-key", r"dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}", ('dnkey-',)),
+    ("devcycle-key", r"dvc_server_[0-9a-f]{8}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{4}[_-][0-9a-f]{12}(?:_[0-9a-f]{6,})?", ('dvc_server_',)),
+    ("mercury-token", r"mercury_(?:production|sandbox)_[a-z]{3}_[A-Za-z0-9]{30,}_yrucrem", ('mercury_',)),
+    ("midtrans-key", r"(?:SB-)?Mid-server-(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}", ('Mid-server-',)),
+    ("onfido-token", r"api_(?:live|sandbox)(?:_[a-z]{2})?\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{20,}", ('api_live', 'api_sandbox')),
+    ("persona-key", r"persona_(?:production|sandbox)_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('persona_',)),
+    ("unkey-key", r"unkey_(?=[A-Za-z]*\d)[A-Za-z0-9]{16,}", ('unkey_',)),
+    ("lichess-token", r"lip_(?=[A-Za-z]*\d)[A-Za-z0-9]{20,}", ('lip_',)),
+    ("wakatime-key", r"waka_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ('waka_',)),
+    ("pangea-token", r"pts_(?=[a-z]*\d)[a-z2-7]{32}(?![A-Za-z0-9])", ('pts_',)),
+    ("deno-token", r"dd[pw]_(?=[A-Za-z]*\d)[A-Za-z0-9]{36,}", ('ddp_', 'ddw_')),
+    ("stytch-secret", r"secret-(?:live|test)-(?=[A-Za-z0-9_=-]*\d)(?=[A-Za-z0-9_=-]*[A-Z])[A-Za-z0-9_=-]{36,}", ('secret-live-', 'secret-test-')),
+    ("apify-token", r"apify_api_(?=[A-Za-z]*\d)[A-Za-z0-9]{36,}", ('apify_api_',)),
+    ("arcgis-key", r"AAP[KTE][A-Za-z0-9_-]{80,}", ('AAPK', 'AAPT', 'AAPE')),
+    ("pinterest-token", r"pina_(?=[A-Za-z]*\d)[A-Za-z0-9]{60,}", ('pina_',)),
+    # PagerDuty REST API keys: "u+" and 18 to 20 characters, standing alone
+    ("pagerduty-key", r"(?<![A-Za-z0-9+/=_-])u\+(?=[A-Za-z0-9_-]*[A-Z])(?=[A-Za-z0-9_-]*[a-z])[A-Za-z0-9_-]{18,20}(?![A-Za-z0-9+/=_-])", ('u+',)),
+    # Bitwarden Secrets Manager: "0." + the access token's uuid + "." + secret ":" key
+    ("bitwarden-token", r"0\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9]{20,}:[A-Za-z0-9+/]{20,}={0,2}", None),
     # Azure keys that carry a service's signature of four letters at a fixed place
     ("azure-key", r"[A-Za-z0-9_-]{52}AzFu[A-Za-z0-9_-]{5}==|[A-Za-z0-9]{52}(?:AzSe|AzCa|\+ASt|\+AEh|\+ACR|AZEG|AZSe|AIoT|AzMl|ACDb)[A-Za-z0-9]{28}", ('AzFu', 'AzSe', 'AzCa', '+ASt', '+AEh', '+ACR', 'AZEG', 'AZSe', 'AIoT', 'AzMl', 'ACDb')),
     ("jwt", r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)?", ('eyJ',)),
@@ -232,8 +267,10 @@ VENDOR_RULES: list[tuple[str, str, tuple[str, ...] | None]] = [
 _VENDOR: list[tuple[str, LazyPattern, tuple[str, ...] | None]] = [
     (kind, lazy(pattern), triggers) for kind, pattern, triggers in VENDOR_RULES
 ]
-# Discord bot tokens have no literal; two dots six characters apart is the cheapest test.
-_DISCORD_HINT = lazy(r"\.[A-Za-z0-9_-]{6}\.")
+# Discord bot tokens and Bitwarden access tokens have no literal of their
+# own ("0." is everywhere); two dots six characters apart, or "0." and the
+# start of a uuid, are the cheapest tests.
+_DISCORD_HINT = lazy(r"\.[A-Za-z0-9_-]{6}\.|0\.[0-9a-f]{8}-[0-9a-f]{4}-")
 
 # The rest of a token whose "+", "/" or "=" a URL spells %2B, %2F, %3D.
 _PERCENT_TAIL = lazy(r"(?:%(?:2[BbFf]|3[Dd])[A-Za-z0-9_-]*)+")
@@ -322,9 +359,12 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
 CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
     ("authorization", lazy(
-        r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?:(?:bearer|basic|token|bot|apikey|api-key|digest|negotiate|sso-key|splunk|key|ssws|gitlab-token|dsn)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
+        r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?!digest\s)(?:(?:bearer|basic|token|bot|apikey|api-key|negotiate|sso-key|splunk|key|ssws|gitlab-token|dsn)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
     ), ("authori",)),
     ("bearer-token", lazy(r"bearer\s+(?P<s>[a-z0-9._~+/=-]{16,})"), ("bearer",)),
+    # HTTP Digest: the response is a hash of the password, open to a
+    # dictionary attack; the other fields (username, realm, nonce) are kept
+    ("authorization", lazy(r"digest\s[^\n]{0,600}?\bresponse\s*=\s*\\?\"?(?P<s>[0-9a-f]{32,128})"), ("response=",)),
     ("api-key-header", lazy(
         r"(?:x-[a-z0-9-]*(?:api-?key|token|secret|auth)[a-z0-9-]*|api-key|apikey|private-token|x-goog-api-key)\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[^\s\"'`\\,]{8,})"
     ), ("api-key", "apikey", "-token", "-secret", "-auth", "private-token")),
@@ -348,7 +388,18 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     # curl -u user:pass, --user user:pass
     ("password", lazy(r"-(?:u|-user|-proxy-user)[ =]\\?[\"']?[^\s:\"']+:(?P<s>[^\s\"'\\]{3,})"), ("-u ", "-u=", "--user", "--proxy-user")),
     # mysql -pSECRET, --password=SECRET / --password SECRET, sshpass -p SECRET, docker login -p SECRET
-    ("password", lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("mysql", "mariadb")),
+    ("password", lazy(r"\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,200}?\s-p\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("mysql", "mariadb")),
+    # a password fed on standard input: echo PW | sudo -S, docker login
+    # --password-stdin <<< PW, echo PW | passwd --stdin
+    ("password", lazy(
+        r"\becho\s+(?:-[ne]\s+)?\\?[\"']?(?P<s>[^\s\"'\\|;&]{4,})\\?[\"']?\s*\|\s*(?:sudo\s+(?:-[a-z]+\s+)*-s\b|[^\n|;&]{0,120}?(?:--password-stdin|--stdin)\b)"
+    ), ("-stdin", "| sudo", "|sudo")),
+    ("password", lazy(r"(?:--password-stdin|\bsudo\s+(?:-[a-z]+\s+)*-s\b)[^\n|;&]{0,120}?<<<\s*\\?[\"']?(?P<s>[^\s\"'\\]{4,})"), ("<<<",)),
+    # az login --service-principal -u APP -p SECRET
+    ("password", lazy(r"\baz\s+login\b[^\n]{0,200}?\s-p\s+\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"), ("az login",)),
+    # redis.conf and redis-cli: requirepass / masterauth PW, AUTH PW
+    ("password", lazy(r"(?:^|(?<=\n)|(?<=\\n))[ \t]*(?:requirepass|masterauth)[ \t]+\\?[\"']?(?P<s>[^\s\"'\\]{4,})"), ("requirepass", "masterauth")),
+    ("password", lazy(r"(?:\bredis-cli\b[^\n]{0,200}?\s|(?:^|\n)[^\n>]{0,40}>[ \t]*)auth[ \t]+(?:[a-z0-9_.-]+[ \t]+)?\\?[\"']?(?P<s>[^\s\"'\\]{6,})"), ("redis-cli", "> auth ")),
     # any long flag whose last word names a secret: --password, --db-password,
     # --with-token, --client-secret, --api-key (also fed by a here-string)
     ("password", lazy(r"--(?:[a-z0-9]+-){0,3}(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|credentials?)[= ][ \t]*(?:<<<[ \t]*)?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"),
@@ -386,6 +437,10 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
         r"(?:(?<![\w.-])zip(?=\s)[^\n|;&]{0,200}?\s-(?=p)|\b7z [ax]\b[^\n|;&]{0,200}?\s-(?=p)|\bopenssl\b[^\n|;&]{0,200}?\s-(?=k\s)|\bssh-keygen\b[^\n|;&]{0,200}?\s-(?=n))"
         r"(?P<f>[pkn])[ ]?\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{2,})"
     ), ("zip ", "7z ", "openssl", "ssh-keygen")),
+    # prose naming the variable and its value in code spans: "I set
+    # `DB_PASSWORD` to `…`", "`API_KEY` is now `…`"
+    ("named-value", lazy(r"`(?P<n>[a-z0-9_.-]{2,60})`\s+(?:to|=|is(?:\s+now)?|as)\s+`(?P<s>[^`\s]{6,200})`"),
+     ("` to `", "` is `", "` = `", "` as `")),
     # ~/.pgpass: host:port:database:user:password
     # (also as a Read result's numbered line or a patch's added line); the
     # port PostgreSQL's (5xxx, PgBouncer's 6432) or any, so that grep -n's
@@ -469,18 +524,26 @@ def context_spans(text: str, lower: str, present: set[str]) -> Iterator[Span]:
                 continue
             if kind == "url-password" and not (at and lower[at - 1].isalpha()):
                 continue
+            if kind == "named-value" and (keywords.is_placeholder(text[match.start("s") : match.end("s")]) or _setting_word(match.group("s"))):
+                continue  # `API_KEY` to `<your key>`, `password_hash` to `bcrypt`: a setting, not a value
             if match.re.groupindex.get("n") and not _named_secret(match.group("n"), text[match.start("s") : match.end("s")]):
                 continue  # page_token=, idempotency_key=, "config set key value": not credentials
             if match.re.groupindex.get("f") and text[match.start("f")] != _FLAG_CASE[lower[match.start() : match.start() + 2]]:
                 continue  # unzip -p (to a pipe), ssh-keygen -n (principals): not passwords
             start, end = match.span("s")
             # a stored setting is tagged by what its name says (password, token, ...)
-            named = keywords.kind_for_name(_last_part(match.group("n"))) if kind == "config-value" else kind
+            named = keywords.kind_for_name(_last_part(match.group("n"))) if kind in ("config-value", "named-value") else kind
             yield start, _trim_escape(text, start, end), named
 
 
 # The password option of each tool of the archiver rule, by the tool's first letters.
 _FLAG_CASE = {"zi": "P", "7z": "p", "op": "k", "ss": "N"}
+
+
+def _setting_word(value: str) -> bool:
+    """A value with no digit that reads as words (``bcrypt``,
+    ``oauth-pkce``, ``ReadWrite``): a setting named in prose."""
+    return not any(c.isdigit() for c in value) and keywords.is_wordy(value)
 
 
 def _named_secret(name: str, value: str) -> bool:
