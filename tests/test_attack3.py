@@ -100,3 +100,38 @@ def test_a_signal_just_after_an_output_lands_leaves_it_named(tmp_path, monkeypat
     assert written is not None
     assert [(o.source, o.target, o.ok) for o in written.outcomes] == [(str(first), str(out / "a.md"), True)]
     assert _visible(out) == ["a.md"]
+
+
+@pytest.mark.parametrize("with_output", [False, True])
+def test_import_session_ended_just_after_its_trace_landed_names_the_trace(tmp_path, monkeypatch, with_output):
+    """import-session's report said "output": null, the input terminated,
+    when the signal came just after the trace was renamed into
+    .agentscope/: a whole trace the report did not name."""
+    import contextlib
+
+    from click.testing import CliRunner
+
+    from sessionport.agentscope import shortcut
+    from sessionport.cli import cli
+
+    real_open = shortcut.open_output
+
+    @contextlib.contextmanager
+    def open_then_signal(path, *args, **kwargs):
+        with real_open(path, *args, **kwargs) as out:
+            yield out
+        raise Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(shortcut, "open_output", open_then_signal)
+    monkeypatch.chdir(tmp_path)
+    args = ["import-session", str(FIXTURES / "session-json" / "agent-session.json"), "--json-report", "r.json"]
+    if with_output:
+        args += ["-o", "t.trace.json"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 143, result.output
+    traces = [str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.trace.json")]
+    assert len(traces) == 1
+    doc = orjson.loads((tmp_path / "r.json").read_bytes())
+    assert doc["output"] == traces[0] or os.path.abspath(doc["output"]) == str(tmp_path / traces[0])
+    assert doc["inputs"][0]["output"] == doc["output"] and doc["inputs"][0]["status"] == "ok"
+    assert doc["exitCode"] == 143
