@@ -557,6 +557,30 @@ def is_stdin_file(path: str) -> bool:
     return (st.st_dev, st.st_ino) == identity
 
 
+def open_regular(path: str, buffering: int = -1) -> BinaryIO:
+    """``path`` opened for reading when it is a plain file (a link to one
+    too); OSError when it is a named pipe, a device or a folder.
+
+    For the files read beside an input (agent logs, manifests, an export's
+    images): a folder of transcripts (a tar unpacked, a shared drive) can
+    hold a named pipe under such a name, which a plain open would wait on
+    for ever, or a link to ``/dev/zero``, which a read to the end would
+    never finish.  Opened without waiting (O_NONBLOCK) and checked on the
+    descriptor, so nothing swapped in between is read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a named pipe" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "a device or socket"
+            raise OSError(errno.EINVAL, f"not a plain file ({what})", path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def stdout_stream() -> BinaryIO:
     try:
         fd = sys.stdout.fileno()

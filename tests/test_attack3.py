@@ -135,3 +135,54 @@ def test_import_session_ended_just_after_its_trace_landed_names_the_trace(tmp_pa
     assert doc["output"] == traces[0] or os.path.abspath(doc["output"]) == str(tmp_path / traces[0])
     assert doc["inputs"][0]["output"] == doc["output"] and doc["inputs"][0]["status"] == "ok"
     assert doc["exitCode"] == 143
+
+
+def _cli(*args, cwd=None, timeout=60):
+    env = dict(os.environ)
+    env.pop("SESSIONPORT_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "sessionport", *map(str, args)], capture_output=True, timeout=timeout, cwd=cwd, env=env)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes")
+@pytest.mark.parametrize("where", ["beside", "subagents"])
+@pytest.mark.parametrize("command", ["convert", "inspect"])
+def test_a_named_pipe_named_as_an_agent_file_beside_a_session_is_passed_over(tmp_path, where, command):
+    """A folder of transcripts (a tar unpacked) holding a named pipe called
+    agent-1.jsonl beside a Claude Code session, or in its subagents/
+    folder: convert and inspect of the session waited on it for ever."""
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(CLAUDE.read_bytes())
+    folder = tmp_path if where == "beside" else tmp_path / "s" / "subagents"
+    folder.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(folder / "agent-1.jsonl")
+    args = [command, session] + (["--to", "markdown", "-o", tmp_path / "s.md"] if command == "convert" else [])
+    done = _cli(*args, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr
+    if command == "convert":
+        assert (tmp_path / "s.md").read_text().count("##") >= 2
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero") or sys.platform == "win32", reason="/dev/zero and named pipes")
+@pytest.mark.parametrize("manifest", ["/dev/zero", "fifo"])
+def test_a_cline_manifest_that_is_not_a_plain_file_is_passed_over(tmp_path, manifest):
+    """A Cline 3 session's manifest <id>.json as a link to /dev/zero was
+    read to its (missing) end: memory grew until the system ran out (under
+    a 3 GB cap: "internal error ... MemoryError ... This is a bug"); as a
+    named pipe the run waited for ever."""
+    import shutil
+
+    sid = "1795000000000_k3j9x"
+    folder = tmp_path / sid
+    shutil.copytree(FIXTURES / "cline-sessions" / sid, folder)
+    (folder / f"{sid}.json").unlink()
+    if manifest == "fifo":
+        os.mkfifo(folder / f"{sid}.json")
+    else:
+        os.symlink(manifest, folder / f"{sid}.json")
+    out = tmp_path / "s.jsonl"
+    done = _cli("convert", folder / f"{sid}.messages.json", "--to", "portable-jsonl", "-o", out, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr
+    events = [orjson.loads(line) for line in out.read_bytes().splitlines()]
+    assert any(e["type"] == "message" for e in events)
