@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from sessionport.lazy import lazy
 from sessionport.context import ReadContext
-from sessionport.jsonl import BOM, MAX_DEPTH
+from sessionport.jsonl import BOM, MAX_DEPTH, MAX_LINE_VALUES_ENV, max_line_values
 
 CHUNK = 1 << 20
 MAX_CHUNK = 256 << 20
@@ -257,6 +257,23 @@ def check_depth(prefix: str, ctx: ReadContext) -> None:
         )
 
 
+def refuse_many_values(prefix: str, ctx: ReadContext, limit: int, what: str | None = None) -> None:
+    """Raise a DataError for an item of a JSON document (a message, a
+    conversation) holding more than ``limit`` keys and values, at ijson's
+    ``prefix``: built, each is a Python object of about 55 bytes, and a
+    compressed document of a few hundred kilobytes (the same small block
+    again and again) would otherwise take gigabytes."""
+    from sessionport.errors import DataError
+
+    raise DataError(
+        ctx.name,
+        f"{what or 'one item of this JSON document (a message, an entry)'} holds more than {limit:,} keys and values, the limit per item: "
+        f"built, each would be a Python object (more than {limit * 55 >> 20:,} MB for them)",
+        path=_path(prefix[:200]),
+        hint=f"no real transcript holds this many in one message; raise the limit with {MAX_LINE_VALUES_ENV}=N if the file is genuine",
+    )
+
+
 def _path(prefix: str) -> str:
     """ijson's ``a.item.b`` prefix as a readable JSON path ``a[].b``."""
     return (prefix or "$").replace(".item", "[]")
@@ -404,6 +421,10 @@ def walk_document(
         yield "start", {}
     state = _DocState(doc_prefix, item_prefixes)
     error: Exception | None = None
+    limit = max_line_values(ctx)
+    # tokens since the last item or document was complete: what the
+    # builders hold (see refuse_many_values)
+    held = 0
     try:
         slicer = Slicer(iter_chunks(stream, ctx))
         for piece in slicer:
@@ -416,7 +437,13 @@ def walk_document(
             slicer.produced(bool(tokens))
             if tokens:
                 check_depth(tokens[-1][0], ctx)
-            yield from state.consume(tokens, queues, taken)
+            held += len(tokens)
+            for found in state.consume(tokens, queues, taken):
+                if found[0] != "start":
+                    held = 0
+                yield found
+            if held > limit:
+                refuse_many_values(state.last_prefix, ctx, limit)
             del tokens[:]
             for prefix, queue in queues.items():
                 del queue[: taken[prefix]]

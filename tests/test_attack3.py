@@ -186,3 +186,45 @@ def test_a_cline_manifest_that_is_not_a_plain_file_is_passed_over(tmp_path, mani
     assert b"Traceback" not in done.stderr and b"internal error" not in done.stderr
     events = [orjson.loads(line) for line in out.read_bytes().splitlines()]
     assert any(e["type"] == "message" for e in events)
+
+
+def _blocks_document(n: int) -> bytes:
+    block = b'{"type":"text","text":"a"}'
+    return b'{"messages":[{"role":"user","content":[' + b",".join([block] * n) + b"]}]}"
+
+
+def _mapping_export(n: int) -> bytes:
+    nodes = b",".join(b'"n%d":{"id":"n%d","parent":%s,"children":["n%d"],"message":null}' % (i, i, b'"n%d"' % (i - 1) if i else b"null", i + 1) for i in range(n))
+    return b'[{"title":"t","id":"c1","current_node":"n%d","mapping":{%s}}]' % (n - 1, nodes)
+
+
+@pytest.mark.parametrize("shape", ["message", "conversation-zip"])
+def test_one_item_of_a_json_document_is_bounded_in_keys_and_values(tmp_path, shape):
+    """A JSON document item (one message of a provider list, one ChatGPT
+    conversation) had no bound on its values, as a JSONL line has: 3,000,000
+    copies of one small block gzip to 196 KB and took 1.2 GB; a 10 MB
+    ChatGPT export zip of one conversation of 1,000,000 nodes took 900 MB.
+    The bound is the JSONL one, per item (lowered here to keep it cheap)."""
+    import gzip
+    import zipfile
+
+    if shape == "message":
+        path = tmp_path / "doc.json.gz"
+        path.write_bytes(gzip.compress(_blocks_document(30_000)))
+    else:
+        path = tmp_path / "export.zip"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("conversations.json", _mapping_export(10_000))
+    env = dict(os.environ, SESSIONPORT_MAX_LINE_VALUES="50000")
+    env.pop("SESSIONPORT_DEBUG", None)
+    done = subprocess.run([sys.executable, "-m", "sessionport", "convert", str(path), "--to", "portable-jsonl", "-o", str(tmp_path / "o.jsonl")],
+                          capture_output=True, env=env, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert b"holds more than 50,000 keys and values" in done.stderr
+    assert (b"conversation 1" in done.stderr) == (shape != "message")
+    assert not (tmp_path / "o.jsonl").exists()
+    # under the bound the same shapes convert
+    env["SESSIONPORT_MAX_LINE_VALUES"] = "5000000"
+    done = subprocess.run([sys.executable, "-m", "sessionport", "convert", str(path), "--to", "portable-jsonl", "-o", str(tmp_path / "o.jsonl")],
+                          capture_output=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
