@@ -697,6 +697,7 @@ def _open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterato
             raise _os_error(path, exc) from None
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory; -o takes a file path")
+    _refuse_long_name(path, directory)
     partial: list[str] = []  # the partial file, named before it exists
     out = None
     try:
@@ -730,6 +731,20 @@ def _open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterato
                 with contextlib.suppress(Exception):
                     out.close()
         raise
+
+
+def _refuse_long_name(path: str, directory: str) -> None:
+    """A target whose name the file system cannot hold is refused before
+    anything is written: the partial file (its name shortened to fit) would
+    take the whole conversion, and only the rename at its end would fail,
+    naming a hidden file nobody asked for."""
+    try:
+        limit = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = NAME_MAX
+    size = len(os.fsencode(os.path.basename(path)))
+    if limit and size > limit:
+        raise UsageError(f"{path}: the file name is {size} bytes, more than the {limit} a file name can hold here; choose a shorter name (or rename the input)")
 
 
 def file_in_the_way(directory: str) -> str | None:

@@ -228,3 +228,24 @@ def test_one_item_of_a_json_document_is_bounded_in_keys_and_values(tmp_path, sha
     done = subprocess.run([sys.executable, "-m", "sessionport", "convert", str(path), "--to", "portable-jsonl", "-o", str(tmp_path / "o.jsonl")],
                           capture_output=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_an_output_name_longer_than_a_file_name_can_be_is_refused_before_the_conversion(tmp_path):
+    """``-o`` of 256 bytes (or a batch target: a 255-byte ``X.json`` input
+    becomes ``X.jsonl``): the whole conversion ran into a partial file
+    shortened to fit, then the rename failed with "cannot write
+    .../.yyy...3430f648ee5f.part: File name too long", naming a hidden file."""
+    long_name = "y" * 256
+    done = _cli("convert", CLAUDE, "--to", "portable-jsonl", "-o", tmp_path / long_name)
+    assert done.returncode == 2, done.stderr
+    assert b"the file name is 256 bytes, more than the 255" in done.stderr
+    assert b".part" not in done.stderr
+    assert os.listdir(tmp_path) == []
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / ("x" * 250 + ".json")).write_bytes(CLAUDE.read_bytes())
+    (folder / "short.jsonl").write_bytes(CLAUDE.read_bytes())
+    done = _cli("convert", folder, "--to", "portable-jsonl", "-o", f"{tmp_path / 'out'}/")
+    assert done.returncode == 1, done.stderr
+    assert b"the file name is 256 bytes" in done.stderr and b".part" not in done.stderr
+    assert os.listdir(tmp_path / "out") == ["short.jsonl"]
