@@ -309,8 +309,9 @@ def _locate_refused_value(ctx, reason: str) -> tuple[str, str, str] | None:
         for match in _BIG_INTEGER.finditer(data):
             if not data[: match.start()].rstrip().endswith((b":", b",", b"[")):
                 continue
-            value = int(match.group())
-            if -(2**63) <= value < 2**64:
+            # more than 20 digits is out of range whatever they are, and
+            # Python refuses int() of more than 4,300 (a ValueError)
+            if len(match.group().lstrip(b"-")) <= 20 and -(2**63) <= int(match.group()) < 2**64:
                 continue
             token = match.group().decode()
             shown = token if len(token) <= 40 else token[:20] + "..." + token[-8:]

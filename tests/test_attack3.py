@@ -249,3 +249,25 @@ def test_an_output_name_longer_than_a_file_name_can_be_is_refused_before_the_con
     assert done.returncode == 1, done.stderr
     assert b"the file name is 256 bytes" in done.stderr and b".part" not in done.stderr
     assert os.listdir(tmp_path / "out") == ["short.jsonl"]
+
+
+@pytest.mark.parametrize("command", ["convert", "inspect", "validate"])
+def test_an_integer_of_thousands_of_digits_in_a_json_document_is_named_not_an_internal_error(tmp_path, command):
+    """An integer beyond 4,300 digits in a JSON document (a message list, an
+    AgentScope trace): naming it called int() on its digits, which Python
+    refuses past 4,300: "internal error ... ValueError: Exceeds the limit
+    (4300 digits) for integer string conversion ... This is a bug"."""
+    digits = "9" * 5000
+    if command == "validate":
+        path = tmp_path / "t.trace.json"
+        path.write_text('{"schemaVersion":"1","runs":[{"id":' + digits + "}]}")
+        args = ["validate", path]
+    else:
+        path = tmp_path / "doc.json"
+        path.write_text('{"messages":[{"role":"user","content":"hi","n":' + digits + "}]}")
+        args = [command, path] + (["--to", "portable-jsonl", "-o", tmp_path / "o.jsonl"] if command == "convert" else [])
+    done = _cli(*args)
+    assert done.returncode == 1, done.stderr
+    assert b"internal error" not in done.stderr and b"Traceback" not in done.stderr
+    where = b"$.runs[0].id" if command == "validate" else b"$.messages[0].n"
+    assert b"is out of range" in done.stderr + done.stdout and where in done.stderr + done.stdout
