@@ -271,3 +271,19 @@ def test_an_integer_of_thousands_of_digits_in_a_json_document_is_named_not_an_in
     assert b"internal error" not in done.stderr and b"Traceback" not in done.stderr
     where = b"$.runs[0].id" if command == "validate" else b"$.messages[0].n"
     assert b"is out of range" in done.stderr + done.stdout and where in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("args", [["convert", "--to", "portable-jsonl"], ["inspect"], ["inspect", "--usage"]])
+def test_a_codex_token_count_of_thousands_of_digits_is_a_bad_record_not_an_internal_error(tmp_path, args):
+    """A token_count line read from its bytes turned its total_tokens digits
+    into an int: 5,000 of them gave "internal error ... ValueError: Exceeds
+    the limit (4300 digits)"; the line is now parsed, and its number named."""
+    import re
+
+    text = (FIXTURES / "codex" / "rollout-0.146-event-only.jsonl").read_text()
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(re.sub(r'"total_tokens":\d+', '"total_tokens":' + "9" * 5000, text, count=1))
+    done = _cli(args[0], path, *args[1:])
+    assert done.returncode == 1, done.stderr
+    assert b"internal error" not in done.stderr
+    assert b"total_token_usage.total_tokens: the number" in done.stderr and b"is out of range" in done.stderr
