@@ -557,6 +557,17 @@ def is_stdin_file(path: str) -> bool:
     return (st.st_dev, st.st_ino) == identity
 
 
+def discard_stream(stream) -> None:
+    """Point ``stream``'s descriptor at /dev/null: what is still written to
+    it (a closed pipe's reader is gone) goes nowhere, without an error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+
+
 def open_regular(path: str, buffering: int = -1) -> BinaryIO:
     """``path`` opened for reading when it is a plain file (a link to one
     too); OSError when it is a named pipe, a device or a folder.

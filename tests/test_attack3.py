@@ -287,3 +287,38 @@ def test_a_codex_token_count_of_thousands_of_digits_is_a_bad_record_not_an_inter
     assert done.returncode == 1, done.stderr
     assert b"internal error" not in done.stderr
     assert b"total_token_usage.total_tokens: the number" in done.stderr and b"is out of range" in done.stderr
+
+
+def _closed_early(args, tmp_path, stderr_too=False):
+    """Run ``args``, read a few bytes of what it prints, close the pipe."""
+    env = dict(os.environ)
+    env.pop("SESSIONPORT_DEBUG", None)
+    proc = subprocess.Popen([sys.executable, "-m", "sessionport", *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT if stderr_too else subprocess.DEVNULL, env=env, cwd=tmp_path)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    return proc.wait(timeout=120)
+
+
+def test_validate_read_by_a_reader_that_stops_early_still_exits_with_its_verdict(tmp_path):
+    """``sessionport validate traces/* | head`` ended with 0 when head went
+    away: under ``set -o pipefail`` a CI gate passed files it had found
+    invalid, and files it never looked at."""
+    files = []
+    for n in range(12):
+        bad = tmp_path / f"bad{n}.jsonl"
+        bad.write_text('{"type":"message"}\n' * 300)
+        files.append(bad.name)
+    assert _closed_early(["validate", "--max-errors", "1000", *files], tmp_path) == 1
+    good = FIXTURES / "portable-jsonl" / "session.jsonl"
+    assert _closed_early(["validate", *([good] * 3)], tmp_path) == 0
+
+
+def test_redact_check_read_by_a_reader_that_stops_early_still_exits_with_its_verdict(tmp_path):
+    """``sessionport redact --check --report s.jsonl 2>&1 | head`` ended with
+    0 ("nothing found") when head went away, though it had found (and was
+    listing) secrets."""
+    lines = [orjson.dumps({"type": "session", "schema": "sessionport/v1", "source": "x", "sessionId": "s"})]
+    lines += [orjson.dumps({"type": "message", "role": "user", "id": f"m{i}", "text": "token ghp_" + "A%035d" % i}) for i in range(3000)]
+    (tmp_path / "s.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    assert _closed_early(["redact", "--check", "--report", "s.jsonl"], tmp_path, stderr_too=True) == 1
