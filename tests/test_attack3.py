@@ -322,3 +322,17 @@ def test_redact_check_read_by_a_reader_that_stops_early_still_exits_with_its_ver
     lines += [orjson.dumps({"type": "message", "role": "user", "id": f"m{i}", "text": "token ghp_" + "A%035d" % i}) for i in range(3000)]
     (tmp_path / "s.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     assert _closed_early(["redact", "--check", "--report", "s.jsonl"], tmp_path, stderr_too=True) == 1
+
+
+def test_validate_of_a_trace_bounds_the_keys_and_values_of_one_action(tmp_path):
+    """validate walks a trace action by action, by its own loop: one
+    action of 3,000,000 small blocks (a 196 KB gzip) took 1.2 GB there."""
+    import gzip
+
+    block = b'{"type":"text","text":"a"}'
+    path = tmp_path / "t.trace.json.gz"
+    path.write_bytes(gzip.compress(b'{"schemaVersion":"1.0.0","runs":[{"id":"r","actions":[{"x":[' + b",".join([block] * 30_000) + b"]}]}]}"))
+    env = dict(os.environ, SESSIONPORT_MAX_LINE_VALUES="50000")
+    done = subprocess.run([sys.executable, "-m", "sessionport", "validate", str(path)], capture_output=True, env=env, timeout=120)
+    assert done.returncode == 1
+    assert b"runs[].actions[]" in done.stdout and b"holds more than 50,000 keys and values" in done.stdout, done.stdout + done.stderr
