@@ -365,6 +365,8 @@ def open_input(spec: str | None) -> Input:
     """Open ``spec`` (a path, ``-`` or None for stdin) for reading."""
     closers: list = []
     if is_stdin(spec):
+        if sys.stdin is None:  # started with stdin closed (<&-)
+            raise UsageError("stdin is closed (the command was started with <&-); give an input path, or - with something on stdin")
         raw: BinaryIO = sys.stdin.buffer
         name, path, size = "<stdin>", None, None
     elif is_url(spec):
@@ -568,6 +570,32 @@ def discard_stream(stream) -> None:
         pass
 
 
+def hold_standard_streams() -> None:
+    """Keep the descriptors 0, 1 and 2 taken when the process started with
+    one of them closed (``<&-``, ``>&-``, ``2>&-``, as a daemon or cron may
+    start it).  Python then has no stream for it (``sys.stderr`` is None),
+    and the next file opened would get the free descriptor: an output file
+    on descriptor 2 would take what is printed to stderr.  Each closed one
+    is opened on /dev/null.  A closed stderr gets a stream there too, since
+    ``print(file=None)`` writes to stdout, into the output; closed stdin and
+    stdout stay None, so reading or writing them is a clear error."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            held = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+        except OSError:
+            continue
+        if held != fd:
+            os.dup2(held, fd)
+            os.close(held)
+        if name == "stderr" and sys.stderr is None:
+            sys.stderr = open(fd, "w", closefd=False)
+
+
 def open_regular(path: str, buffering: int = -1) -> BinaryIO:
     """``path`` opened for reading when it is a plain file (a link to one
     too); OSError when it is a named pipe, a device or a folder.
@@ -593,6 +621,8 @@ def open_regular(path: str, buffering: int = -1) -> BinaryIO:
 
 
 def stdout_stream() -> BinaryIO:
+    if sys.stdout is None:  # started with stdout closed (>&-)
+        raise OutputError("<stdout>: cannot write output: stdout is closed (the command was started with >&-); give -o PATH")
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, ValueError, io.UnsupportedOperation):

@@ -336,3 +336,36 @@ def test_validate_of_a_trace_bounds_the_keys_and_values_of_one_action(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sessionport", "validate", str(path)], capture_output=True, env=env, timeout=120)
     assert done.returncode == 1
     assert b"runs[].actions[]" in done.stdout and b"holds more than 50,000 keys and values" in done.stdout, done.stdout + done.stderr
+
+
+def _with_closed(fd, args, cwd):
+    """Run sessionport with descriptor ``fd`` closed (``<&-``, ``>&-``, ``2>&-``)."""
+    env = dict(os.environ)
+    env.pop("SESSIONPORT_DEBUG", None)
+    keep = {0: "0<&-", 1: "1>&-", 2: "2>&-"}[fd]
+    command = " ".join(["exec", sys.executable, "-m", "sessionport", *(f"'{a}'" for a in map(str, args)), keep])
+    return subprocess.run(["sh", "-c", command], capture_output=True, env=env, cwd=cwd, timeout=120)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell redirections")
+def test_a_run_started_with_a_standard_stream_closed_is_not_an_internal_error(tmp_path):
+    """Started as cron or a daemon may start it, with stdin, stdout or
+    stderr closed: "internal error ... AttributeError: 'NoneType' object
+    has no attribute 'buffer'" for stdin and stdout; with stderr closed the
+    run failed with 1 and nothing to say why (the progress check asked the
+    missing stderr whether it is a terminal), though -o named a file."""
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(CLAUDE.read_bytes())
+    done = _with_closed(0, ["convert", "--to", "markdown"], tmp_path)
+    assert done.returncode == 2 and b"stdin is closed" in done.stderr, done.stderr
+    done = _with_closed(1, ["convert", session, "--to", "markdown"], tmp_path)
+    assert done.returncode == 1 and b"stdout is closed" in done.stderr, done.stderr
+    assert b"internal error" not in done.stderr
+    done = _with_closed(2, ["convert", session, "--to", "markdown", "-o", tmp_path / "s.md"], tmp_path)
+    assert done.returncode == 0
+    assert (tmp_path / "s.md").read_text().count("##") >= 2
+    # with stderr closed, a warning goes nowhere: not into the output on stdout
+    (tmp_path / "w.jsonl").write_bytes(CLAUDE.read_bytes() + b'{"type":"zzz-new-record","uuid":"q1"}\n')
+    done = _with_closed(2, ["convert", "w.jsonl", "--to", "portable-jsonl"], tmp_path)
+    assert done.returncode == 0
+    assert b"sessionport:" not in done.stdout and all(orjson.loads(line) for line in done.stdout.splitlines())

@@ -305,6 +305,9 @@ def _completing() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from sessionport.io import hold_standard_streams
+
+    hold_standard_streams()
     # SIGTERM and SIGHUP unwind like Ctrl-C, so partial outputs, scratch
     # files and worker processes are cleaned up on the way out.
     raise_on_termination()
