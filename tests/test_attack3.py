@@ -369,3 +369,11 @@ def test_a_run_started_with_a_standard_stream_closed_is_not_an_internal_error(tm
     done = _with_closed(2, ["convert", "w.jsonl", "--to", "portable-jsonl"], tmp_path)
     assert done.returncode == 0
     assert b"sessionport:" not in done.stdout and all(orjson.loads(line) for line in done.stdout.splitlines())
+
+
+def test_a_line_size_beyond_a_float_is_a_usage_error(tmp_path):
+    """``--max-line-size`` of 400 digits: "internal error ... OverflowError:
+    cannot convert float infinity to integer"."""
+    done = _cli("convert", CLAUDE, "--to", "portable-jsonl", "--max-line-size", "9" * 400, "-o", tmp_path / "o.jsonl")
+    assert done.returncode == 2, done.stderr
+    assert b"is too large to be a size" in done.stderr and b"internal error" not in done.stderr
