@@ -377,3 +377,43 @@ def test_a_line_size_beyond_a_float_is_a_usage_error(tmp_path):
     done = _cli("convert", CLAUDE, "--to", "portable-jsonl", "--max-line-size", "9" * 400, "-o", tmp_path / "o.jsonl")
     assert done.returncode == 2, done.stderr
     assert b"is too large to be a size" in done.stderr and b"internal error" not in done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes and links")
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_link_put_at_a_batch_target_while_the_batch_runs_is_not_written_through(tmp_path, jobs):
+    """The guard checked each target under -o DIR when the batch began; a
+    link put at a later target's name while an earlier input was still
+    being read (a folder others can write to) had that output written over
+    the file the link named, outside the folder."""
+    (tmp_path / "in").mkdir()
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    out.mkdir()
+    outside.mkdir()
+    victim = outside / "victim.md"
+    victim.write_text("precious")
+    fifo = tmp_path / "in" / "a.jsonl"
+    os.mkfifo(fifo)
+    (tmp_path / "in" / "b.jsonl").write_bytes(CLAUDE.read_bytes())
+    inputs = [fifo, tmp_path / "in" / "b.jsonl"]
+    env = dict(os.environ)
+    env.pop("SESSIONPORT_DEBUG", None)
+    # --jobs 2 would start b at once: there the link goes in before the run
+    # (the guard's own check), with --jobs 1 while it waits on the pipe
+    if jobs == "2":
+        os.symlink(victim, out / "b.md")
+    proc = subprocess.Popen([sys.executable, "-m", "sessionport", "convert", *map(str, inputs), "--to", "markdown", "-o", f"{out}/", "--jobs", jobs],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    if jobs == "1":
+        wait_for(lambda: proc.poll() is None and os.path.isdir(out), "the run to start")
+        import time
+
+        time.sleep(1.0)  # the targets are handed out before the first input is opened
+        os.symlink(victim, out / "b.md")
+    with open(fifo, "wb") as writer:
+        writer.write(CLAUDE.read_bytes())
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    assert victim.read_text() == "precious"
+    assert b"resolves outside" in err
+    assert (out / "a.md").read_text().count("##") >= 2

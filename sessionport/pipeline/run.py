@@ -373,7 +373,7 @@ def directory_jobs(sources: Sequence[Source], directory: str, template: batch.Jo
         except targets.RefusedTarget as exc:
             jobs.append(template.replace(source=source.spec, refused=f"{source.spec}: {exc}"))
             continue
-        jobs.append(template.replace(source=source.spec, target=target))
+        jobs.append(template.replace(source=source.spec, target=target, folder=directory))
     return jobs
 
 
