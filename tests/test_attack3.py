@@ -417,3 +417,14 @@ def test_a_link_put_at_a_batch_target_while_the_batch_runs_is_not_written_throug
     assert victim.read_text() == "precious"
     assert b"resolves outside" in err
     assert (out / "a.md").read_text().count("##") >= 2
+
+
+def test_split_shows_the_files_it_writes_with_terminal_codes_escaped(tmp_path):
+    """split listed each file on stderr, and the folder in its last line,
+    as they were: an -o folder a glob expanded from a hostile file name
+    set the terminal's title (OSC 0) at every line."""
+    folder = tmp_path / "sp\x1b]0;PWNED\x07"
+    done = _cli("split", FIXTURES / "chatgpt-export" / "conversations.json", "--to", "markdown", "-o", folder)
+    assert done.returncode == 0, done.stderr
+    assert b"\x1b" not in done.stderr and b"\\x1b]0;PWNED\\x07" in done.stderr
+    assert len(os.listdir(folder)) >= 2
