@@ -48,6 +48,14 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
     first = True
     size = CHUNK
     surrogates = _LoneSurrogates()
+    from sessionport.jsonl import max_line_size
+
+    # A string is bounded as a JSONL line is (--max-line-size): ijson holds
+    # it whole, and Python's copies of it besides (a 600 KB gzip of one
+    # 600 MB string took 3.8 GB).  Counted as the bytes of the chunks in a
+    # row that hold no unescaped quote.
+    limit = max_line_size(ctx)
+    quote_free = offset = 0
     while True:
         chunk = stream.read(size)
         if first:
@@ -70,13 +78,30 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
                 decoder = codecs.getincrementaldecoder("utf-8")("replace")
         if replacing:
             chunk = decoder.decode(chunk).encode("utf-8")
+        offset += len(chunk)
         if len(chunk) >= size and chunk.count(b'"') == chunk.count(b'\\"'):
-            size = min(size * 2, MAX_CHUNK)
+            quote_free += len(chunk)
+            if quote_free > limit:
+                _refuse_long_string(ctx, limit, offset - quote_free)
+            size = min(size * 2, MAX_CHUNK, max(CHUNK, limit - quote_free + 1))
         else:
             size = CHUNK
+            quote_free = 0
         chunk = surrogates.feed(chunk)
         if chunk:  # (an empty send would end ijson's input)
             yield chunk
+
+
+def _refuse_long_string(ctx: ReadContext, limit: int, start: int) -> None:
+    from sessionport.errors import DataError
+    from sessionport.jsonl import MAX_LINE_ENV, human_bytes
+
+    raise DataError(
+        ctx.name,
+        f"a string (or a run of text without a quote) of more than {human_bytes(limit)} from about byte {start:,}, "
+        "the limit for one line or string (--max-line-size): it would be held whole",
+        hint=f"no real transcript holds a string this long; raise the limit with --max-line-size or {MAX_LINE_ENV} if the file is genuine",
+    )
 
 
 # A surrogate escape with an even number of backslashes before it (so not

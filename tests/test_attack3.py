@@ -428,3 +428,26 @@ def test_split_shows_the_files_it_writes_with_terminal_codes_escaped(tmp_path):
     assert done.returncode == 0, done.stderr
     assert b"\x1b" not in done.stderr and b"\\x1b]0;PWNED\\x07" in done.stderr
     assert len(os.listdir(folder)) >= 2
+
+
+@pytest.mark.parametrize("shape", ["message", "chatgpt"])
+def test_a_string_of_a_json_document_is_bounded_as_a_line_is(tmp_path, shape):
+    """One string in a JSON document had no bound: a 600 KB gzip of a
+    600 MB string took 3.8 GB (and died of SIGSEGV under a 6 GB cap).  It is
+    now held to --max-line-size, as a JSONL line is (lowered here)."""
+    import gzip
+
+    text = b"a" * (6 << 20)
+    if shape == "message":
+        data = b'{"messages":[{"role":"user","content":"' + text + b'"}]}'
+    else:
+        data = (b'[{"title":"t","id":"c","current_node":"a","mapping":{"a":{"id":"a","parent":null,"children":[],'
+                b'"message":{"id":"a","author":{"role":"user"},"content":{"content_type":"text","parts":["' + text + b'"]}}}}}]')
+    path = tmp_path / "doc.json.gz"
+    path.write_bytes(gzip.compress(data))
+    done = _cli("convert", path, "--to", "portable-jsonl", "--max-line-size", "2M", "-o", tmp_path / "o.jsonl")
+    assert done.returncode == 1, done.stderr
+    assert b"a string (or a run of text without a quote) of more than 2 MiB" in done.stderr
+    assert not (tmp_path / "o.jsonl").exists()
+    done = _cli("convert", path, "--to", "portable-jsonl", "--max-line-size", "8M", "-o", tmp_path / "o.jsonl")
+    assert done.returncode == 0, done.stderr
