@@ -648,6 +648,7 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     """
     companions = sys.modules.get("sessionport.companions")  # loaded once a file was written beside an output
     position = companions.mark() if companions is not None else 0
+    before = _identity(path)
     try:
         with _open_output(path, inputs) as out:
             yield out
@@ -655,11 +656,28 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         _keep_companions(position)
         raise
     except BaseException:
+        # A signal can land just after the rename: the document is then in
+        # place, and the images it links stay with it.
+        now = _identity(path)
+        if now is not None and now != before:
+            _keep_companions(position)
+            raise
         companions = sys.modules.get("sessionport.companions")
         if companions is not None:
             companions.discard_since(position)
         raise
     _keep_companions(position)
+
+
+def _identity(path: str | None) -> tuple[int, int] | None:
+    """Which file an output path names (device and inode, through a link), None for stdout or none."""
+    if path in (None, "", "-"):
+        return None
+    try:
+        st = os.stat(path)  # type: ignore[arg-type]
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _keep_companions(position: int) -> None:

@@ -451,3 +451,29 @@ def test_a_string_of_a_json_document_is_bounded_as_a_line_is(tmp_path, shape):
     assert not (tmp_path / "o.jsonl").exists()
     done = _cli("convert", path, "--to", "portable-jsonl", "--max-line-size", "8M", "-o", tmp_path / "o.jsonl")
     assert done.returncode == 0, done.stderr
+
+
+def test_a_signal_just_after_a_markdown_document_lands_keeps_its_images(tmp_path, monkeypatch):
+    """--images DIR: the images of a document are removed with it when the
+    run fails; a signal landing just after the document's rename into place
+    removed them too, leaving a document whose image links point nowhere."""
+    from click.testing import CliRunner
+
+    from sessionport import io as sp_io
+    from sessionport.cli import cli
+
+    real_replace = os.replace
+
+    def replace_then_signal(src, dst, *args, **kwargs):
+        real_replace(src, dst, *args, **kwargs)
+        if str(dst).endswith(".md"):
+            raise Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(sp_io.os, "replace", replace_then_signal)
+    out = tmp_path / "s.md"
+    result = CliRunner().invoke(cli, ["convert", str(FIXTURES / "images" / "codex-input-image.jsonl"), "--keep-images", "--to", "markdown",
+                                      "--images", str(tmp_path / "imgs"), "-o", str(out)])
+    assert result.exit_code == 143, result.output
+    assert out.exists()
+    images = os.listdir(tmp_path / "imgs")
+    assert images and all(name in out.read_text() for name in images)
