@@ -477,3 +477,16 @@ def test_a_signal_just_after_a_markdown_document_lands_keeps_its_images(tmp_path
     assert out.exists()
     images = os.listdir(tmp_path / "imgs")
     assert images and all(name in out.read_text() for name in images)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="named pipes")
+def test_a_named_pipe_named_as_an_image_of_a_chatgpt_export_folder_is_passed_over(tmp_path):
+    """The image a ChatGPT message points to, looked up in the export
+    folder, as a named pipe: convert --keep-images waited on it for ever."""
+    import shutil
+
+    shutil.copy(FIXTURES / "chatgpt-export" / "conversations.json", tmp_path / "conversations.json")
+    os.mkfifo(tmp_path / "file-abc-chart.png")
+    done = _cli("convert", tmp_path / "conversations.json", "--keep-images", "--to", "html", "--images", "embed", "-o", tmp_path / "p.html", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "p.html").exists()
