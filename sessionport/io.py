@@ -365,6 +365,8 @@ def open_input(spec: str | None) -> Input:
     """Open ``spec`` (a path, ``-`` or None for stdin) for reading."""
     closers: list = []
     if is_stdin(spec):
+        if sys.stdin is None:  # started with stdin closed (<&-)
+            raise UsageError("stdin is closed (the command was started with <&-); give an input path, or - with something on stdin")
         raw: BinaryIO = sys.stdin.buffer
         name, path, size = "<stdin>", None, None
     elif is_url(spec):
@@ -557,7 +559,70 @@ def is_stdin_file(path: str) -> bool:
     return (st.st_dev, st.st_ino) == identity
 
 
+def discard_stream(stream) -> None:
+    """Point ``stream``'s descriptor at /dev/null: what is still written to
+    it (a closed pipe's reader is gone) goes nowhere, without an error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass
+
+
+def hold_standard_streams() -> None:
+    """Keep the descriptors 0, 1 and 2 taken when the process started with
+    one of them closed (``<&-``, ``>&-``, ``2>&-``, as a daemon or cron may
+    start it).  Python then has no stream for it (``sys.stderr`` is None),
+    and the next file opened would get the free descriptor: an output file
+    on descriptor 2 would take what is printed to stderr.  Each closed one
+    is opened on /dev/null.  A closed stderr gets a stream there too, since
+    ``print(file=None)`` writes to stdout, into the output; closed stdin and
+    stdout stay None, so reading or writing them is a clear error."""
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            held = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+        except OSError:
+            continue
+        if held != fd:
+            os.dup2(held, fd)
+            os.close(held)
+        if name == "stderr" and sys.stderr is None:
+            sys.stderr = open(fd, "w", closefd=False)
+
+
+def open_regular(path: str, buffering: int = -1) -> BinaryIO:
+    """``path`` opened for reading when it is a plain file (a link to one
+    too); OSError when it is a named pipe, a device or a folder.
+
+    For the files read beside an input (agent logs, manifests, an export's
+    images): a folder of transcripts (a tar unpacked, a shared drive) can
+    hold a named pipe under such a name, which a plain open would wait on
+    for ever, or a link to ``/dev/zero``, which a read to the end would
+    never finish.  Opened without waiting (O_NONBLOCK) and checked on the
+    descriptor, so nothing swapped in between is read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a named pipe" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode) else "a device or socket"
+            raise OSError(errno.EINVAL, f"not a plain file ({what})", path)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb", buffering=buffering)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def stdout_stream() -> BinaryIO:
+    if sys.stdout is None:  # started with stdout closed (>&-)
+        raise OutputError("<stdout>: cannot write output: stdout is closed (the command was started with >&-); give -o PATH")
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, ValueError, io.UnsupportedOperation):
@@ -583,6 +648,7 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
     """
     companions = sys.modules.get("sessionport.companions")  # loaded once a file was written beside an output
     position = companions.mark() if companions is not None else 0
+    before = _identity(path)
     try:
         with _open_output(path, inputs) as out:
             yield out
@@ -590,11 +656,28 @@ def open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterator
         _keep_companions(position)
         raise
     except BaseException:
+        # A signal can land just after the rename: the document is then in
+        # place, and the images it links stay with it.
+        now = _identity(path)
+        if now is not None and now != before:
+            _keep_companions(position)
+            raise
         companions = sys.modules.get("sessionport.companions")
         if companions is not None:
             companions.discard_since(position)
         raise
     _keep_companions(position)
+
+
+def _identity(path: str | None) -> tuple[int, int] | None:
+    """Which file an output path names (device and inode, through a link), None for stdout or none."""
+    if path in (None, "", "-"):
+        return None
+    try:
+        st = os.stat(path)  # type: ignore[arg-type]
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def _keep_companions(position: int) -> None:
@@ -673,6 +756,7 @@ def _open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterato
             raise _os_error(path, exc) from None
     if os.path.isdir(path):
         raise UsageError(f"{path}: is a directory; -o takes a file path")
+    _refuse_long_name(path, directory)
     partial: list[str] = []  # the partial file, named before it exists
     out = None
     try:
@@ -706,6 +790,20 @@ def _open_output(path: str | None, inputs: Sequence[str | None] = ()) -> Iterato
                 with contextlib.suppress(Exception):
                     out.close()
         raise
+
+
+def _refuse_long_name(path: str, directory: str) -> None:
+    """A target whose name the file system cannot hold is refused before
+    anything is written: the partial file (its name shortened to fit) would
+    take the whole conversion, and only the rename at its end would fail,
+    naming a hidden file nobody asked for."""
+    try:
+        limit = os.pathconf(directory, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = NAME_MAX
+    size = len(os.fsencode(os.path.basename(path)))
+    if limit and size > limit:
+        raise UsageError(f"{path}: the file name is {size} bytes, more than the {limit} a file name can hold here; choose a shorter name (or rename the input)")
 
 
 def file_in_the_way(directory: str) -> str | None:

@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from sessionport.lazy import lazy
 from sessionport.context import ReadContext
-from sessionport.jsonl import BOM, MAX_DEPTH
+from sessionport.jsonl import BOM, MAX_DEPTH, MAX_LINE_VALUES_ENV, max_line_values
 
 CHUNK = 1 << 20
 MAX_CHUNK = 256 << 20
@@ -48,6 +48,14 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
     first = True
     size = CHUNK
     surrogates = _LoneSurrogates()
+    from sessionport.jsonl import max_line_size
+
+    # A string is bounded as a JSONL line is (--max-line-size): ijson holds
+    # it whole, and Python's copies of it besides (a 600 KB gzip of one
+    # 600 MB string took 3.8 GB).  Counted as the bytes of the chunks in a
+    # row that hold no unescaped quote.
+    limit = max_line_size(ctx)
+    quote_free = offset = 0
     while True:
         chunk = stream.read(size)
         if first:
@@ -70,13 +78,30 @@ def iter_chunks(stream: BinaryIO, ctx: ReadContext) -> Iterator[bytes]:
                 decoder = codecs.getincrementaldecoder("utf-8")("replace")
         if replacing:
             chunk = decoder.decode(chunk).encode("utf-8")
+        offset += len(chunk)
         if len(chunk) >= size and chunk.count(b'"') == chunk.count(b'\\"'):
-            size = min(size * 2, MAX_CHUNK)
+            quote_free += len(chunk)
+            if quote_free > limit:
+                _refuse_long_string(ctx, limit, offset - quote_free)
+            size = min(size * 2, MAX_CHUNK, max(CHUNK, limit - quote_free + 1))
         else:
             size = CHUNK
+            quote_free = 0
         chunk = surrogates.feed(chunk)
         if chunk:  # (an empty send would end ijson's input)
             yield chunk
+
+
+def _refuse_long_string(ctx: ReadContext, limit: int, start: int) -> None:
+    from sessionport.errors import DataError
+    from sessionport.jsonl import MAX_LINE_ENV, human_bytes
+
+    raise DataError(
+        ctx.name,
+        f"a string (or a run of text without a quote) of more than {human_bytes(limit)} from about byte {start:,}, "
+        "the limit for one line or string (--max-line-size): it would be held whole",
+        hint=f"no real transcript holds a string this long; raise the limit with --max-line-size or {MAX_LINE_ENV} if the file is genuine",
+    )
 
 
 # A surrogate escape with an even number of backslashes before it (so not
@@ -257,6 +282,23 @@ def check_depth(prefix: str, ctx: ReadContext) -> None:
         )
 
 
+def refuse_many_values(prefix: str, ctx: ReadContext, limit: int, what: str | None = None) -> None:
+    """Raise a DataError for an item of a JSON document (a message, a
+    conversation) holding more than ``limit`` keys and values, at ijson's
+    ``prefix``: built, each is a Python object of about 55 bytes, and a
+    compressed document of a few hundred kilobytes (the same small block
+    again and again) would otherwise take gigabytes."""
+    from sessionport.errors import DataError
+
+    raise DataError(
+        ctx.name,
+        f"{what or 'one item of this JSON document (a message, an entry)'} holds more than {limit:,} keys and values, the limit per item: "
+        f"built, each would be a Python object (more than {limit * 55 >> 20:,} MB for them)",
+        path=_path(prefix[:200]),
+        hint=f"no real transcript holds this many in one message; raise the limit with {MAX_LINE_VALUES_ENV}=N if the file is genuine",
+    )
+
+
 def _path(prefix: str) -> str:
     """ijson's ``a.item.b`` prefix as a readable JSON path ``a[].b``."""
     return (prefix or "$").replace(".item", "[]")
@@ -292,8 +334,9 @@ def _locate_refused_value(ctx, reason: str) -> tuple[str, str, str] | None:
         for match in _BIG_INTEGER.finditer(data):
             if not data[: match.start()].rstrip().endswith((b":", b",", b"[")):
                 continue
-            value = int(match.group())
-            if -(2**63) <= value < 2**64:
+            # more than 20 digits is out of range whatever they are, and
+            # Python refuses int() of more than 4,300 (a ValueError)
+            if len(match.group().lstrip(b"-")) <= 20 and -(2**63) <= int(match.group()) < 2**64:
                 continue
             token = match.group().decode()
             shown = token if len(token) <= 40 else token[:20] + "..." + token[-8:]
@@ -404,6 +447,10 @@ def walk_document(
         yield "start", {}
     state = _DocState(doc_prefix, item_prefixes)
     error: Exception | None = None
+    limit = max_line_values(ctx)
+    # tokens since the last item or document was complete: what the
+    # builders hold (see refuse_many_values)
+    held = 0
     try:
         slicer = Slicer(iter_chunks(stream, ctx))
         for piece in slicer:
@@ -416,7 +463,13 @@ def walk_document(
             slicer.produced(bool(tokens))
             if tokens:
                 check_depth(tokens[-1][0], ctx)
-            yield from state.consume(tokens, queues, taken)
+            held += len(tokens)
+            for found in state.consume(tokens, queues, taken):
+                if found[0] != "start":
+                    held = 0
+                yield found
+            if held > limit:
+                refuse_many_values(state.last_prefix, ctx, limit)
             del tokens[:]
             for prefix, queue in queues.items():
                 del queue[: taken[prefix]]

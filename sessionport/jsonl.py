@@ -104,7 +104,10 @@ def parse_size(text: str | int) -> int:
         match = _SIZE.fullmatch(str(text).strip())
         if match is None:
             raise ValueError(f"{text!r} is not a size; write it as 64M, 1G, 512k or a number of bytes")
-        value = int(float(match.group(1)) * _UNITS[match.group(2).lower()[:1]])
+        try:
+            value = int(float(match.group(1)) * _UNITS[match.group(2).lower()[:1]])
+        except OverflowError:  # digits beyond a float (1e308): no size
+            raise ValueError(f"{text!r} is too large to be a size; write it as 64M, 1G, 512k or a number of bytes") from None
     if value < 1:
         raise ValueError(f"{text!r}: the size must be at least one byte")
     return value

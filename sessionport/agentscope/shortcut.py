@@ -15,6 +15,7 @@ from typing import Iterable, Iterator
 from sessionport.context import WriteContext
 from sessionport.pipeline import stream
 from sessionport.io import check_folder, open_output, spool_file
+from sessionport.pipeline.targets import file_identity
 
 TRACE_DIR = ".agentscope"
 SPOOL_MEMORY = 8 << 20
@@ -34,9 +35,15 @@ def import_session(source: str, output: str | None = None, *, skip_bad: bool = F
     return write_trace(stream.read(source, format="session-json", skip_bad=skip_bad), source, output, options=options)
 
 
-def write_trace(events: Iterable[dict], source: str, output: str | None = None, *, options: dict | None = None, context: WriteContext | None = None) -> str:
+def write_trace(events: Iterable[dict], source: str, output: str | None = None, *, options: dict | None = None, context: WriteContext | None = None,
+                placed: list[str] | None = None) -> str:
     """The events of ``source`` written as :func:`import_session` writes
-    them; ``context`` gets what the trace had no place for (``losses``)."""
+    them; ``context`` gets what the trace had no place for (``losses``).
+
+    ``placed`` gets the trace's path before the trace can appear there, and
+    loses it again if the run ends before the trace replaced what was there:
+    a signal landing just after the rename leaves a trace the caller can
+    still name."""
     if output is not None and output != "-":
         check_folder(os.path.dirname(output) or ".", output)  # before the log is read
     run_ids: list[str] = []
@@ -46,13 +53,30 @@ def write_trace(events: Iterable[dict], source: str, output: str | None = None, 
         stream.write_events(events, spool, format="agentscope-trace", options=write_opts, context=context)
         spool.seek(0)
         if output is not None:
-            with open_output(output, [source]) as out:
+            with _placing(output, placed), open_output(output, [source]) as out:
                 shutil.copyfileobj(spool, out)
             return output
         os.makedirs(TRACE_DIR, exist_ok=True)
-        with _new_file(TRACE_DIR, run_ids[0], ".trace.json") as path, open_output(path, [source]) as out:
+        with _new_file(TRACE_DIR, run_ids[0], ".trace.json") as path, _placing(path, placed), open_output(path, [source]) as out:
             shutil.copyfileobj(spool, out)
     return path
+
+
+@contextlib.contextmanager
+def _placing(path: str, placed: list[str] | None) -> Iterator[None]:
+    """``path`` in ``placed`` while its file is written, and after unless
+    the file there is still the one there before."""
+    if placed is None or path == "-":
+        yield
+        return
+    before = file_identity(path)
+    placed.append(path)
+    try:
+        yield
+    except BaseException:
+        if file_identity(path) == before:
+            placed.remove(path)
+        raise
 
 
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ import ijson
 
 from sessionport.context import ReadContext
 from sessionport.jsondoc import Slicer, _locate_refused_value, check_depth, iter_chunks
+from sessionport.jsonl import MAX_LINE_VALUES_ENV, max_line_values
 
 RUNS, RUN, ACTIONS, ACTION = "runs", "runs.item", "runs.item.actions", "runs.item.actions.item"
 _COMPLETES = frozenset(("end_map", "end_array", "string", "number", "boolean", "null"))
@@ -118,13 +119,24 @@ def walk_trace(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple]:
     parser = ijson.parse_coro(tokens, use_float=True)
     walker = _Walker()
     slicer = Slicer(iter_chunks(stream, ctx))
+    limit = max_line_values(ctx)
+    held = 0  # tokens since an action, a run or the document was complete: what the builders hold
     try:
         for piece in slicer:
             parser.send(piece)
             slicer.produced(bool(tokens))
             if tokens:
                 check_depth(tokens[-1][0], ctx)
-            yield from walker.feed(tokens)
+            held += len(tokens)
+            for found in walker.feed(tokens):
+                held = 0
+                yield found
+            if held > limit:
+                raise TraceError(
+                    f"this action (or run) holds more than {limit:,} keys and values, the limit per item: built, each would be "
+                    f"a Python object (more than {limit * 55 >> 20:,} MB for them); raise the limit with {MAX_LINE_VALUES_ENV}=N if the file is genuine",
+                    _readable(walker.last_prefix[:200]),
+                )
             del tokens[:]
         parser.close()
         yield from walker.feed(tokens)

@@ -27,6 +27,30 @@ def _silence_stdout() -> None:
         pass
 
 
+class VerdictLines:
+    """Lines of a command whose exit status is its verdict (``validate``,
+    ``redact --check``) to one stream.  A reader that stops early (``|
+    head``) closes the pipe: everything else ends quietly with 0 then, but
+    0 here would say "valid" or "nothing found" of files never looked at,
+    or already found wanting.  So the stream is pointed at /dev/null and
+    the check goes on, to exit with its real verdict."""
+
+    def __init__(self, err: bool = False) -> None:
+        self.err = err
+        self.closed = False
+
+    def __call__(self, line: str) -> None:
+        if self.closed:
+            return
+        try:
+            click.echo(line, err=self.err)
+        except BrokenPipeError:
+            self.closed = True
+            from sessionport.io import discard_stream
+
+            discard_stream(sys.stderr if self.err else sys.stdout)
+
+
 def _shown_safely(exc: click.ClickException) -> click.ClickException:
     """A usage error of click's own quotes what was typed as it was
     (``Got unexpected extra argument (...)``, ``No such option: ...``): a
@@ -281,6 +305,9 @@ def _completing() -> str | None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from sessionport.io import hold_standard_streams
+
+    hold_standard_streams()
     # SIGTERM and SIGHUP unwind like Ctrl-C, so partial outputs, scratch
     # files and worker processes are cleaned up on the way out.
     raise_on_termination()

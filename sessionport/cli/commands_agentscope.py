@@ -67,16 +67,21 @@ def _reported_import(source, output, skip_bad, options, json_report) -> str:
         doc["output"] = path  # the trace's path (None when none was written)
         return doc
 
+    placed: list[str] = []
     try:
-        path = write_trace(next(ledger.streams()), source, output, options=options, context=written)
+        path = write_trace(next(ledger.streams()), source, output, options=options, context=written, placed=placed)
     except SessionportError as exc:
         result = Result(1, ledger.outcomes(None, exc, files=False), batch=False)
         conversion.write(json_report, document(result, exc.exit_code, output), [source])
         raise
     except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: no earlier run's report may stay at the path
         code, why = conversion.ended(exc)
-        result = Result(1, ledger.outcomes(None, SessionportError(why), files=False), batch=False)
-        doc = document(result, code, output)
+        if placed:  # the trace was in place when the signal came: it is whole, and named
+            ledger.wrote(placed[0], written.losses)
+            result = Result(1, ledger.outcomes(placed[0], files=False), batch=False)
+        else:
+            result = Result(1, ledger.outcomes(None, SessionportError(why), files=False), batch=False)
+        doc = document(result, code, placed[0] if placed else output)
         doc["error"] = why
         conversion.write(json_report, doc, [source])
         raise

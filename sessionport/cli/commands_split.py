@@ -12,6 +12,7 @@ from sessionport.cli.options import FormatChoice, exporter_options, not_empty, r
 from sessionport.pipeline.inputs import resolve
 from sessionport.pipeline.run import read_source
 from sessionport.pipeline.stream import heading_options
+from sessionport.sanitise import terminal
 
 
 @cli.command()
@@ -44,7 +45,7 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
 
     def report(path, session):
         if not quiet:
-            click.echo(path, err=True)
+            click.echo(terminal(path), err=True)  # the folder can come from a glob: shown with visible escapes
 
     if json_report is not None:
         _reported_split(inputs, to, directory, force, how, selection, write_opts, json_report, report)
@@ -53,7 +54,7 @@ def split(inputs, to, directory, force, quiet, from_, strict, skip_bad, sessions
     streams = (selection(read_source(source, how)) for source in sources)
     result = split_streams(streams, directory, format=to, force=force, options=write_opts, inputs=[s.spec for s in sources], on_file=report)
     selection.check()
-    click.echo(f"sessionport: wrote {len(result.files)} file(s) to {directory}", err=True)
+    click.echo(terminal(f"sessionport: wrote {len(result.files)} file(s) to {directory}"), err=True)
 
 
 def _reported_split(inputs, to, directory, force, how, selection, write_opts, json_report, on_file) -> None:
@@ -108,7 +109,7 @@ def _reported_split(inputs, to, directory, force, how, selection, write_opts, js
         raise
     result = Result(len(sources), ledger.outcomes(directory), layout=targets.DIRECTORY)
     conversion.write(json_report, document(result, 0), names)
-    click.echo(f"sessionport: wrote {len(written.files)} file(s) to {directory}", err=True)
+    click.echo(terminal(f"sessionport: wrote {len(written.files)} file(s) to {directory}"), err=True)
 
 
 def _claim_unreported(ledger, written) -> None:

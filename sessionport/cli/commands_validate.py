@@ -7,7 +7,7 @@ import click
 from sessionport import jsonout
 
 from sessionport.reports import validate as checks
-from sessionport.cli.app import cli
+from sessionport.cli.app import VerdictLines, cli
 from sessionport.sanitise import terminal, terminal_json
 
 
@@ -34,19 +34,20 @@ def validate(files, kind, as_json, max_errors):
       sessionport validate session.json events.jsonl --json
     """
     invalid = 0
+    say = VerdictLines()  # a reader stopping early must not turn invalid files into exit 0
     for report in checks.validate_files(files, kind, max_errors):
         invalid += not report.valid
         if as_json:
-            click.echo(terminal_json(jsonout.dumps(report.as_dict())).decode())
+            say(terminal_json(jsonout.dumps(report.as_dict())).decode())
             continue
         if report.valid:
-            click.echo(terminal(f"{report.name}: valid {report.kind}{_summary(report)}"))
+            say(terminal(f"{report.name}: valid {report.kind}{_summary(report)}"))
             continue
         label = report.kind or "file"
-        click.echo(terminal(f"{report.name}: invalid {label}: {report.problem_count} problem(s)"))
+        say(terminal(f"{report.name}: invalid {label}: {report.problem_count} problem(s)"))
         for problem in report.problems:
-            click.echo(terminal(f"{report.name}: {problem}"))
+            say(terminal(f"{report.name}: {problem}"))
         if report.problem_count > len(report.problems):
-            click.echo(terminal(f"{report.name}: ... and {report.problem_count - len(report.problems)} more"))
+            say(terminal(f"{report.name}: ... and {report.problem_count - len(report.problems)} more"))
     if invalid:
         raise click.exceptions.Exit(1)

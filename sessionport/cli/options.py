@@ -257,7 +257,9 @@ def _reported_run(inputs, from_, to, output, strict, skip_bad, read_opts, write_
     except BaseException as exc:  # Ctrl-C, SIGTERM, a bug: no earlier run's report may stay at the path
         code, why = conversion.ended(exc)
         if why != "the output pipe was closed" or json_report != "-":  # a report to the closed stdout cannot be written
-            conversion.write(json_report, conversion.document(command, to, output, None, code, error=why), names)
+            # with the outputs written until then: each file the run left is named
+            written = pipeline.partial_result(exc)
+            conversion.write(json_report, conversion.document(command, to, output, written, code, error=why), names)
         raise
     if result.raised is not None:
         conversion.write(json_report, conversion.document(command, to, output, result, result.raised.exit_code), names)

@@ -40,7 +40,7 @@ class Job(Frozen):
     """
 
     __slots__ = ("source", "target", "to", "from_", "strict", "skip_bad", "read_opts", "write_opts", "stages",
-                 "refused", "report")
+                 "refused", "report", "folder")
     source: str
     target: str | None
     to: str
@@ -53,10 +53,14 @@ class Job(Frozen):
     refused: str | None
     # Count what the conversion did (Outcome.report), for --json-report.
     report: bool
+    # The -o DIR the target was handed out under: checked again just
+    # before writing (see _escapes).
+    folder: str | None
 
     def __init__(self, source: str, target: str | None, to: str, from_: str | None = None, strict: bool = False,
                  skip_bad: bool = False, read_opts: dict[str, Any] | None = None, write_opts: dict[str, Any] | None = None,
-                 stages: tuple[StageFactory, ...] = (), refused: str | None = None, report: bool = False) -> None:
+                 stages: tuple[StageFactory, ...] = (), refused: str | None = None, report: bool = False,
+                 folder: str | None = None) -> None:
         _set = object.__setattr__
         _set(self, "source", source)
         _set(self, "target", target)
@@ -69,6 +73,22 @@ class Job(Frozen):
         _set(self, "stages", stages)
         _set(self, "refused", refused)
         _set(self, "report", report)
+        _set(self, "folder", folder)
+
+
+def _escapes(job: Job) -> str | None:
+    """Why ``job.target`` may no longer be written: the guard checked it
+    when the batch began, and a link put at its name (or in place of its
+    folder) since then, in a folder others can write to, would have the
+    output written wherever the link points.  None when it is still inside
+    its folder."""
+    if job.folder is None or job.target is None:
+        return None
+    folder = os.path.realpath(job.folder)
+    real = os.path.realpath(job.target)
+    if real == folder or not real.startswith(folder.rstrip(os.sep) + os.sep):
+        return f"{job.source}: {job.target} resolves outside {job.folder} (through a link made while the batch ran); refusing to write it"
+    return None
 
 
 class Outcome(Record):
@@ -176,6 +196,9 @@ def run_job(job: Job) -> Outcome:
         held = _HeldBack(tally.reading(events) if tally else events)
         if not held.has_messages:
             return Outcome(job.source, None, True, None, warnings, empty=True, report=tally.report(ctx) if tally else None)
+        escape = _escapes(job)
+        if escape is not None:
+            return Outcome(job.source, None, False, escape, warnings, report=tally.report(ctx, written=False) if tally else None)
         if job.target and os.path.dirname(job.target):
             os.makedirs(os.path.dirname(job.target), exist_ok=True)
         staged = stream.apply_stages(held, job.stages)

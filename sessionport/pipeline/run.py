@@ -21,6 +21,7 @@ outcomes (the CLI prints them).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
@@ -241,21 +242,71 @@ def run(
         guard = targets.OutputGuard(inputs.specs)
         for path in sink.reserved:
             guard.reserve(path, "report")
-        for outcome in batch.run_jobs(directory_jobs(inputs.sources, sink.output, template, guard), workers):
-            record(outcome)
+        _directory_batch(directory_jobs(inputs.sources, sink.output, template, guard), workers, result, record)
         return result
     output = sink.output if result.layout == targets.FILE else None
     combined = [template.replace(source=s.spec) for s in inputs.sources]
-    events: Iterator[dict] = batch.combined_stream(combined, workers, record)
-    if output is not None:
-        # -o FILE is made only when some input gave an event: a batch whose
-        # inputs all failed (or held nothing) leaves no file there
-        first = next(events, None)
-        if first is None:
-            return result
-        events = itertools.chain((first,), events)
-    stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
+    before = targets.file_identity(output) if output is not None else None
+    try:
+        events: Iterator[dict] = batch.combined_stream(combined, workers, record)
+        if output is not None:
+            # -o FILE is made only when some input gave an event: a batch whose
+            # inputs all failed (or held nothing) leaves no file there
+            first = next(events, None)
+            if first is None:
+                return result
+            events = itertools.chain((first,), events)
+        stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=inputs.specs)
+    except BaseException as exc:
+        # the inputs read so far went into -o FILE only if it was replaced
+        # (a signal can land just after): else nothing of them was written
+        if output is not None and _landed(output, before):
+            _ended_with(exc, result)
+        raise
     return result
+
+
+def _directory_batch(jobs: list[batch.Job], workers: int, result: Result, record: Callable[[Outcome], None]) -> None:
+    """The jobs of a batch into ``-o DIR``, each outcome recorded as it
+    comes.  A run ended early (a signal, Ctrl-C) records, for each job
+    whose outcome never came, the file it put in place all the same: a
+    signal lands between any two bytecodes, also between a file's rename
+    into place and its outcome reaching the parent (or a worker's end after
+    its rename), and a report must name every file the run left."""
+    before = {job.target: targets.file_identity(job.target) for job in jobs if job.target}
+    outcomes = batch.run_jobs(jobs, workers)
+    try:
+        for outcome in outcomes:
+            record(outcome)  # its first step puts the outcome in the result
+    except BaseException as exc:
+        outcomes.close()  # the workers end first: what they put in place is there now
+        for job in jobs[len(result.outcomes):]:
+            if job.target and _landed(job.target, before[job.target]):
+                result.outcomes.append(Outcome(job.source, job.target, True))
+        _ended_with(exc, result)
+        raise
+
+
+def _landed(path: str, before: tuple | None) -> bool:
+    """Whether this run put a file at ``path`` (another file is there than
+    the one there before it)."""
+    now = targets.file_identity(path)
+    return now is not None and now != before
+
+
+def _ended_with(exc: BaseException, result: Result) -> None:
+    """Keep, with the exception that ended a run early, what the run had
+    written until then (see :func:`partial_result`)."""
+    with contextlib.suppress(AttributeError, TypeError):
+        exc.__sessionport_result__ = result  # type: ignore[attr-defined]
+
+
+def partial_result(exc: BaseException) -> Result | None:
+    """What a run ended by ``exc`` (Ctrl-C, a signal, a bug) had written:
+    the outcomes of the inputs whose outputs are on disk (an outcome without
+    counts when only its file tells of it), or None when nothing it wrote
+    is known to be there."""
+    return getattr(exc, "__sessionport_result__", None)
 
 
 def _reported_single(source: Source, reading: Reading, stages: Sequence[StageFactory], sink: Sink) -> Result:
@@ -272,13 +323,23 @@ def _reported_single(source: Source, reading: Reading, stages: Sequence[StageFac
     ctx.on_warning = warn
     tally = batch.Tally()
     output = None
+    before = None
     try:
         output = _single_target(source, sink)
+        before = targets.file_identity(output) if output not in (None, "-") else None
         events = stream.apply_stages(tally.reading(read_source(source, reading, ctx)), stages)
         written = stream.write(tally.writing(events), output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
     except SessionportError as exc:
         failed = Outcome(source.spec, output, False, str(exc), shown, report=tally.report(ctx, written=False))
         return Result(1, [failed], batch=False, raised=exc)
+    except BaseException as exc:
+        # a signal just after the output replaced its target: the file is
+        # whole, its messages counted; what it lost is not known
+        if output not in (None, "-") and _landed(output, before):
+            counts = tally.report(ctx, written=False)
+            counts["messages"] = tally.written
+            _ended_with(exc, Result(1, [Outcome(source.spec, output, True, None, shown, report=counts)], batch=False))
+        raise
     return Result(1, [Outcome(source.spec, output, True, None, shown, report=tally.report(ctx, written.losses))], batch=False)
 
 
@@ -312,7 +373,7 @@ def directory_jobs(sources: Sequence[Source], directory: str, template: batch.Jo
         except targets.RefusedTarget as exc:
             jobs.append(template.replace(source=source.spec, refused=f"{source.spec}: {exc}"))
             continue
-        jobs.append(template.replace(source=source.spec, target=target))
+        jobs.append(template.replace(source=source.spec, target=target, folder=directory))
     return jobs
 
 

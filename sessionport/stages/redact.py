@@ -270,7 +270,14 @@ def _say(line: str) -> None:
     the transcript, so its escape and bidi characters are shown, not acted on."""
     from sessionport.sanitise import terminal
 
-    print(terminal(line), file=sys.stderr)
+    try:
+        print(terminal(line), file=sys.stderr)
+    except BrokenPipeError:
+        # stderr read by a reader that stopped early (``2>&1 | head``): the
+        # check goes on, to exit with its verdict, not the 0 of a quiet end
+        from sessionport.io import discard_stream
+
+        discard_stream(sys.stderr)
 
 
 def describe_counts(counts) -> str:
@@ -347,7 +354,7 @@ def build(
             yield from in_batches(events, redact, redactor.screened_clear)
         if report or check:
             verb = "would redact" if check else "redacted"
-            print(f"sessionport: redact: {verb} {describe_counts(redactor.counts)}" if redactor.counts else "sessionport: redact: nothing to redact", file=sys.stderr)
+            _say(f"sessionport: redact: {verb} {describe_counts(redactor.counts)}" if redactor.counts else "sessionport: redact: nothing to redact")
         if check and redactor.counts:
             raise SecretsFound(f"redact --check: secrets or personal data found: {describe_counts(redactor.counts)}")
 
@@ -405,7 +412,7 @@ def check_inputs(
     checked = len(sources) - unreadable
     summary = f"would redact {describe_counts(totals)}" if totals else "nothing to redact"
     files = f" in {with_findings} of {checked} input(s)" if len(sources) > 1 or with_findings > 1 else ""
-    print(f"sessionport: redact: {summary}{files}" + (f"; {unreadable} input(s) could not be read" if unreadable else ""), file=sys.stderr)
+    _say(f"sessionport: redact: {summary}{files}" + (f"; {unreadable} input(s) could not be read" if unreadable else ""))
     return 1 if totals or unreadable else 0
 
 

@@ -20,6 +20,7 @@ import zipfile
 from typing import Callable
 
 from sessionport import media
+from sessionport.io import open_regular
 
 _FILE_ID = re.compile(r"^(file[-_][A-Za-z0-9]+)(?:[-.]|$)")
 MAX_FILES = 200_000  # names listed from one export, whatever it holds
@@ -90,7 +91,7 @@ class ExportAssets:
 
         def read(name: str) -> bytes | None:
             try:
-                with open(os.path.join(folder, name), "rb") as handle:
+                with open_regular(os.path.join(folder, name)) as handle:
                     raw = handle.read(media.MAX_FILE_BYTES + 1)
             except OSError:
                 return None

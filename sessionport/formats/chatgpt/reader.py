@@ -27,7 +27,8 @@ import ijson
 from sessionport.context import ReadContext
 from sessionport.errors import DataError
 from sessionport.io import open_input, spool_to_file
-from sessionport.jsondoc import MAX_DEPTH, _slices, first_significant_byte, iter_chunks, walk_document
+from sessionport.jsondoc import MAX_DEPTH, _slices, first_significant_byte, iter_chunks, refuse_many_values, walk_document
+from sessionport.jsonl import max_line_values
 from sessionport.registry import Importer
 from sessionport.formats.chatgpt.assets import ExportAssets, with_images
 from sessionport.formats.chatgpt.conversation import ConversationReader
@@ -97,6 +98,9 @@ def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = Non
     depth = 0
     count = 0
     balance = 0
+    # events since the last conversation was complete: what the builder holds
+    held = 0
+    limit = max_line_values(ctx)
     error: Exception | None = None
     nul = _NulGuard()
     for piece in _slices(nul.cut(iter_chunks(stream, ctx))):
@@ -117,7 +121,10 @@ def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = Non
         except ijson.JSONError as exc:
             error = exc
         depth += events.count(_START_MAP) + events.count(_START_ARRAY) - events.count(_END_MAP) - events.count(_END_ARRAY)
+        held += len(events)
         del events[:]
+        if held > limit and not items:
+            refuse_many_values(f"[{count}]", ctx, limit, f"conversation {count + 1}")
         if depth > MAX_DEPTH + 1:  # the export's own array is one level
             from sessionport.errors import DataError
 
@@ -128,7 +135,7 @@ def _array_items(stream: BinaryIO, ctx: ReadContext, reopen: Reopen | None = Non
                 hint="no export nests this deep; the file is damaged or not a ChatGPT export",
             )
         if items:
-            balance = 0
+            balance = held = 0
         for item in items:
             yield count, item
             count += 1

@@ -14,6 +14,7 @@ from typing import BinaryIO, Iterator
 import orjson
 
 from sessionport.context import ReadContext
+from sessionport.io import open_regular
 from sessionport.jsonl import BOM
 from sessionport.registry import NO_SUBAGENTS, Importer
 from sessionport.jsondoc import walk_document
@@ -139,7 +140,7 @@ def _read_subagent(
         on_warning=ctx.on_warning,
     )
     try:
-        handle = open(path, "rb", buffering=READ_BUFFER)
+        handle = open_regular(path, buffering=READ_BUFFER)
     except OSError as exc:
         ctx.warn(f"subagent transcript {path} cannot be opened ({exc.strerror or exc}); left out")
         return

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from sessionport.io import open_regular
 from sessionport.plain import Record
 
 WARMUP_MAX_BYTES = 64 * 1024
@@ -60,7 +61,7 @@ def agent_id_of(path: str) -> str:
 
 def _head_records(path: str, limit: int) -> list[Any]:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(limit)
     except OSError:
         return []
@@ -105,7 +106,7 @@ def _session_id_of(path: str) -> str | None:
     """The ``sessionId`` named near the start of an agent file.  A project
     folder may hold hundreds of agent files: only their first bytes are read."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(SESSION_ID_BYTES)
     except OSError:
         return None
@@ -193,7 +194,7 @@ def read_sidecar_tool_call(path: str) -> str | None:
     """``toolUseId`` from an ``agent-<id>.meta.json`` beside the transcript."""
     meta_path = path[: -len(".jsonl")] + ".meta.json"
     try:
-        with open(meta_path, "rb") as handle:
+        with open_regular(meta_path) as handle:
             data = orjson.loads(handle.read(HEAD_BYTES))
     except (OSError, orjson.JSONDecodeError):
         return None

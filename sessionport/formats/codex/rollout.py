@@ -1090,9 +1090,16 @@ def _total_tokens(line: bytes) -> int | None:
     if key != -1 and line.find(b"{", body, key) == -1:
         digits = line[key + 15 : close]
         if digits.isdigit():
-            return int(digits)
+            return _count(digits)
     found = _TOTAL.search(line, start)
-    return int(found.group(1)) if found else None
+    return _count(found.group(1)) if found else None
+
+
+def _count(digits: bytes) -> int | None:
+    """The count ``digits`` spell; None (the line is parsed, and a number
+    out of range is named there) for more than 20 of them, which no 64-bit
+    count holds and Python's int() refuses past 4,300."""
+    return int(digits) if len(digits) <= 20 else None
 
 
 def _mark_injected(event: dict) -> dict:

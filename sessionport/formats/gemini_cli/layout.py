@@ -7,6 +7,8 @@ import functools
 import os
 import re
 
+from sessionport.io import open_regular
+
 PROMPT_LOG = "logs.json"
 CHATS = "chats"
 
@@ -86,7 +88,7 @@ def _has_parent_log(chats: str, session_id: str) -> bool:
 
 def _session_id_of(path: str) -> str | None:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.read(_ID_HEAD)
     except OSError:
         return None

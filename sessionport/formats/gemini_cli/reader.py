@@ -28,6 +28,7 @@ from typing import Any, BinaryIO, Iterator
 from urllib.parse import unquote
 
 from sessionport.context import ReadContext
+from sessionport.io import open_regular
 from sessionport.jsondoc import walk_document
 from sessionport.jsonl import iter_records
 from sessionport.model import end_event, session_event
@@ -94,7 +95,7 @@ def _read_subagent(path: str, ctx: ReadContext, parent: _Following) -> Iterator[
     agent = os.path.splitext(os.path.basename(path))[0]
     child = ReadContext(name=path, path=path, strict=ctx.strict, skip_bad=ctx.skip_bad, options=ctx.options, on_warning=ctx.on_warning)
     try:
-        handle = open(path, "rb", buffering=1 << 20)
+        handle = open_regular(path, buffering=1 << 20)
     except OSError as exc:
         ctx.warn(f"sub-agent log {path} cannot be opened ({exc.strerror or exc}); left out")
         return

@@ -18,6 +18,7 @@ import orjson
 
 from sessionport.context import ReadContext
 from sessionport.errors import SessionportError
+from sessionport.io import open_regular
 from sessionport.jsondoc import walk_document
 
 UI_MESSAGES = "ui_messages.json"
@@ -101,7 +102,7 @@ def ui_messages(history_path: str, ctx: ReadContext) -> UiMessages:
     found: list[RequestTokens] = []
     notices: list[UiNotice] = []
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             for kind, value in walk_document(handle, child):
                 if kind == "item":
                     counts = _counts(value)
@@ -167,8 +168,8 @@ def session_manifest(path: str) -> dict:
     try:
         if os.path.getsize(manifest) > _MANIFEST_LIMIT:
             return {}
-        with open(manifest, "rb") as handle:
-            value = orjson.loads(handle.read())
+        with open_regular(manifest) as handle:
+            value = orjson.loads(handle.read(_MANIFEST_LIMIT + 1))
     except (OSError, orjson.JSONDecodeError):
         return {}
     return value if isinstance(value, dict) and value.get("session_id") == sid else {}
