@@ -50,6 +50,16 @@ def app_files() -> dict[str, list[Source]]:
     }
 
 
+def own_format_files(app: str) -> list[Source]:
+    """The files whose export to their own app is compared, replay against
+    replay, with what the app rebuilds from the original: the app's corpus
+    files and the project's fixtures of its format."""
+    fixtures = {"codex": ("codex", ("*.jsonl", "*.json")), "gemini-cli": ("gemini-cli", ("session-*.json", "session-*.jsonl"))}
+    sub, patterns = fixtures[app]
+    found = sorted({p for pattern in patterns for p in (FIXTURES / sub).glob(pattern) if p.is_file()})
+    return [*app_files()[app], *(Source(app, p) for p in found)]
+
+
 def _sessions(path: Path, fmt: str) -> list[str | None]:
     from sessionport import api
 
