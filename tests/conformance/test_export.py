@@ -118,6 +118,16 @@ def test_export_resumes_with_the_whole_history(lab, key):
     lab.add_row(Row(pair, source.label, "yes" + (" (compacted)" if run.history.compacted else ""), found.cell(), "; ".join(note)))
     assert not run.history.compacted or original_compacted, f"{app} compacted the export of {source.label} before the first turn, the original needed no compaction"
     assert found.complete, f"{app}'s history of the export lacks: {found.samples()}"
+    if app == "codex":
+        # Codex sends every reasoning item back to the model: the source's
+        # thinking texts, and the reasoning it kept only encrypted
+        replayed = [x for x in replay.codex_items(run.outcome.requests, run.outcome.outdir) if x.get("type") == "reasoning"]
+        texts = {norm("\n".join(p.get("text") or "" for p in (x.get("summary") or []) + (x.get("content") or []))) for x in replayed}
+        thinking = [x for x in ours if x["cat"] == "thinking" and not x["sidechain"]]
+        lost = [x["text"][:80] for x in thinking if norm(x["text"]) and norm(x["text"]) not in texts and not any(norm(x["text"]) in t for t in texts)]
+        assert not lost, f"Codex's history of the export lacks {len(lost)} thinking text(s) of the source: {lost[:3]}"
+        sealed = sum(1 for x in thinking if x.get("encrypted"))
+        assert sum(1 for x in replayed if x.get("encrypted_content")) >= sealed, f"the source's {sealed} encrypted reasoning item(s) are not all in Codex's history"
     if summary is not None and source.format != "claude-code":
         # another app's compaction: its summary is what the model is sent of the history before
         texts = [norm(x.get("text") or "") for x in run.history.items]
