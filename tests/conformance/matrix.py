@@ -90,12 +90,14 @@ def export_sources() -> list[Source]:
 def export_options(source: Source, app: str) -> tuple[list[str], dict]:
     """How a source is read for moving it to ``app`` (CLI flags, API options):
     a Claude Code session as the app resumes it (its latest branch), and
-    without its subagent transcripts for an app whose format holds one session."""
+    without its subagent transcripts for an app whose format holds one
+    session; with its images for Codex (whose writer puts them back)."""
+    flags, options = (["--keep-images"], {"keep_images": True}) if app == "codex" else ([], {})
     if source.format != "claude-code":
-        return [], {}
+        return flags, options
     if app == "claude-code":
         return ["--branch", "latest"], {"branch": "latest"}
-    return ["--branch", "latest", "--no-subagents"], {"branch": "latest", "no_subagents": True}
+    return [*flags, "--branch", "latest", "--no-subagents"], {**options, "branch": "latest", "no_subagents": True}
 
 
 def workers() -> int:

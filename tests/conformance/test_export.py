@@ -80,7 +80,8 @@ def _after_compaction(app: str, ours: list[dict]) -> tuple[list[dict], str | Non
 @pytest.mark.parametrize("key", list(_params()) + [pytest.param(k, id=f"{k[2].format}->gemini-cli-legacy-json:{k[2].label}") for k in LEGACY])
 def test_export_resumes_with_the_whole_history(lab, key):
     mode, app, source = key
-    ours, summary = _after_compaction(app, sessionport_items(source_events(source, app)))
+    events = source_events(source, app)
+    ours, summary = _after_compaction(app, sessionport_items(events))
     want = [x for x in ours if x["cat"] in CATEGORIES and not x["sidechain"] and not x["injected"]]
     pair = f"{source.format} -> {app}" + (" (legacy JSON)" if mode == "export-legacy" else "")
     if not want:
@@ -128,6 +129,11 @@ def test_export_resumes_with_the_whole_history(lab, key):
         assert not lost, f"Codex's history of the export lacks {len(lost)} thinking text(s) of the source: {lost[:3]}"
         sealed = sum(1 for x in thinking if x.get("encrypted"))
         assert sum(1 for x in replayed if x.get("encrypted_content")) >= sealed, f"the source's {sealed} encrypted reasoning item(s) are not all in Codex's history"
+        if summary is None:
+            # the images of the prompts (read with --keep-images), as images
+            pictures = sum(len(e.get("media") or ()) for e in events if e.get("type") == "message" and e.get("role") == "user" and not (e.get("meta") or {}).get("sidechain"))
+            sent = sum(1 for x in replay.codex_items(run.outcome.requests, run.outcome.outdir) if x.get("role") == "user" for p in x.get("content") or () if isinstance(p, dict) and p.get("type") == "input_image")
+            assert sent >= pictures, f"Codex's history of the export holds {sent} of the source's {pictures} image(s)"
     if summary is not None and source.format != "claude-code":
         # another app's compaction: its summary is what the model is sent of the history before
         texts = [norm(x.get("text") or "") for x in run.history.items]

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import sessionport
-from conftest import CORPUS, FIXTURES, corpus_path
+from conftest import CORPUS, FIXTURES, corpus_path, run_cli
 
 
 def items(lines) -> list[dict]:
@@ -118,3 +118,50 @@ def test_a_redacted_summary_is_written_as_one_part():
 
 
 assert CORPUS  # the corpus tests skip when ../shared is absent (corpus_path)
+
+
+def export_with_images(path) -> list[dict]:
+    return [orjson.loads(line) for line in sessionport.dumps(sessionport.read(str(path), options={"keep_images": True}), "codex").splitlines()]
+
+
+@pytest.mark.parametrize("path", [FIXTURES / "codex" / "rollout-0.154-paginated.jsonl", CORPUS / "codex" / "codex-0.40.0-2025-09-24-vscode-input-image.jsonl"], ids=lambda p: p.name)
+def test_a_pasted_image_read_with_keep_images_is_written_back_where_it_was(path):
+    if not path.exists():
+        pytest.skip(f"{path} is missing")
+    pasted = lambda lines: [x for x in of_type(items(lines), "message") if any(p.get("type") == "input_image" for p in x["content"])]  # noqa: E731
+    theirs = pasted(original(path))
+    assert theirs
+    ours = pasted(export_with_images(path))
+    assert [x["content"] for x in ours] == [x["content"] for x in theirs]
+    # without --keep-images: the placeholder text, in the image's place
+    plain = [x for x in of_type(items(export(path)), "message") if any("[image: image/png" in p.get("text", "") for p in x["content"])]
+    assert len(plain) == len(theirs)
+
+
+def test_the_images_of_another_apps_prompt_become_input_images():
+    path = corpus_path("claude-code", "07_cc-2.0.55_single-line_ide-selection-2-images.jsonl")
+    messages = of_type(items(export_with_images(path)), "message")
+    images = [p for x in messages if x["role"] == "user" for p in x["content"] if p["type"] == "input_image"]
+    assert len(images) == 2 and all(p["image_url"].startswith("data:image/png;base64,iVBOR") for p in images)
+    texts = [p["text"] for x in messages if x["role"] == "user" for p in x["content"] if p["type"] == "input_text"]
+    assert not any("[image: image/png" in t for t in texts)
+
+
+def test_an_image_of_a_tool_result_stays_a_placeholder_and_is_counted(tmp_path):
+    events = [
+        {"type": "session", "schema": "sessionport/v1", "source": "claude-code", "sessionId": "s1", "metadata": {}},
+        {"type": "message", "role": "user", "text": "look\n[image: image/png, 8 B]", "media": [{"type": "image", "mediaType": "image/png", "data": "iVBORw0KGgo="}]},
+        {"type": "message", "role": "tool", "text": "Read", "toolName": "Read", "toolCallId": "c1", "toolInput": {"file_path": "a.png"}, "meta": {"kind": "tool_use"}},
+        {"type": "message", "role": "tool", "text": "[image: image/png, 8 B]", "toolCallId": "c1", "meta": {"kind": "tool_result"}, "media": [{"type": "image", "mediaType": "image/png", "data": "iVBORw0KGgo="}]},
+    ]
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    done = run_cli("convert", source, "--from", "portable-jsonl", "--keep-images", "--to", "codex", "-o", tmp_path / "out.jsonl")
+    assert done.returncode == 0, done.stderr
+    lines = [orjson.loads(x) for x in (tmp_path / "out.jsonl").read_bytes().splitlines()]
+    (output,) = of_type(items(lines), "function_call_output")
+    assert output["output"] == "[image: image/png, 8 B]"
+    (prompt,) = [x for x in of_type(items(lines), "message") if x["role"] == "user"]
+    assert [p["type"] for p in prompt["content"]] == ["input_text", "input_image"]
+    # the prompt's image is written; the result's is the one said to be lost
+    assert b"no place for the bytes of 1 image(s) or document(s) of answers and results" in done.stderr

@@ -129,6 +129,32 @@ def summary_parts(parts: Any) -> list[str] | None:
     return texts
 
 
+def image_parts(content: list, meta: dict) -> None:
+    """A message of text and image parts: the texts of its parts (an image
+    as its placeholder) in ``meta.contentParts`` and which parts are images
+    (with their ``detail``) in ``meta.contentImages``, so that the writer
+    puts each image back where it was (from ``media``, with --keep-images)."""
+    texts: list[str] = []
+    images: list[dict] = []
+    for n, part in enumerate(content):
+        if not isinstance(part, dict):
+            return
+        kind = part.get("type")
+        if kind in _TEXT_PARTS and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "input_image":
+            texts.append(image_placeholder(part.get("image_url")))
+            image: dict[str, Any] = {"part": n}
+            if isinstance(part.get("detail"), str):
+                image["detail"] = part["detail"]
+            images.append(image)
+        else:
+            return
+    if images:
+        meta["contentParts"] = texts
+        meta["contentImages"] = images
+
+
 def command_text(args: dict) -> str | None:
     """A shell command as a person would type it, when the arguments hold one."""
     command = args.get("command", args.get("cmd"))
@@ -401,9 +427,12 @@ class ItemConverter:
             meta["codexRole"] = role
         else:
             out_role = "user"
-        parts = summary_parts(item.get("content"))
+        content = item.get("content")
+        parts = summary_parts(content)
         if parts is not None:
             meta["contentParts"] = parts
+        elif isinstance(content, list) and len(content) > 1:
+            image_parts(content, meta)
         passthrough = item.get("internal_chat_message_metadata_passthrough")
         if isinstance(passthrough, dict) and passthrough:
             # what Codex 0.15x+ records of the message's parts; it sends it

@@ -36,6 +36,7 @@ _OUTPUT_TYPES = {
     "tool_search_call": "tool_search_output",
 }
 _NL = orjson.OPT_APPEND_NEWLINE
+_IMAGE_PLACEHOLDER = re.compile(r"\[image(?::[^\]\n]*)?\]")
 _COMPACTION_ITEMS = ("compaction", "compaction_summary", "context_compaction")
 # The prompts kept for a remote compaction's replacement history, at most
 # (Codex keeps about 20k tokens of them).
@@ -185,7 +186,7 @@ class RolloutWriter:
                 item["phase"] = meta["phase"]
             self.message_item(item, event, meta, ts)
         elif role == "user":
-            self.message_item({"type": "message", "role": "user", "content": _parts("input_text", text, meta)}, event, meta, ts)
+            self.message_item({"type": "message", "role": "user", "content": _parts("input_text", text, meta, event)}, event, meta, ts)
             if not meta.get("injected"):
                 self.line("event_msg", {"type": "user_message", "message": text, "images": []}, ts)
                 self.prompt(text)
@@ -353,13 +354,45 @@ class RolloutWriter:
         self.line("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
 
 
-def _parts(kind: str, text: str, meta: dict) -> list[dict]:
-    """A message's content: the text parts the source had, while they still
-    make up the event's text (else the text as one part)."""
+def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[dict]:
+    """A message's content: the parts the source had, while they still make
+    up the event's text (else the text as one part, or cut at its image
+    placeholders); each image the event carries in ``media`` (read with
+    --keep-images) an ``input_image`` in its placeholder's place."""
+    images = [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
     parts = meta.get("contentParts")
     if isinstance(parts, list) and all(isinstance(p, str) for p in parts) and "\n".join(parts) == text:
-        return [{"type": kind, "text": p} for p in parts]
-    return [{"type": kind, "text": text}]
+        slots = {x.get("part"): x for x in meta.get("contentImages") or () if isinstance(x, dict)}
+        out = []
+        for n, part in enumerate(parts):
+            if n in slots and images:
+                out.append(_image(images.pop(0), slots[n].get("detail")))
+            else:
+                out.append({"type": kind, "text": part})
+        return out + [_image(m) for m in images]
+    if not images or kind != "input_text":
+        return [{"type": kind, "text": text}]
+    out = []
+    start = 0
+    for found in _IMAGE_PLACEHOLDER.finditer(text):
+        if not images:
+            break
+        before = text[start:found.start()].strip("\n")
+        if before:
+            out.append({"type": kind, "text": before})
+        out.append(_image(images.pop(0)))
+        start = found.end()
+    rest = text[start:].strip("\n")
+    if rest:
+        out.append({"type": kind, "text": rest})
+    return out + [_image(m) for m in images]
+
+
+def _image(entry: dict, detail: Any = None) -> dict:
+    part: dict[str, Any] = {"type": "input_image", "image_url": f"data:{entry['mediaType']};base64,{entry['data']}"}
+    if isinstance(detail, str):
+        part["detail"] = detail
+    return part
 
 
 def reasoning_item(text: str, meta: dict) -> dict:
@@ -413,7 +446,7 @@ EXPORTER = Exporter(
     name="codex",
     description=f"OpenAI Codex CLI rollout (envelope JSONL as written by Codex CLI {CLI_VERSION})",
     write=write,
-    cannot_carry=("media", "responses items"),
+    cannot_carry=("media outside prompts", "responses items"),
     extension=".jsonl",
     multi_session=False,
     options=(KEEP_TOOL_NAMES,),
