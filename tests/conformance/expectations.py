@@ -73,7 +73,6 @@ OWN_REPLAY_DIFFERS = {
         1,
         "prompts, web searches, MCP calls and a shell result recorded only as events: the export writes them as items (the shell call's real output in place of the \"aborted\" output item)",
     ),
-    ("codex", "rollout-0.149-agent-message-encrypted.jsonl"): (1, "another agent's message (agent_message item) is written as an injected user message"),
     ("codex", "rollout-0.155-context-compaction.jsonl"): (1, "the additional_tools item (tool definitions offered mid-thread) is not carried"),
     ("codex", "rollout-0.171-scripted.jsonl"): (
         0,

@@ -165,3 +165,13 @@ def test_an_image_of_a_tool_result_stays_a_placeholder_and_is_counted(tmp_path):
     assert [p["type"] for p in prompt["content"]] == ["input_text", "input_image"]
     # the prompt's image is written; the result's is the one said to be lost
     assert b"no place for the bytes of 1 image(s) or document(s) of answers and results" in done.stderr
+
+
+def test_another_agents_message_is_written_back_as_the_agent_message_it_was(capsys):
+    path = FIXTURES / "codex" / "rollout-0.149-agent-message-encrypted.jsonl"
+    theirs, ours = of_type(items(original(path)), "agent_message"), of_type(items(export(path)), "agent_message")
+    assert len(theirs) == 1 and any(p["type"] == "encrypted_content" for p in theirs[0]["content"])
+    assert ours == theirs
+    # to another app: the injected user message naming its author, the encrypted part a placeholder
+    claude = sessionport.dumps(sessionport.read(str(path)), "claude-code")
+    assert b"The patch looks right" in claude and b"gAAAAABo" not in claude

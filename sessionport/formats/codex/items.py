@@ -155,6 +155,32 @@ def image_parts(content: list, meta: dict) -> None:
         meta["contentImages"] = images
 
 
+def agent_parts(content: Any, meta: dict) -> None:
+    """An agent message of text and encrypted parts: the texts of its parts
+    (an encrypted one as its placeholder) in ``meta.contentParts`` and the
+    encrypted ones in ``meta.encryptedParts``, for a Codex export to write
+    the item back as it was (only the model reads the encrypted part)."""
+    if not isinstance(content, list):
+        return
+    texts: list[str] = []
+    sealed: list[dict] = []
+    for n, part in enumerate(content):
+        if not isinstance(part, dict):
+            return
+        kind = part.get("type")
+        if kind in _TEXT_PARTS and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "encrypted_content" and isinstance(part.get("encrypted_content"), str):
+            texts.append(f"[encrypted content, {human_size(len(part['encrypted_content']))}]")
+            sealed.append({"part": n, "encryptedContent": part["encrypted_content"]})
+        else:
+            return
+    if len(texts) > 1 or sealed:
+        meta["contentParts"] = texts
+    if sealed:
+        meta["encryptedParts"] = sealed
+
+
 def command_text(args: dict) -> str | None:
     """A shell command as a person would type it, when the arguments hold one."""
     command = args.get("command", args.get("cmd"))
@@ -555,6 +581,13 @@ class ItemConverter:
         author = item.get("author")
         if isinstance(author, str) and author:
             meta["author"] = author
+        recipient = item.get("recipient")
+        if isinstance(recipient, str) and recipient:
+            meta["recipient"] = recipient
+        agent_parts(item.get("content"), meta)
+        passthrough = item.get("internal_chat_message_metadata_passthrough")
+        if isinstance(passthrough, dict) and passthrough:
+            meta["codexPassthrough"] = passthrough
         self.counts["agentMessages"] += 1
         event = _base("user", content_text(item.get("content"), self.on_unknown_part), timestamp, item)
         event["meta"] = meta

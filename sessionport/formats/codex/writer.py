@@ -185,6 +185,8 @@ class RolloutWriter:
             if isinstance(meta.get("phase"), str):
                 item["phase"] = meta["phase"]
             self.message_item(item, event, meta, ts)
+        elif role == "user" and self.keep_ids and meta.get("injectedKind") == "agent_message":
+            self.agent_message(event, meta, text, ts)
         elif role == "user":
             self.message_item({"type": "message", "role": "user", "content": _parts("input_text", text, meta, event)}, event, meta, ts)
             if not meta.get("injected"):
@@ -195,6 +197,21 @@ class RolloutWriter:
         else:
             role = meta.get("codexRole") if meta.get("codexRole") in ("developer", "system") else "developer"
             self.message_item({"type": "message", "role": role, "content": _parts("input_text", text, meta)}, event, meta, ts)
+
+    def agent_message(self, event: dict, meta: dict, text: str, ts: Any) -> None:
+        """A message another agent of the run sent into a Codex thread,
+        written back as the ``agent_message`` item it was (its encrypted
+        parts with it, while its text parts still make up the event's text)."""
+        content = _parts("input_text", text, meta)
+        sealed = {x.get("part"): x.get("encryptedContent") for x in meta.get("encryptedParts") or () if isinstance(x, dict) and isinstance(x.get("encryptedContent"), str)}
+        if len(content) == len(meta.get("contentParts") or ()):
+            content = [{"type": "encrypted_content", "encrypted_content": sealed[n]} if n in sealed else part for n, part in enumerate(content)]
+        item: dict[str, Any] = {"type": "agent_message"}
+        for key in ("author", "recipient"):
+            if isinstance(meta.get(key), str):
+                item[key] = meta[key]
+        item["content"] = content
+        self.message_item(item, event, meta, ts)
 
     def message_item(self, item: dict, event: dict, meta: dict, ts: Any) -> None:
         if self.keep_ids and isinstance(meta.get("codexPassthrough"), dict):
