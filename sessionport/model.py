@@ -116,6 +116,18 @@ def kind_of(event: dict) -> str:
     return "text"
 
 
+def sealed_reasoning(event: dict) -> bool:
+    """A thinking message with no text whose reasoning is kept only
+    encrypted (``meta.encryptedContent``: Codex, the Responses API).  Only
+    OpenAI's API reads it; a writer for another app leaves it out and says
+    how many."""
+    meta = event.get("meta")
+    if meta.__class__ is not dict or meta.get("kind") != "thinking" or not meta.get("encryptedContent"):
+        return False
+    text = event.get("text")
+    return not text or (text.__class__ is str and text.isspace())
+
+
 def iter_sessions(events: Iterable[dict]) -> Iterator[tuple[dict, list[dict]]]:
     """Group a stream into (session, messages) pairs; end events are left
     out.  Buffers one session: only for code that needs a whole session."""

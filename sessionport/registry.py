@@ -240,11 +240,27 @@ def _kept_item(event: dict) -> int:
     return int(type(meta) is dict and "item" in meta and "itemType" in meta and isinstance(meta["item"], dict))
 
 
+def _media_outside_prompts(event: dict) -> int:
+    # A writer that puts a prompt's images back (Codex) loses those it was
+    # given no bytes of (read without --keep-images) and every other one.
+    found = _media_count(event)
+    if found and event.get("role") == "user" and isinstance(event.get("media"), list):
+        meta = event.get("meta")
+        if not isinstance(meta, dict) or meta.get("kind", "text") == "text":
+            found = max(0, found - len(event["media"]))
+    return found
+
+
 # The vocabulary of :attr:`Exporter.cannot_carry`.
 LOSSES: dict[str, Loss] = {
     loss.name: loss
     for loss in (
         Loss("media", lambda n: f"the bytes of {n} image(s) or document(s) (their placeholder text is written instead)", _media_count),
+        Loss(
+            "media outside prompts",
+            lambda n: f"the bytes of {n} image(s) or document(s) of answers and results, or read without --keep-images (their placeholder text is written instead)",
+            _media_outside_prompts,
+        ),
         Loss("timestamps", lambda n: f"the timestamps of {n} message(s)", _has_timestamp),
         Loss("usage", lambda n: f"the token usage of {n} message(s)", _has_usage),
         Loss(

@@ -66,7 +66,23 @@ def test_a_conversion_reports_what_the_target_has_no_place_for(tmp_path):
 
 
 @requires_corpus
-@pytest.mark.parametrize("target", ["anthropic-messages", "codex"])
+def test_the_images_of_a_prompt_written_into_a_rollout_are_not_counted_lost(tmp_path):
+    # Codex holds a prompt's images: with --keep-images they are written
+    source = corpus_path(TWO_IMAGES)
+    report = tmp_path / "report.json"
+    proc = run_cli("convert", source, "--keep-images", "--to", "codex", "-o", tmp_path / "out", "--json-report", report)
+    assert proc.returncode == 0, proc.stderr
+    [entry] = report_of(report)["inputs"]
+    assert entry["losses"]["media outside prompts"] == 0
+    assert b"no place for the bytes" not in proc.stderr
+    assert (tmp_path / "out").read_bytes().count(b'"type":"input_image"') == 2
+    # without it, the bytes are not in the stream: said as before
+    proc = run_cli("convert", source, "--to", "codex", "-o", tmp_path / "out", "--json-report", report)
+    assert report_of(report)["inputs"][0]["losses"]["media outside prompts"] == 2
+
+
+@requires_corpus
+@pytest.mark.parametrize("target", ["anthropic-messages", "claude-code"])
 def test_the_image_bytes_of_a_real_session_are_counted(tmp_path, target):
     source = corpus_path(TWO_IMAGES)
     report = tmp_path / "report.json"
@@ -85,7 +101,7 @@ def test_a_batch_reports_every_input_and_the_exit_code(tmp_path):
     (inputs / "c-empty.jsonl").write_bytes(b"")
     plain = with_records(inputs, "d-plain.jsonl")
     report = tmp_path / "report.json"
-    proc = run_cli("convert", inputs, "--keep-images", "--to", "codex", "-o", f"{tmp_path}/out/", "--json-report", report, "-j", "2")
+    proc = run_cli("convert", inputs, "--keep-images", "--to", "claude-code", "-o", f"{tmp_path}/out/", "--json-report", report, "-j", "2")
     assert proc.returncode == 1
     doc = report_of(report)
     assert doc["exitCode"] == 1
@@ -102,7 +118,7 @@ def test_a_batch_reports_every_input_and_the_exit_code(tmp_path):
     assert doc["totals"] == {
         "inputs": 4, "converted": 2, "empty": 1, "failed": 1,
         "messagesRead": a["messagesRead"] + d["messagesRead"], "messages": a["messages"] + d["messages"],
-        "losses": {"media": 1, "timestamps": 0, "usage": 0, "responses items": 0},
+        "losses": {"media": 1, "media outside prompts": 0, "timestamps": 0, "usage": 0, "responses items": 0},
     }
     assert (tmp_path / "out" / "a-image.jsonl").exists() and (tmp_path / "out" / "d-plain.jsonl").exists()
     assert str(plain).endswith("d-plain.jsonl")

@@ -245,7 +245,12 @@ class HtmlWriter:
             return
         if kind == "thinking":  # collapsed(), inlined
             # markdown_block, inlined
-            rendered = f'<div class="md">{render_markdown(clean_text(text))}</div>' if text and not text.isspace() else '<p class="empty">(empty message)</p>'
+            if text and not text.isspace():
+                rendered = f'<div class="md">{render_markdown(clean_text(text))}</div>'
+            elif meta and meta.get("encryptedContent"):
+                rendered = '<p class="empty">(reasoning kept encrypted: only the model\'s API reads it)</p>'
+            else:
+                rendered = '<p class="empty">(empty message)</p>'
             css, body = "thinking", f"<details><summary>Thinking{gist(text)}</summary>{rendered}</details>"
         elif kind in ("summary", "compaction") or role == "system":
             label = kind.capitalize() if kind in ("summary", "compaction") else "System message"

@@ -181,6 +181,8 @@ class MarkdownWriter:
         tracker.see(message, shown, meta)
         if not shown:
             return
+        if kind == "thinking" and (not text or text.isspace()) and meta.get("encryptedContent"):
+            return  # reasoning kept only encrypted (Codex, the Responses API): nothing to read
         role = message.get("role")
         command = parse_command(text) if text[:1] == "<" and role == "user" and kind == "text" else None
         if self.open_command is not None and (command is None or command.kind != "output"):

@@ -50,6 +50,7 @@ def sessionport_items(events: list[dict], *, first_session_only: bool = True) ->
             item["cat"] = "U"
         elif role == "assistant" and kind == "thinking":
             item["cat"] = "thinking"
+            item["encrypted"] = bool(meta.get("encryptedContent"))
         elif role == "assistant" and kind == "text":
             item["cat"] = "A"
         elif role == "tool" and kind == "tool_use":

@@ -58,3 +58,24 @@ def expected_call(app: str, name, tool_input):
     if app == "claude-code" and name == "Task":
         name = "Agent"
     return name, tool_input
+
+
+# (app, file name): how many items of the original's replay may be missing
+# from the replay of its export to the same app, and why.  Items only the
+# export has are allowed for these files alone.
+OWN_REPLAY_DIFFERS = {
+    ("codex", "rollout-typescript.json"): (0, "a TypeScript-era document: Codex 0.171 resumes it as an empty thread; the export is a rollout it replays in full"),
+    ("codex", "rollout-0.146-event-first-prompts.jsonl"): (
+        0,
+        "prompts recorded only as user_message events: Codex does not replay them from the original, the export writes them as the messages they were",
+    ),
+    ("codex", "rollout-0.146-event-only.jsonl"): (
+        1,
+        "prompts, web searches, MCP calls and a shell result recorded only as events: the export writes them as items (the shell call's real output in place of the \"aborted\" output item)",
+    ),
+    ("codex", "rollout-0.155-context-compaction.jsonl"): (1, "the additional_tools item (tool definitions offered mid-thread) is not carried"),
+    ("codex", "rollout-0.171-scripted.jsonl"): (
+        0,
+        "Codex states its skills afresh (a \"Skills update\" developer message): the export does not carry world_state, Codex's record of the context it already gave the model",
+    ),
+}

@@ -138,7 +138,8 @@ class Lab:
         widths = [max(len(c[i]) for c in cells) for i in range(4)]
         lines = [f"sessionport conformance: {versions}", ""]
         for c in cells:
-            lines.append("  ".join(c[i].ljust(widths[i]) for i in range(4)) + ("  " + c[4] if c[4] else ""))
+            note = " ".join(c[4].split())  # an app's error may span lines
+            lines.append("  ".join(c[i].ljust(widths[i]) for i in range(4)) + ("  " + note if note else ""))
         isolated = sum(1 for x in self.isolation if x.get("isolated"))
         lines += [
             "",

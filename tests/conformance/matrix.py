@@ -50,6 +50,16 @@ def app_files() -> dict[str, list[Source]]:
     }
 
 
+def own_format_files(app: str) -> list[Source]:
+    """The files whose export to their own app is compared, replay against
+    replay, with what the app rebuilds from the original: the app's corpus
+    files and the project's fixtures of its format."""
+    fixtures = {"codex": ("codex", ("*.jsonl", "*.json")), "gemini-cli": ("gemini-cli", ("session-*.json", "session-*.jsonl"))}
+    sub, patterns = fixtures[app]
+    found = sorted({p for pattern in patterns for p in (FIXTURES / sub).glob(pattern) if p.is_file()})
+    return [*app_files()[app], *(Source(app, p) for p in found)]
+
+
 def _sessions(path: Path, fmt: str) -> list[str | None]:
     from sessionport import api
 
@@ -80,12 +90,14 @@ def export_sources() -> list[Source]:
 def export_options(source: Source, app: str) -> tuple[list[str], dict]:
     """How a source is read for moving it to ``app`` (CLI flags, API options):
     a Claude Code session as the app resumes it (its latest branch), and
-    without its subagent transcripts for an app whose format holds one session."""
+    without its subagent transcripts for an app whose format holds one
+    session; with its images for Codex (whose writer puts them back)."""
+    flags, options = (["--keep-images"], {"keep_images": True}) if app == "codex" else ([], {})
     if source.format != "claude-code":
-        return [], {}
+        return flags, options
     if app == "claude-code":
         return ["--branch", "latest"], {"branch": "latest"}
-    return ["--branch", "latest", "--no-subagents"], {"branch": "latest", "no_subagents": True}
+    return [*flags, "--branch", "latest", "--no-subagents"], {**options, "branch": "latest", "no_subagents": True}
 
 
 def workers() -> int:

@@ -218,6 +218,14 @@ def _tools_before_assistant(lines):
 def _reasoning_without_text(lines):
     i = _index(lines, b'"type":"reasoning"')
     head = lines[i].split(b'"summary":', 1)[0]
+    lines[i] = head + b'"summary":[],"content":null,"encrypted_content":null}}\n'
+    return lines
+
+
+def _reasoning_encrypted_only(lines):
+    # no text, but the reasoning the model reads: a thinking message still
+    i = _index(lines, b'"type":"reasoning"')
+    head = lines[i].split(b'"summary":', 1)[0]
     lines[i] = head + b'"summary":[],"content":null,"encrypted_content":"gAAAAB"}}\n'
     return lines
 
@@ -561,6 +569,7 @@ VARIANTS = {
     "prompt-never-paired": _prompt_never_paired,
     "tools-before-assistant": _tools_before_assistant,
     "reasoning-without-text": _reasoning_without_text,
+    "reasoning-encrypted-only": _reasoning_encrypted_only,
     "other-layouts": _other_layouts,
     "unknown-kinds": _unknown_kinds,
     "model-changes": _model_changes,
@@ -581,10 +590,11 @@ def test_the_variants_change_what_is_counted(tmp_path):
     base = outcome(full, ENVELOPE, {"skip_bad": True})
     for name, change in VARIANTS.items():
         got = outcome(full, variant(tmp_path, name, change(envelope_lines())), {"skip_bad": True})
-        if name in ("crlf", "trailing-blanks", "prompt-never-paired"):
+        if name in ("crlf", "trailing-blanks", "prompt-never-paired", "reasoning-encrypted-only"):
             # Same content in another layout (none of it may take the fast
-            # path's fixed offsets), or a prompt known only from its event:
-            # the same summary by another path.
+            # path's fixed offsets), a prompt known only from its event, or
+            # reasoning kept only encrypted (a thinking message all the
+            # same): the same summary by another path.
             assert got == base, name
         else:
             assert got != base, name

@@ -158,9 +158,15 @@ def test_compaction_is_one_message_and_history_is_not_replayed():
     assert prompts.count("Run the tests and fix the failing one") == 1
 
 
-def test_encrypted_reasoning_is_counted_and_never_emitted():
+def test_encrypted_reasoning_is_counted_and_kept_for_the_model_not_the_reader():
+    # Codex sends a rollout's encrypted reasoning back to the model on every
+    # resumed request: it is kept in meta (an export to Codex writes it
+    # back), never in a text a reader sees
     events = read(ENVELOPE)
-    assert b"gAAAAAB" not in orjson.dumps(events)
+    messages = [e for e in events if e["type"] == "message"]
+    assert not any("gAAAAAB" in e["text"] for e in messages)
+    kept = [e["meta"]["encryptedContent"] for e in messages if "encryptedContent" in e.get("meta", {})]
+    assert any(k.startswith("gAAAAAB") for k in kept)
     assert events[-1]["counts"]["encryptedReasoning"] == 1
 
 

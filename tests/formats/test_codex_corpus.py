@@ -124,12 +124,18 @@ def test_typed_prompts_are_real_and_the_rest_is_marked_injected(path):
 
 
 @requires_corpus
-def test_encrypted_reasoning_is_counted_not_emitted():
+def test_encrypted_reasoning_is_counted_and_kept_in_meta_only():
+    # 122 reasoning items, every one only encrypted: each a thinking message
+    # of no text whose meta keeps it for the model (Codex replays it)
     path = corpus_path("codex", "codex-0.34.0-2025-11-01-envelope-no-turn-context.jsonl")
-    data = sessionport.dumps(sessionport.read(str(path)), "portable-jsonl")
-    assert b"gAAAAAB" not in data
-    end = orjson.loads(data.splitlines()[-1])
-    assert end["counts"]["encryptedReasoning"] == 122
+    events = list(sessionport.read(str(path)))
+    thinking = [e for e in events if e["type"] == "message" and e.get("meta", {}).get("kind") == "thinking"]
+    assert len(thinking) == 122
+    assert all(e["text"] == "" and e["meta"]["encryptedContent"].startswith("gAAAAAB") for e in thinking)
+    assert not any("gAAAAAB" in e.get("text", "") for e in events if e["type"] == "message")
+    assert events[-1]["counts"]["encryptedReasoning"] == 122
+    # a reader sees none of it
+    assert b"Thinking" not in sessionport.dumps(events, "markdown")
 
 
 @requires_corpus

@@ -155,10 +155,13 @@ def test_a_context_compaction_item_is_a_compaction_boundary_and_tool_lists_are_c
     inspect = run_cli("inspect", COMPACTION, "--json")
     assert inspect.returncode == 0, inspect.stderr
     assert json.loads(inspect.stdout)["sessions"][0]["byKind"]["compaction"] == 1
-    # written back as a rollout, the boundary is a compacted record
+    # written back as a rollout, the boundary is the same item, its
+    # encrypted summary with it (Codex replays it where it stands)
     back = run_cli("convert", COMPACTION, "--to", "codex")
     assert back.returncode == 0, back.stderr
-    assert [json.loads(line)["type"] for line in back.stdout.splitlines()].count("compacted") == 1
+    written = [json.loads(line) for line in back.stdout.splitlines()]
+    assert [x["payload"] for x in written if x["payload"].get("type") == "context_compaction"] == [{"type": "context_compaction", "encrypted_content": item["encrypted_content"]}]
+    assert not any(x["type"] == "compacted" for x in written)
 
 
 def test_a_context_compaction_without_a_summary_says_so(tmp_path):

@@ -26,6 +26,7 @@ import orjson
 from sessionport import jsonout
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
+from sessionport.model import sealed_reasoning
 from sessionport.registry import Exporter
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 from sessionport.formats.claude_code.lines import FALLBACK_TIME, FALLBACK_VERSION, NAMESPACE, Thread, holds_its_summary
@@ -91,10 +92,13 @@ def _summary_lines(session: dict, session_id: str) -> list[dict]:
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     rename = Renames("claude-code", enabled=not ctx.options.get("keep_tool_names"))
     threads: list[Thread] = []
+    sealed = [0]  # reasoning items only OpenAI's API reads, left out
     try:
-        _write(events, out, ctx, rename, threads)
+        _write(events, out, ctx, rename, threads, sealed)
     finally:
         rename.report(ctx.warn)
+        if sealed[0]:
+            ctx.warn(f"{sealed[0]} reasoning item(s) kept only encrypted (readable by OpenAI's API alone) left out: Claude Code thinking is text with Anthropic's signature")
         made = sum(t.synthetic_calls for t in threads)
         if made:
             ctx.warn(f"{made} tool result(s) without a call were given a call of their own (the result's tool name, an empty input): Claude Code drops a result without its call")
@@ -115,7 +119,7 @@ def _foreign_summary(event: dict) -> dict | None:
     return summary
 
 
-def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Renames, threads: list) -> None:
+def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Renames, threads: list, sealed: list) -> None:
     emit = out.write
     main: Thread | None = None
     main_ids: set[str] = set()
@@ -123,6 +127,9 @@ def _write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext, rename: Ren
     for event in events:
         kind = event.get("type")
         if kind == "message":
+            if sealed_reasoning(event):
+                sealed[0] += 1
+                continue
             if thread is None:
                 thread = main = _thread_for({"source": "unknown"}, None)
                 thread.rename = rename

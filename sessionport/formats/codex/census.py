@@ -89,6 +89,7 @@ class Item(msgspec.Struct):
     call_id: Any = None
     id: Any = None
     result: Any = None
+    encrypted_content: Any = None  # a reasoning item of no text is a message when it holds one
 
 
 class Envelope(msgspec.Struct):
@@ -239,9 +240,9 @@ class RolloutCensus(RolloutReader):
                 items.counts["toolResults"] += 1
                 message = _RESULT
             elif name == "reasoning":
-                if not content_text(item.summary) and not content_text(item.content):
+                if not content_text(item.summary) and not content_text(item.content) and not (isinstance(item.encrypted_content, str) and item.encrypted_content):
                     self.counted += 1
-                    return False  # no text: no message
+                    return False  # no text, no encrypted reasoning: no message
                 items.counts["thinking"] += 1
                 message = ("assistant", "thinking", None, items.model or None)
             elif name == "message" and (item.role == "assistant" or item.role == "developer" or item.role == "system"):
@@ -420,9 +421,9 @@ class RolloutCensus(RolloutReader):
             return False
         self.decoded += 1
         self.from_bytes += 1
-        if not content_text(summary) and not content_text(content):
+        if not content_text(summary) and not content_text(content) and not item.encrypted_content:
             self.counted += 1
-            return True  # no text: no message
+            return True  # no text, no encrypted reasoning: no message
         items = self.items
         items.counts["thinking"] += 1
         self._tally(("assistant", "thinking", None, items.model or None), record.timestamp)

@@ -115,6 +115,72 @@ def content_text(content: Any, on_unknown: Any = None) -> str:
     return "\n".join(parts)
 
 
+def summary_parts(parts: Any) -> list[str] | None:
+    """The texts of a reasoning summary or a message of several text parts
+    (the event's text joins them with newlines; the writer writes them apart
+    again), or None for one part or another shape."""
+    if not isinstance(parts, list) or len(parts) < 2:
+        return None
+    texts = []
+    for part in parts:
+        if not (isinstance(part, dict) and part.get("type") in _TEXT_PARTS and isinstance(part.get("text"), str)):
+            return None
+        texts.append(part["text"])
+    return texts
+
+
+def image_parts(content: list, meta: dict) -> None:
+    """A message of text and image parts: the texts of its parts (an image
+    as its placeholder) in ``meta.contentParts`` and which parts are images
+    (with their ``detail``) in ``meta.contentImages``, so that the writer
+    puts each image back where it was (from ``media``, with --keep-images)."""
+    texts: list[str] = []
+    images: list[dict] = []
+    for n, part in enumerate(content):
+        if not isinstance(part, dict):
+            return
+        kind = part.get("type")
+        if kind in _TEXT_PARTS and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "input_image":
+            texts.append(image_placeholder(part.get("image_url")))
+            image: dict[str, Any] = {"part": n}
+            if isinstance(part.get("detail"), str):
+                image["detail"] = part["detail"]
+            images.append(image)
+        else:
+            return
+    if images:
+        meta["contentParts"] = texts
+        meta["contentImages"] = images
+
+
+def agent_parts(content: Any, meta: dict) -> None:
+    """An agent message of text and encrypted parts: the texts of its parts
+    (an encrypted one as its placeholder) in ``meta.contentParts`` and the
+    encrypted ones in ``meta.encryptedParts``, for a Codex export to write
+    the item back as it was (only the model reads the encrypted part)."""
+    if not isinstance(content, list):
+        return
+    texts: list[str] = []
+    sealed: list[dict] = []
+    for n, part in enumerate(content):
+        if not isinstance(part, dict):
+            return
+        kind = part.get("type")
+        if kind in _TEXT_PARTS and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "encrypted_content" and isinstance(part.get("encrypted_content"), str):
+            texts.append(f"[encrypted content, {human_size(len(part['encrypted_content']))}]")
+            sealed.append({"part": n, "encryptedContent": part["encrypted_content"]})
+        else:
+            return
+    if len(texts) > 1 or sealed:
+        meta["contentParts"] = texts
+    if sealed:
+        meta["encryptedParts"] = sealed
+
+
 def command_text(args: dict) -> str | None:
     """A shell command as a person would type it, when the arguments hold one."""
     command = args.get("command", args.get("cmd"))
@@ -161,6 +227,17 @@ def parse_arguments(arguments: Any) -> tuple[dict, str | None]:
     if isinstance(value, dict):
         return value, None
     return {"value": value}, "value"
+
+
+def same_json_text(value: Any, text: str) -> bool:
+    """Whether ``text`` is exactly the compact JSON the writer makes of
+    ``value``.  When not (spaces after the separators, escaped non-ASCII),
+    the call keeps its arguments as written in ``meta.codexArgumentsText``:
+    Codex sends them to the model verbatim when it resumes the rollout."""
+    try:
+        return orjson.dumps(value) == text.encode()
+    except (TypeError, orjson.JSONEncodeError, UnicodeEncodeError):
+        return False
 
 
 def output_result(output: Any, meta: dict | None = None) -> tuple[str, bool | None, dict]:
@@ -376,6 +453,17 @@ class ItemConverter:
             meta["codexRole"] = role
         else:
             out_role = "user"
+        content = item.get("content")
+        parts = summary_parts(content)
+        if parts is not None:
+            meta["contentParts"] = parts
+        elif isinstance(content, list) and len(content) > 1:
+            image_parts(content, meta)
+        passthrough = item.get("internal_chat_message_metadata_passthrough")
+        if isinstance(passthrough, dict) and passthrough:
+            # what Codex 0.15x+ records of the message's parts; it sends it
+            # back with the message
+            meta["codexPassthrough"] = passthrough
         self.counts["messages"] += 1
         event = _base(out_role, text, timestamp, item)
         if meta:
@@ -384,16 +472,27 @@ class ItemConverter:
 
     def _reasoning(self, item: dict, timestamp: str | None) -> list[dict]:
         encrypted = item.get("encrypted_content")
-        if isinstance(encrypted, str) and encrypted:
-            self.counts["encryptedReasoning"] += 1
-        summary = content_text(item.get("summary"))
+        if not (isinstance(encrypted, str) and encrypted):
+            encrypted = None
+        parts = item.get("summary")
+        summary = content_text(parts)
         meta: dict[str, Any] = {"kind": "thinking"}
-        if not summary:
+        if summary:
+            texts = summary_parts(parts)
+            if texts is not None:
+                meta["summaryParts"] = texts
+        else:
             summary = content_text(item.get("content"))
             if summary:
                 meta["reasoningContent"] = True
-        if not summary:
+        if not summary and encrypted is None:
             return []
+        if encrypted is not None:
+            # the model's own reasoning, readable by the API only: Codex
+            # sends it back on every request, so an export to Codex (or to
+            # the Responses API) keeps it
+            self.counts["encryptedReasoning"] += 1
+            meta["encryptedContent"] = encrypted
         if self.model:
             meta["model"] = self.model
         self.counts["thinking"] += 1
@@ -422,8 +521,11 @@ class ItemConverter:
         return [event]
 
     def _function_call(self, item: dict, timestamp: str | None) -> list[dict]:
-        tool_input, shape = parse_arguments(item.get("arguments"))
+        arguments = item.get("arguments")
+        tool_input, shape = parse_arguments(arguments)
         extra = {"codexArguments": shape} if shape else None
+        if shape is None and isinstance(arguments, str) and not same_json_text(tool_input, arguments):
+            extra = {"codexArgumentsText": arguments}
         if isinstance(item.get("namespace"), str):
             extra = {**(extra or {}), "namespace": item["namespace"]}
         return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item, extra)
@@ -479,6 +581,13 @@ class ItemConverter:
         author = item.get("author")
         if isinstance(author, str) and author:
             meta["author"] = author
+        recipient = item.get("recipient")
+        if isinstance(recipient, str) and recipient:
+            meta["recipient"] = recipient
+        agent_parts(item.get("content"), meta)
+        passthrough = item.get("internal_chat_message_metadata_passthrough")
+        if isinstance(passthrough, dict) and passthrough:
+            meta["codexPassthrough"] = passthrough
         self.counts["agentMessages"] += 1
         event = _base("user", content_text(item.get("content"), self.on_unknown_part), timestamp, item)
         event["meta"] = meta
@@ -527,7 +636,12 @@ class ItemConverter:
         else:
             text = f"[compaction: encrypted summary, {human_size(size)}]"
         self.counts["compactions"] += 1
-        return [message_event("system", text, timestamp=timestamp, meta={"kind": "compaction", "codexType": item.get("type")})]
+        meta = {"kind": "compaction", "codexType": item.get("type")}
+        if isinstance(encrypted, str) and encrypted:
+            # the summary itself (only the API reads it): Codex replays the
+            # item in place, so an export to Codex writes it back
+            meta["encryptedContent"] = encrypted
+        return [message_event("system", text, timestamp=timestamp, meta=meta)]
 
     def _ghost_snapshot(self, item: dict, timestamp: str | None) -> list[dict]:
         self.skipped["response_item/ghost_snapshot"] += 1

@@ -515,6 +515,11 @@ class RolloutReader:
             meta = {"kind": "compaction", "codexType": "compacted"}
             if count:
                 meta["replacedItems"] = count
+                # a remote compaction's summary (the last item of the
+                # replacement): kept, so that an export to Codex replays it
+                last = history[-1]
+                if isinstance(last, dict) and last.get("type") in ("compaction", "compaction_summary") and isinstance(last.get("encrypted_content"), str) and last["encrypted_content"]:
+                    meta["encryptedContent"] = last["encrypted_content"]
             self._push(message_event("system", text, timestamp=ts, meta=meta))
             self.items.counts["compactions"] += 1
             self.last_compaction = True  # a compaction item right after it is the same boundary

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Literal, Union
 import msgspec
 import orjson
 
-from sessionport.formats.codex.items import output_result, tool_text
+from sessionport.formats.codex.items import output_result, same_json_text, tool_text
 from sessionport.typed_decode import DECODE_ERRORS
 
 _loads = orjson.loads
@@ -74,9 +74,7 @@ class Message(msgspec.Struct, tag="message", tag_field="type", forbid_unknown_fi
 class Reasoning(msgspec.Struct, tag="reasoning", tag_field="type", forbid_unknown_fields=True, gc=False):
     summary: Content = None
     content: Content = None
-    # Only whether it is there (not empty) counts.  Decoded as a string all
-    # the same: msgspec checks its UTF-8 as orjson does, and that costs less
-    # than keeping it raw and checking the line's UTF-8 apart.
+    # Kept in the event's meta (an export to Codex writes it back).
     encrypted_content: Union[str, None] = None
     id: Union[str, None] = None
 
@@ -164,38 +162,47 @@ def message(conv, item: Message, timestamp: str) -> list[dict]:
     event = {"type": "message", "role": "user", "text": text, "timestamp": timestamp}
     if item.id:
         event["id"] = item.id
+    meta: dict[str, Any] = {}
     if role == "assistant":
         event["role"] = "assistant"
-        meta: dict[str, Any] = {}
         if conv.model:
             meta["model"] = conv.model
         if item.phase is not None:
             meta["phase"] = item.phase
-        if meta:
-            event["meta"] = meta
     elif role == "developer" or role == "system":
         event["role"] = "system"
-        event["meta"] = {"injected": True, "codexRole": role}
+        meta = {"injected": True, "codexRole": role}
+    if content.__class__ is list and len(content) > 1 and all(part.text is not None for part in content):
+        meta["contentParts"] = [part.text for part in content]
+    if meta:
+        event["meta"] = meta
     conv.counts["messages"] += 1
     return [event]
 
 
 def reasoning(conv, item: Reasoning, timestamp: str) -> list[dict]:
     counts = conv.counts
-    if item.encrypted_content:  # a string, not empty
-        counts["encryptedReasoning"] += 1
-    summary = item.summary
-    if summary.__class__ is list and len(summary) == 1:
-        summary = summary[0].text
+    encrypted = item.encrypted_content or None  # a string, not empty
+    parts = item.summary
+    if parts.__class__ is list and len(parts) == 1:
+        summary = parts[0].text
     else:
-        summary = _content_text(summary)
+        summary = _content_text(parts)
     if summary:
         meta: dict[str, Any] = {"kind": "thinking"}
+        if parts.__class__ is list and len(parts) > 1 and all(part.text is not None for part in parts):
+            meta["summaryParts"] = [part.text for part in parts]
     else:
         summary = _content_text(item.content)
-        if not summary:
+        if summary:
+            meta = {"kind": "thinking", "reasoningContent": True}
+        elif encrypted is None:
             return []
-        meta = {"kind": "thinking", "reasoningContent": True}
+        else:
+            meta = {"kind": "thinking"}
+    if encrypted is not None:
+        counts["encryptedReasoning"] += 1
+        meta["encryptedContent"] = encrypted
     if conv.model:
         meta["model"] = conv.model
     counts["thinking"] += 1
@@ -219,6 +226,8 @@ def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
     if tool_input.__class__ is not dict:
         tool_input = {"value": tool_input}
         meta["codexArguments"] = "value"
+    elif "codexArguments" not in meta and not same_json_text(tool_input, arguments):
+        meta["codexArgumentsText"] = arguments
     if item.namespace is not None:
         meta["namespace"] = item.namespace
     return _call(conv, item.name or "unknown", tool_input, timestamp, item, meta)

@@ -36,6 +36,11 @@ _OUTPUT_TYPES = {
     "tool_search_call": "tool_search_output",
 }
 _NL = orjson.OPT_APPEND_NEWLINE
+_IMAGE_PLACEHOLDER = re.compile(r"\[image(?::[^\]\n]*)?\]")
+_COMPACTION_ITEMS = ("compaction", "compaction_summary", "context_compaction")
+# The prompts kept for a remote compaction's replacement history, at most
+# (Codex keeps about 20k tokens of them).
+PROMPT_CHARS = 80_000
 
 
 def codex_timestamp(value: Any) -> str | None:
@@ -86,6 +91,13 @@ class RolloutWriter:
         # one (a generated image, another app's id-less pair), until a
         # result of that tool without an id answers it
         self.idless: dict[str, str] = {}
+        # a Codex rollout's own item ids are written back (Codex sends them
+        # to the model with the items); another app's ids are not Codex's
+        self.keep_ids = False
+        # the prompts since the last compaction, for the replacement history
+        # of a remote compaction written back (Codex keeps the same)
+        self.prompts: list[str] = []
+        self.prompt_chars = 0
 
     def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
@@ -93,6 +105,20 @@ class RolloutWriter:
             stamp = self.timestamp or codex_timestamp(datetime.now(timezone.utc).isoformat())
         self.timestamp = stamp
         self.emit(jsonout.dumps({"timestamp": stamp, "type": kind, "payload": payload}, option=_NL))
+
+    def item(self, item: dict, event: dict, ts: Any) -> None:
+        """A ``response_item`` line, with the source's item id when it is a Codex rollout's."""
+        if self.keep_ids:
+            item_id = event.get("id")
+            if isinstance(item_id, str) and item_id:
+                item = {"type": item["type"], "id": item_id, **{k: v for k, v in item.items() if k != "type"}}
+        self.line("response_item", item, ts)
+
+    def prompt(self, text: str) -> None:
+        self.prompts.append(text)
+        self.prompt_chars += len(text)
+        while self.prompt_chars > PROMPT_CHARS and len(self.prompts) > 1:
+            self.prompt_chars -= len(self.prompts.pop(0))
 
     def warn_once(self, key: str, message: str) -> None:
         if key not in self.warned:
@@ -102,6 +128,7 @@ class RolloutWriter:
     # -- session --------------------------------------------------------
     def session(self, event: dict) -> None:
         self.started = True
+        self.keep_ids = event.get("source") == "codex"
         metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
         created = codex_timestamp(event.get("createdAt"))
         self.cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else ""
@@ -145,35 +172,74 @@ class RolloutWriter:
             self.tool_result(event, meta, text, ts)
         elif kind == "thinking":
             self.turn_context(meta, ts)
-            if meta.get("reasoningContent"):
-                item = {"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text", "text": text}], "encrypted_content": None}
-            else:
-                item = {"type": "reasoning", "summary": [{"type": "summary_text", "text": text}], "content": None, "encrypted_content": None}
-            self.line("response_item", item, ts)
+            self.item(reasoning_item(text, meta), event, ts)
         elif kind == "compaction":
-            # No replacement_history: Codex then rebuilds the context from
-            # the user messages before and this summary, as after its own
-            # compaction; an empty one would leave the model nothing.
-            self.line("compacted", {"message": text}, ts)
-            self.line("event_msg", {"type": "context_compacted"}, ts)
+            self.compaction(event, meta, text, ts)
         elif kind == "rollback":
             turns = meta.get("numTurns")
             self.line("event_msg", {"type": "thread_rolled_back", "num_turns": turns if isinstance(turns, int) else 0}, ts)
         elif role == "assistant":
             self.turn_context(meta, ts)
             self.line("event_msg", {"type": "agent_message", "message": text}, ts)
-            item: dict[str, Any] = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+            item: dict[str, Any] = {"type": "message", "role": "assistant", "content": _parts("output_text", text, meta)}
             if isinstance(meta.get("phase"), str):
                 item["phase"] = meta["phase"]
-            self.line("response_item", item, ts)
+            self.message_item(item, event, meta, ts)
+        elif role == "user" and self.keep_ids and meta.get("injectedKind") == "agent_message":
+            self.agent_message(event, meta, text, ts)
         elif role == "user":
-            self.line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}, ts)
+            self.message_item({"type": "message", "role": "user", "content": _parts("input_text", text, meta, event)}, event, meta, ts)
             if not meta.get("injected"):
                 self.line("event_msg", {"type": "user_message", "message": text, "images": []}, ts)
+                self.prompt(text)
         elif role == "tool" and event.get("toolCallId"):
             self.tool_result(event, meta, text, ts)
         else:
-            self.line("response_item", {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": text}]}, ts)
+            role = meta.get("codexRole") if meta.get("codexRole") in ("developer", "system") else "developer"
+            self.message_item({"type": "message", "role": role, "content": _parts("input_text", text, meta)}, event, meta, ts)
+
+    def agent_message(self, event: dict, meta: dict, text: str, ts: Any) -> None:
+        """A message another agent of the run sent into a Codex thread,
+        written back as the ``agent_message`` item it was (its encrypted
+        parts with it, while its text parts still make up the event's text)."""
+        content = _parts("input_text", text, meta)
+        sealed = {x.get("part"): x.get("encryptedContent") for x in meta.get("encryptedParts") or () if isinstance(x, dict) and isinstance(x.get("encryptedContent"), str)}
+        if len(content) == len(meta.get("contentParts") or ()):
+            content = [{"type": "encrypted_content", "encrypted_content": sealed[n]} if n in sealed else part for n, part in enumerate(content)]
+        item: dict[str, Any] = {"type": "agent_message"}
+        for key in ("author", "recipient"):
+            if isinstance(meta.get(key), str):
+                item[key] = meta[key]
+        item["content"] = content
+        self.message_item(item, event, meta, ts)
+
+    def message_item(self, item: dict, event: dict, meta: dict, ts: Any) -> None:
+        if self.keep_ids and isinstance(meta.get("codexPassthrough"), dict):
+            item["internal_chat_message_metadata_passthrough"] = meta["codexPassthrough"]
+        self.item(item, event, ts)
+
+    def compaction(self, event: dict, meta: dict, text: str, ts: Any) -> None:
+        encrypted = meta.get("encryptedContent") if isinstance(meta.get("encryptedContent"), str) and meta["encryptedContent"] else None
+        codex_type = meta.get("codexType")
+        if encrypted is not None and codex_type in _COMPACTION_ITEMS:
+            # a compaction item of the rollout, replayed where it stands
+            self.item({"type": codex_type, "encrypted_content": encrypted}, event, ts)
+            self.prompts, self.prompt_chars = [], 0
+            return
+        payload: dict[str, Any] = {"message": text}
+        if encrypted is not None:
+            # a remote compaction: the prompts it kept and its summary, as
+            # Codex writes them; the message is then empty, as Codex's is
+            payload = {"message": "" if text.startswith("[compacted: ") else text, "replacement_history": [
+                *({"type": "message", "role": "user", "content": [{"type": "input_text", "text": p}]} for p in self.prompts),
+                {"type": "compaction", "encrypted_content": encrypted},
+            ]}
+        # Otherwise no replacement_history: Codex then rebuilds the context
+        # from the user messages before and this summary, as after its own
+        # compaction; an empty one would leave the model nothing.
+        self.line("compacted", payload, ts)
+        self.line("event_msg", {"type": "context_compacted"}, ts)
+        self.prompts, self.prompt_chars = [], 0
 
     def turn_context(self, meta: dict, ts: Any) -> None:
         """Codex records the model in ``turn_context``; write one when it changes."""
@@ -209,7 +275,7 @@ class RolloutWriter:
             meta = {k: v for k, v in meta.items() if k != "codexArguments"}
         call_id = event.get("toolCallId")
         if codex_type == "web_search_call":
-            self.line("response_item", {"type": "web_search_call", "status": "completed", "action": tool_input}, ts)
+            self.item({"type": "web_search_call", "status": "completed", "action": tool_input}, event, ts)
             return None
         if not isinstance(call_id, str) or not call_id:
             self.generated += 1
@@ -238,10 +304,12 @@ class RolloutWriter:
             elif shape == "value" and "value" in tool_input:
                 arguments = jsonout.dumps(tool_input["value"]).decode()
             else:
-                arguments = jsonout.dumps(tool_input).decode()
+                arguments = _arguments_as_written(meta.get("codexArgumentsText"), tool_input) or jsonout.dumps(tool_input).decode()
             item = {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
+            if isinstance(meta.get("namespace"), str):
+                item["namespace"] = meta["namespace"]
         self.calls[call_id] = codex_type
-        self.line("response_item", item, ts)
+        self.item(item, event, ts)
         return call_id
 
     def tool_result(self, event: dict, meta: dict, text: str, ts: Any) -> None:
@@ -271,7 +339,7 @@ class RolloutWriter:
             payload: dict[str, Any] = {"type": out_type, "call_id": call_id, "status": "completed", "execution": execution, "tools": tools}
             if not tools:
                 payload["output"] = text
-            self.line("response_item", payload, ts)
+            self.item(payload, event, ts)
             return
         output: str = text
         if meta.get("outputShape") == "json" or "exitCode" in meta:
@@ -281,7 +349,7 @@ class RolloutWriter:
             if isinstance(meta.get("durationSeconds"), (int, float)):
                 metadata["duration_seconds"] = meta["durationSeconds"]
             output = jsonout.dumps({"output": text, "metadata": metadata}).decode()
-        self.line("response_item", {"type": out_type, "call_id": call_id, "output": output}, ts)
+        self.item({"type": out_type, "call_id": call_id, "output": output}, event, ts)
 
     def end(self, event: dict) -> None:
         """``token_count``: the session's cumulative usage, and what the last
@@ -301,6 +369,72 @@ class RolloutWriter:
             self.warn_once("last-usage", "the usage of the session's last request is unknown; token_count.last_token_usage is written as zero")
         info = {"total_token_usage": total, "last_token_usage": last, "model_context_window": None}
         self.line("event_msg", {"type": "token_count", "info": info, "rate_limits": None})
+
+
+def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[dict]:
+    """A message's content: the parts the source had, while they still make
+    up the event's text (else the text as one part, or cut at its image
+    placeholders); each image the event carries in ``media`` (read with
+    --keep-images) an ``input_image`` in its placeholder's place."""
+    images = [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
+    parts = meta.get("contentParts")
+    if isinstance(parts, list) and all(isinstance(p, str) for p in parts) and "\n".join(parts) == text:
+        slots = {x.get("part"): x for x in meta.get("contentImages") or () if isinstance(x, dict)}
+        out = []
+        for n, part in enumerate(parts):
+            if n in slots and images:
+                out.append(_image(images.pop(0), slots[n].get("detail")))
+            else:
+                out.append({"type": kind, "text": part})
+        return out + [_image(m) for m in images]
+    if not images or kind != "input_text":
+        return [{"type": kind, "text": text}]
+    out = []
+    start = 0
+    for found in _IMAGE_PLACEHOLDER.finditer(text):
+        if not images:
+            break
+        before = text[start:found.start()].strip("\n")
+        if before:
+            out.append({"type": kind, "text": before})
+        out.append(_image(images.pop(0)))
+        start = found.end()
+    rest = text[start:].strip("\n")
+    if rest:
+        out.append({"type": kind, "text": rest})
+    return out + [_image(m) for m in images]
+
+
+def _image(entry: dict, detail: Any = None) -> dict:
+    part: dict[str, Any] = {"type": "input_image", "image_url": f"data:{entry['mediaType']};base64,{entry['data']}"}
+    if isinstance(detail, str):
+        part["detail"] = detail
+    return part
+
+
+def reasoning_item(text: str, meta: dict) -> dict:
+    """A ``reasoning`` item: the summary (in the parts the source had), or
+    the plaintext content, and the encrypted reasoning when the source kept
+    it (Codex and the Responses API send it back to the model)."""
+    encrypted = meta.get("encryptedContent") if isinstance(meta.get("encryptedContent"), str) and meta["encryptedContent"] else None
+    if meta.get("reasoningContent"):
+        return {"type": "reasoning", "summary": [], "content": [{"type": "reasoning_text", "text": text}], "encrypted_content": encrypted}
+    parts = meta.get("summaryParts")
+    if not (isinstance(parts, list) and all(isinstance(p, str) for p in parts) and "\n".join(parts) == text):
+        # the text was changed since (redacted, edited): one part of it
+        parts = [text] if text or encrypted is None else []
+    return {"type": "reasoning", "summary": [{"type": "summary_text", "text": p} for p in parts], "content": None, "encrypted_content": encrypted}
+
+
+def _arguments_as_written(text: Any, tool_input: dict) -> str | None:
+    """The call's arguments as the source wrote them, while they still say
+    what ``toolInput`` says (a redacted or edited input is written anew)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        return text if orjson.loads(text) == tool_input else None
+    except orjson.JSONDecodeError:
+        return None
 
 
 def _token_usage(usage: dict) -> dict:
@@ -329,7 +463,7 @@ EXPORTER = Exporter(
     name="codex",
     description=f"OpenAI Codex CLI rollout (envelope JSONL as written by Codex CLI {CLI_VERSION})",
     write=write,
-    cannot_carry=("media", "responses items"),
+    cannot_carry=("media outside prompts", "responses items"),
     extension=".jsonl",
     multi_session=False,
     options=(KEEP_TOOL_NAMES,),

@@ -34,6 +34,7 @@ import orjson
 
 from sessionport import jsonout
 from sessionport.context import WriteContext
+from sessionport.model import sealed_reasoning
 from sessionport.registry import Exporter, Option
 from sessionport.timeparse import parse_event_time, utc_millis
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
@@ -327,13 +328,19 @@ class SessionWriter:
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     writer = SessionWriter(out, ctx)
+    sealed = 0
     for event in events:
         kind = event.get("type")
         if kind == "message":
+            if sealed_reasoning(event):
+                sealed += 1
+                continue
             writer.message(event)
         elif kind == "session":
             writer.session(event)
     writer.end()
+    if sealed:
+        ctx.warn(f"{sealed} reasoning item(s) kept only encrypted (readable by OpenAI's API alone) left out: a Gemini CLI thought is text")
 
 
 EXPORTER = Exporter(
