@@ -74,6 +74,10 @@ OWN_REPLAY_DIFFERS = {
         "prompts, web searches, MCP calls and a shell result recorded only as events: the export writes them as items (the shell call's real output in place of the \"aborted\" output item)",
     ),
     ("codex", "rollout-0.155-context-compaction.jsonl"): (1, "the additional_tools item (tool definitions offered mid-thread) is not carried"),
+    ("codex", "rollout-0.118-parallel-exec.jsonl"): (
+        0,
+        "Codex states its collaboration-mode instructions afresh from the turn_context, and the export's turn_context carries the model, cwd and policies only, not collaboration_mode or personality",
+    ),
     ("codex", "rollout-0.171-scripted.jsonl"): (
         0,
         "Codex states its skills afresh (a \"Skills update\" developer message): the export does not carry world_state, Codex's record of the context it already gave the model",
