@@ -75,7 +75,7 @@ OWN_REPLAY_DIFFERS = {
     ),
     ("codex", "rollout-0.155-context-compaction.jsonl"): (1, "the additional_tools item (tool definitions offered mid-thread) is not carried"),
     ("codex", "rollout-0.118-parallel-exec.jsonl"): (
-        0,
+        1,
         "Codex states its collaboration-mode instructions afresh from the turn_context, and the export's turn_context carries the model, cwd and policies only, not collaboration_mode or personality",
     ),
     ("codex", "rollout-0.171-scripted.jsonl"): (
