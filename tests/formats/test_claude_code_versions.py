@@ -30,6 +30,10 @@ RESUMED = FIXTURES / "claude-code" / "session-1.0.95-resumed.jsonl"
 RECORDS_239 = FIXTURES / "claude-code" / "session-2.1.239-records.jsonl"
 COST_251 = FIXTURES / "claude-code" / "session-2.1.251-cost-state.jsonl"
 THINKING = FIXTURES / "claude-code" / "session-2026-09-thinking-tokens.jsonl"
+# A session brought from Claude Code on the web: its first line is a
+# ``teleported-from`` record (no sessionId, uuid or timestamp), the shape of
+# real 2.1.8x files; the messages after it are synthetic.
+TELEPORTED = FIXTURES / "claude-code" / "session-2.1.87-teleported.jsonl"
 
 
 def test_a_record_repeated_by_a_resume_is_one_message():
@@ -236,3 +240,27 @@ def test_before_the_first_message_a_custom_title_outranks_a_later_generated_one(
     session = json.loads(result.stdout.splitlines()[0])
     assert session["title"] == next(r["customTitle"] for r in titles if r["type"] == "custom-title")
     assert [s["type"] for s in session["metadata"]["summaries"]] == [r["type"] for r in titles]
+
+
+def test_a_session_opening_with_teleported_from_is_read_as_claude_code():
+    raw = records(TELEPORTED)
+    assert raw[0]["type"] == "teleported-from" and "sessionId" not in raw[0]
+    detected = run_cli("inspect", TELEPORTED, "--json")
+    assert detected.returncode == 0, detected.stderr
+    events, stderr = convert(TELEPORTED)
+    body = [e for e in events if e["type"] == "message"]
+    chain = [r for r in raw if r["type"] in ("user", "assistant")]
+    assert [e["role"] for e in body] == [r["message"]["role"] for r in chain]
+    assert events[0]["source"] == "claude-code" and events[0]["sessionId"] == chain[0]["sessionId"]
+    assert events[-1]["skipped"] == {"teleported-from": 1}
+    assert "unknown" not in events[-1] and b"does not know" not in stderr
+    latest, _ = convert(TELEPORTED, "--branch", "latest")
+    assert [e["role"] for e in latest if e["type"] == "message"] == ["user", "assistant"]
+
+
+def test_a_teleported_from_record_alone_is_an_empty_session_not_an_unknown_format(tmp_path):
+    path = tmp_path / "teleported-only.jsonl"
+    path.write_bytes(TELEPORTED.read_bytes().splitlines(keepends=True)[0])
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert b"could not be recognised" not in result.stderr
+    assert b"teleported-from" in result.stderr and b"Traceback" not in result.stderr
