@@ -33,6 +33,10 @@ THINKING = FIXTURES / "claude-code" / "session-2026-09-thinking-tokens.jsonl"
 # A session brought from Claude Code on the web: its first line is a
 # ``teleported-from`` record (no sessionId, uuid or timestamp), the shape of
 # real 2.1.8x files; the messages after it are synthetic.
+# An assistant line whose ``message`` is the raw response stream spread into
+# an object, one key per character (``{"0": "e", "1": "v", …, "content": []}``),
+# as real 2.1.81 files run through the Agent SDK hold; the stream is synthetic.
+SPREAD = FIXTURES / "claude-code" / "session-2.1.81-spread-response-stream.jsonl"
 TELEPORTED = FIXTURES / "claude-code" / "session-2.1.87-teleported.jsonl"
 
 
@@ -264,3 +268,33 @@ def test_a_teleported_from_record_alone_is_an_empty_session_not_an_unknown_forma
     result = run_cli("convert", path, "--to", "portable-jsonl")
     assert b"could not be recognised" not in result.stderr
     assert b"teleported-from" in result.stderr and b"Traceback" not in result.stderr
+
+
+def _stream_events(record: dict) -> list[dict]:
+    message = record["message"]
+    text = "".join(message[str(i)] for i in range(len(message) - 1))
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
+
+
+def test_an_answer_saved_as_a_spread_response_stream_is_read_from_its_events():
+    raw = records(SPREAD)
+    (spread,) = [r for r in raw if r["type"] == "assistant"]
+    assert spread["message"]["content"] == [] and "role" not in spread["message"]
+    stream = _stream_events(spread)
+    texts = "".join(e["delta"].get("text", "") for e in stream if e["type"] == "content_block_delta")
+    thinking = "".join(e["delta"].get("thinking", "") for e in stream if e["type"] == "content_block_delta")
+    (call,) = [e["content_block"] for e in stream if e["type"] == "content_block_start" and e["content_block"]["type"] == "tool_use"]
+    arguments = json.loads("".join(e["delta"].get("partial_json", "") for e in stream if e["type"] == "content_block_delta"))
+    events, stderr = convert(SPREAD)
+    answer = [e for e in events if e["type"] == "message" and e["role"] in ("assistant", "tool")]
+    assert [(e["meta"]["kind"], e["text"]) for e in answer[:2]] == [("thinking", thinking), ("text", texts)]
+    (use,) = [e for e in answer if e["meta"]["kind"] == "tool_use"]
+    assert (use["toolCallId"], use["toolName"], use["toolInput"]) == (call["id"], call["name"], arguments)
+    assert all(e["meta"]["model"] == "claude-sonnet-4-6" for e in answer)
+    end = events[-1]
+    assert end["counts"]["responseStreamsRebuilt"] == 1
+    assert end["usage"]["output_tokens"] == [e for e in stream if e["type"] == "message_delta"][0]["usage"]["output_tokens"]
+    ids = {e["id"] for e in events if e["type"] == "message"}
+    assert all(e.get("parentId") in ids for e in events if e["type"] == "message" and e.get("parentId"))
+    latest, _ = convert(SPREAD, "--branch", "latest")
+    assert len([e for e in latest if e["type"] == "message"]) == len([e for e in events if e["type"] == "message"])
