@@ -30,6 +30,14 @@ RESUMED = FIXTURES / "claude-code" / "session-1.0.95-resumed.jsonl"
 RECORDS_239 = FIXTURES / "claude-code" / "session-2.1.239-records.jsonl"
 COST_251 = FIXTURES / "claude-code" / "session-2.1.251-cost-state.jsonl"
 THINKING = FIXTURES / "claude-code" / "session-2026-09-thinking-tokens.jsonl"
+# A session brought from Claude Code on the web: its first line is a
+# ``teleported-from`` record (no sessionId, uuid or timestamp), the shape of
+# real 2.1.8x files; the messages after it are synthetic.
+# An assistant line whose ``message`` is the raw response stream spread into
+# an object, one key per character (``{"0": "e", "1": "v", …, "content": []}``),
+# as real 2.1.81 files run through the Agent SDK hold; the stream is synthetic.
+SPREAD = FIXTURES / "claude-code" / "session-2.1.81-spread-response-stream.jsonl"
+TELEPORTED = FIXTURES / "claude-code" / "session-2.1.87-teleported.jsonl"
 
 
 def test_a_record_repeated_by_a_resume_is_one_message():
@@ -236,3 +244,57 @@ def test_before_the_first_message_a_custom_title_outranks_a_later_generated_one(
     session = json.loads(result.stdout.splitlines()[0])
     assert session["title"] == next(r["customTitle"] for r in titles if r["type"] == "custom-title")
     assert [s["type"] for s in session["metadata"]["summaries"]] == [r["type"] for r in titles]
+
+
+def test_a_session_opening_with_teleported_from_is_read_as_claude_code():
+    raw = records(TELEPORTED)
+    assert raw[0]["type"] == "teleported-from" and "sessionId" not in raw[0]
+    detected = run_cli("inspect", TELEPORTED, "--json")
+    assert detected.returncode == 0, detected.stderr
+    events, stderr = convert(TELEPORTED)
+    body = [e for e in events if e["type"] == "message"]
+    chain = [r for r in raw if r["type"] in ("user", "assistant")]
+    assert [e["role"] for e in body] == [r["message"]["role"] for r in chain]
+    assert events[0]["source"] == "claude-code" and events[0]["sessionId"] == chain[0]["sessionId"]
+    assert events[-1]["skipped"] == {"teleported-from": 1}
+    assert "unknown" not in events[-1] and b"does not know" not in stderr
+    latest, _ = convert(TELEPORTED, "--branch", "latest")
+    assert [e["role"] for e in latest if e["type"] == "message"] == ["user", "assistant"]
+
+
+def test_a_teleported_from_record_alone_is_an_empty_session_not_an_unknown_format(tmp_path):
+    path = tmp_path / "teleported-only.jsonl"
+    path.write_bytes(TELEPORTED.read_bytes().splitlines(keepends=True)[0])
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert b"could not be recognised" not in result.stderr
+    assert b"teleported-from" in result.stderr and b"Traceback" not in result.stderr
+
+
+def _stream_events(record: dict) -> list[dict]:
+    message = record["message"]
+    text = "".join(message[str(i)] for i in range(len(message) - 1))
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {")]
+
+
+def test_an_answer_saved_as_a_spread_response_stream_is_read_from_its_events():
+    raw = records(SPREAD)
+    (spread,) = [r for r in raw if r["type"] == "assistant"]
+    assert spread["message"]["content"] == [] and "role" not in spread["message"]
+    stream = _stream_events(spread)
+    texts = "".join(e["delta"].get("text", "") for e in stream if e["type"] == "content_block_delta")
+    thinking = "".join(e["delta"].get("thinking", "") for e in stream if e["type"] == "content_block_delta")
+    (call,) = [e["content_block"] for e in stream if e["type"] == "content_block_start" and e["content_block"]["type"] == "tool_use"]
+    arguments = json.loads("".join(e["delta"].get("partial_json", "") for e in stream if e["type"] == "content_block_delta"))
+    events, stderr = convert(SPREAD)
+    answer = [e for e in events if e["type"] == "message" and e["role"] in ("assistant", "tool")]
+    assert [(e["meta"]["kind"], e["text"]) for e in answer[:2]] == [("thinking", thinking), ("text", texts)]
+    (use,) = [e for e in answer if e["meta"]["kind"] == "tool_use"]
+    assert (use["toolCallId"], use["toolName"], use["toolInput"]) == (call["id"], call["name"], arguments)
+    assert all(e["meta"]["model"] == "claude-sonnet-4-6" for e in answer)
+    end = events[-1]
+    assert end["counts"]["responseStreamsRebuilt"] == 1
+    assert end["usage"]["output_tokens"] == [e for e in stream if e["type"] == "message_delta"][0]["usage"]["output_tokens"]
+    ids = {e["id"] for e in events if e["type"] == "message"}
+    assert all(e.get("parentId") in ids for e in events if e["type"] == "message" and e.get("parentId"))
+    latest, _ = convert(SPREAD, "--branch", "latest")
+    assert len([e for e in latest if e["type"] == "message"]) == len([e for e in events if e["type"] == "message"])

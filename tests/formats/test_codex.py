@@ -493,3 +493,34 @@ def test_parallel_calls_keep_the_outputs_the_model_saw_and_stay_in_pairs():
         warnings: list[str] = []
         sessionport.write_events(read(PARALLEL_EXEC), io.BytesIO(), format=fmt, context=WriteContext(on_warning=warnings.append))
         assert not [w for w in warnings if "without a call" in w or "no matching call" in w or "no recorded result" in w], (fmt, warnings)
+
+
+APPROVAL_BETWEEN = SAMPLES / "rollout-0.121-approval-between-call-and-output.jsonl"
+
+
+def test_an_approval_notice_between_a_call_and_its_output_keeps_the_pair():
+    """Codex 0.121 writes the developer message "Approved command prefix
+    saved" when the user approves an escalated command: after the call,
+    before its output (the shape of a real rollout of 2026-04). The Gemini
+    CLI writer wrote the notice at once and closed the record of the call,
+    so the output became a call of its own with an empty input."""
+    raw = [json.loads(line) for line in APPROVAL_BETWEEN.read_text().splitlines()]
+    items = [r["payload"] for r in raw if r["type"] == "response_item"]
+    kinds = [(p["type"], p.get("role")) for p in items]
+    at = kinds.index(("message", "developer"))
+    assert kinds[at - 1] == ("function_call", None) and kinds[at + 1] == ("function_call_output", None)
+    call = items[at - 1]
+    events = messages(read(APPROVAL_BETWEEN))
+    assert [e["text"] for e in events if e["role"] == "system" and "Approved command prefix" in e["text"]]
+    for fmt in ("gemini-cli", "claude-code", "anthropic-messages", "openai-responses"):
+        warnings: list[str] = []
+        out = io.BytesIO()
+        sessionport.write_events(read(APPROVAL_BETWEEN), out, format=fmt, context=WriteContext(on_warning=warnings.append))
+        assert not [w for w in warnings if "without a call" in w or "no matching call" in w or "no recorded result" in w], (fmt, warnings)
+    out = io.BytesIO()
+    sessionport.write_events(read(APPROVAL_BETWEEN), out, format="gemini-cli", context=WriteContext(options={"keep_tool_names": True}))
+    records = [json.loads(line) for line in out.getvalue().splitlines()[1:-1]]
+    (written,) = [c for r in records for c in r.get("toolCalls", ())]
+    assert written["id"] == call["call_id"] and written["args"] == json.loads(call["arguments"])
+    assert written["status"] == "success" and "result" in written
+    assert [r["type"] for r in records] == ["user", "gemini", "info", "gemini"]

@@ -101,6 +101,14 @@ def _chain(parents: dict[str, str | None], leaf: str | None) -> set[str]:
     return chain
 
 
+def _line_uuid(event_id: str) -> str:
+    """The uuid of the line a message came from: the second and later
+    blocks of one line are ``<uuid>#<n>`` (a line whose message has no
+    ``id`` to keep them by, such as an answer rebuilt from its stream)."""
+    base, mark, n = event_id.rpartition("#")
+    return base if mark and n.isdigit() else event_id
+
+
 def latest_branch(read_transcript: Callable[..., Iterator[dict]]) -> Callable[..., Iterator[dict]]:
     """``read_transcript`` limited to the chain Claude Code resumes."""
 
@@ -131,6 +139,7 @@ def latest_branch(read_transcript: Callable[..., Iterator[dict]]) -> Callable[..
                     # off the chain: the app keeps every result of a kept call
                     keep = (
                         uid in chain
+                        or _line_uuid(uid) in chain
                         or meta.get("messageId") in kept_responses
                         or (meta.get("kind") == "tool_result" and event.get("toolCallId") in calls)
                     )

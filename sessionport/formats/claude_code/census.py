@@ -231,7 +231,8 @@ class TranscriptCensus(_Transcript):
             rtype = record.type
             content = record.message.content
             if rtype == "assistant":
-                pass
+                if content.__class__ is list and not content:
+                    return None  # maybe an answer saved as its spread stream: the reader rebuilds it
             elif not (rtype == "user" and content.__class__ is list and content and all(b.type == "tool_result" for b in content)):
                 return None  # prompts and every other record: the reader's full parse
             if record.uuid is not None and record.uuid == self.last_uuid:

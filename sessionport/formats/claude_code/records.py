@@ -26,6 +26,7 @@ from sessionport.plain import Record
 from sessionport.formats.claude_code.content import attachment_text, content_text, rendered_attachment
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
 from sessionport.formats.claude_code.sniff import STATE_TYPES
+from sessionport.formats.claude_code.spread_stream import is_spread, rebuilt_message
 from sessionport.formats.claude_code.usage import UsageGrouper
 
 SOURCE = "claude-code"
@@ -187,6 +188,7 @@ class _Transcript(MessageBuilder):
         self.session_sent = False
         self.messages = 0
         self.sidechain_messages = 0
+        self.rebuilt_streams = 0  # assistant messages saved as a spread response stream
         self.lines = 0
         self.queued: list[dict] = []  # enqueued prompts not yet delivered
         self.last_uuid: Any = None  # of the last user or assistant line
@@ -457,6 +459,11 @@ class _Transcript(MessageBuilder):
                 if not self.session_sent:
                     self.note_envelope(record)
                 if rtype == "assistant":
+                    if is_spread(record.get("message")):
+                        rebuilt = rebuilt_message(record["message"])
+                        if rebuilt is not None:
+                            record["message"] = rebuilt
+                            self.rebuilt_streams += 1
                     common = self.common_assistant(record, uid)
                     if common is not None:
                         out = grouper.assistant_event(*common)
@@ -636,6 +643,8 @@ class _Transcript(MessageBuilder):
         counts = {"messages": self.messages, "lines": self.lines, "apiMessages": self.grouper.api_messages}
         if self.sidechain_messages:
             counts["sidechainLines"] = self.sidechain_messages
+        if self.rebuilt_streams:
+            counts["responseStreamsRebuilt"] = self.rebuilt_streams
         return end_event(
             usage=self.grouper.totals(),
             counts=counts,

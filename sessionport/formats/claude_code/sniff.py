@@ -38,6 +38,10 @@ STATE_TYPES = frozenset((
     "repl-mode", "memory-mode", "derived-from", "data-flow-records", "data-flow-incomplete",
     "history-suppression", "ended-by-model", "artifact-comment-monitor", "artifact-autoreact-ledger",
     "continued-in", "fork-context-ref", "observer-ref", "resume-head-vouch", "host-row",
+    # 2.1.8x: the first line of a session brought from Claude Code on the
+    # web (`claude --teleport`): the remote session's id, its git branch and
+    # how many messages it held; no sessionId, uuid or timestamp.
+    "teleported-from",
 ))
 CHAIN_TYPES = frozenset(("user", "assistant", "system", "progress", "attachment"))
 ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-title", "cost-state"}
@@ -72,6 +76,8 @@ def sniff(head: bytes) -> int:
         if rtype == "summary" and "leafUuid" in first:
             return 90
         if rtype == "file-history-snapshot" and "snapshot" in first:
+            return 90
+        if rtype == "teleported-from" and isinstance(first.get("remoteSessionId"), str):
             return 90
         if rtype in ENVELOPE_ONLY_TYPES and "sessionId" in first:
             return 85

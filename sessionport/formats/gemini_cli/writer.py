@@ -246,8 +246,15 @@ class SessionWriter:
                 self.flush()
                 self.record(record)
         else:
-            self.flush()
-            self.record({"id": self.new_id(event), "timestamp": self.stamp(event), "type": "info", "content": text})
+            record = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": "info", "content": text}
+            # A notice between a call and its result (Codex's "Approved
+            # command prefix saved" while the command waits) waits with the
+            # user records, so the call keeps its result.
+            if self.calls_waiting() and len(self.waiting) < MAX_WAITING:
+                self.waiting.append(record)
+            else:
+                self.flush()
+                self.record(record)
 
     def tool_use(self, event: dict, meta: dict) -> None:
         held = self.held
