@@ -185,18 +185,21 @@ def test_a_second_document_never_overwrites_the_images_of_the_first(tmp_path):
     img = tmp_path / "img"
     first = run_cli("convert", str(source), "--keep-images", "--to", "markdown", "-o", str(tmp_path / "a.md"), "--images", str(img), "-q")
     assert first.returncode == 0, first.stderr
-    before = (img / "image-0001.png").read_bytes()
+    (a_name,) = os.listdir(img)
+    before = (img / a_name).read_bytes()
     second = run_cli("convert", str(other), "--keep-images", "--to", "markdown", "-o", str(tmp_path / "b.md"), "--images", str(img), "-q")
     assert second.returncode == 0, second.stderr
-    assert (img / "image-0001.png").read_bytes() == before
-    assert "](<img/image-0001.png>)" in (tmp_path / "a.md").read_text()
-    assert "](<img/image-0002.png>)" in (tmp_path / "b.md").read_text()
-    assert (img / "image-0002.png").read_bytes() != before
+    (b_name,) = set(os.listdir(img)) - {a_name}
+    assert a_name.startswith("image-0001-") and b_name.startswith("image-0001-")  # first in each document: the hash tells them apart
+    assert (img / a_name).read_bytes() == before
+    assert f"](<img/{a_name}>)" in (tmp_path / "a.md").read_text()
+    assert f"](<img/{b_name}>)" in (tmp_path / "b.md").read_text()
+    assert (img / b_name).read_bytes() != before
     # the same document again links the images it wrote, and writes no more
     again = run_cli("convert", str(source), "--keep-images", "--to", "markdown", "-o", str(tmp_path / "a.md"), "--images", str(img), "-q")
     assert again.returncode == 0, again.stderr
-    assert "](<img/image-0001.png>)" in (tmp_path / "a.md").read_text()
-    assert sorted(os.listdir(img)) == ["image-0001.png", "image-0002.png"]
+    assert f"](<img/{a_name}>)" in (tmp_path / "a.md").read_text()
+    assert sorted(os.listdir(img)) == sorted([a_name, b_name])
 
 
 def test_an_image_name_held_by_a_link_is_passed_over_not_written_through(tmp_path):
@@ -205,11 +208,22 @@ def test_an_image_name_held_by_a_link_is_passed_over_not_written_through(tmp_pat
     img.mkdir()
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me\n")
-    os.symlink(victim, img / "image-0001.png")
+    from sessionport.render.images import image_name
+
+    data = _first_image(source)
+    os.symlink(victim, img / image_name(1, "png", data))
     result = run_cli("convert", str(source), "--keep-images", "--to", "markdown", "-o", str(tmp_path / "a.md"), "--images", str(img), "-q")
     assert result.returncode == 0, result.stderr
     assert victim.read_text() == "keep me\n"
-    assert "](<img/image-0002.png>)" in (tmp_path / "a.md").read_text()
+    assert f"](<img/{image_name(1, 'png', data, 2)}>)" in (tmp_path / "a.md").read_text()
+
+
+def _first_image(source) -> bytes:
+    import base64
+
+    import sessionport
+
+    return next(base64.b64decode(m["data"]) for e in sessionport.read(str(source), options={"keep_images": True}) for m in e.get("media", []))
 
 
 def test_an_input_name_holding_a_nul_byte_is_refused_not_an_internal_error(tmp_path):

@@ -97,6 +97,17 @@ def test_redact_pattern_named_group(tmp_path):
 IMAGE_SOURCE = FIXTURES / "images" / "codex-input-image.jsonl"
 
 
+def _image_name(attempt: int = 1) -> str:
+    """The name --images DIR gives the fixture's image, first in its document."""
+    import base64
+
+    import sessionport
+    from sessionport.render.images import image_name
+
+    data = next(base64.b64decode(m["data"]) for e in sessionport.read(str(IMAGE_SOURCE), options={"keep_images": True}) for m in e.get("media", []))
+    return image_name(1, "png", data, attempt)
+
+
 def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.rglob("*")) if folder.exists() else []
 
@@ -115,7 +126,7 @@ def test_images_of_a_failed_run_are_removed(tmp_path):
     # the same input read past the bad record: the images stay with the document
     result = run_cli("convert", broken, "--keep-images", "--skip-bad", "--to", "markdown", "--images", images, "-o", tmp_path / "notes" / "doc.md")
     assert result.returncode == 0, result.stderr
-    assert (images / "image-0001.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (images / _image_name()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not [n for n in _leftovers(tmp_path / "notes") if n.endswith(".part")]
 
 
@@ -123,13 +134,13 @@ def test_images_of_an_earlier_run_stay_when_a_later_one_fails(tmp_path):
     images = tmp_path / "img"
     done = run_cli("convert", IMAGE_SOURCE, "--keep-images", "--to", "markdown", "--images", images, "-o", tmp_path / "a.md")
     assert done.returncode == 0, done.stderr
-    before = (images / "image-0001.png").read_bytes()
+    before = (images / _image_name()).read_bytes()
     broken = tmp_path / "broken.jsonl"
     lines = IMAGE_SOURCE.read_text().splitlines()
     broken.write_text("\n".join(lines[:3] + ["[1, 2"] + lines[3:]) + "\n")
     result = run_cli("convert", broken, "--keep-images", "--to", "markdown", "--images", images, "-o", tmp_path / "b.md")
     assert result.returncode == 1
-    assert _leftovers(images) == ["image-0001.png"] and (images / "image-0001.png").read_bytes() == before
+    assert _leftovers(images) == [_image_name()] and (images / _image_name()).read_bytes() == before
 
 
 @pytest.mark.parametrize("signal_number,code", [(15, 143), (2, 130)])
@@ -148,7 +159,7 @@ def test_images_of_an_interrupted_run_are_removed(tmp_path, signal_number, code)
     )
     try:
         deadline = time.monotonic() + 60
-        while not (images / "image-0001.png").exists():
+        while not (images / _image_name()).exists():
             assert time.monotonic() < deadline, "the image was never written"
             assert process.poll() is None, process.stderr.read()
             time.sleep(0.02)
@@ -168,15 +179,15 @@ def test_images_never_replace_a_file_or_follow_a_link(tmp_path):
     images.mkdir()
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me")
-    (images / "image-0001.png").symlink_to(outside)
-    (images / "image-0002.png").write_text("an input")
-    doc = images / "image-0003.png"  # the document itself at the next image's name
+    (images / _image_name(1)).symlink_to(outside)
+    (images / _image_name(2)).write_text("an input")
+    doc = images / _image_name(3)  # the document itself at the next image's name
     result = run_cli("convert", IMAGE_SOURCE, "--keep-images", "--to", "markdown", "--images", images, "-o", doc)
     assert result.returncode == 0, result.stderr
-    assert outside.read_text() == "keep me" and (images / "image-0002.png").read_text() == "an input"
+    assert outside.read_text() == "keep me" and (images / _image_name(2)).read_text() == "an input"
     assert doc.read_text().startswith("<a id=")
-    assert (images / "image-0004.png").read_bytes()[:4] == b"\x89PNG"
-    assert "image-0004.png>)" in doc.read_text()
+    assert (images / _image_name(4)).read_bytes()[:4] == b"\x89PNG"
+    assert _image_name(4) + ">)" in doc.read_text()
 
 
 # -- 3. a file changing while --jobs reads it in pieces ---------------------------

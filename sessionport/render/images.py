@@ -18,6 +18,7 @@ import base64
 import binascii
 import contextlib
 import errno
+import hashlib
 import os
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -26,6 +27,9 @@ from sessionport import companions
 
 MAX_IMAGE_BYTES = 5 << 20
 MAX_IMAGES_PER_MESSAGE = 20
+# hex digits of the SHA-256 in an image file's name: 64 bits, so two
+# different images at the same place of two documents never share one
+HASH_CHARS = 16
 EXTENSIONS = {"image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp"}
 
 
@@ -102,9 +106,12 @@ def images_of(message: dict) -> Iterator[Image]:
 # process wrote are noted in :mod:`sessionport.companions`, so when the
 # document's output fails or is interrupted they are removed again, with
 # the folders made for them, and a run that writes no document leaves no
-# images.  Names are ``image-NNNN.EXT`` in the given folder, nothing from the
-# transcript, so no image lands outside it; an existing name (an input,
-# another document's image, a link) is passed over, never written through.
+# images.  Names are ``image-NNNN-HASH.EXT`` in the given folder (the
+# image's place in its document, a hash of its bytes), nothing from the
+# transcript, so no image lands outside it, and the same whatever order
+# parallel workers write documents in; an existing name holding other
+# bytes (an input, an earlier run's file, a link) is passed over, never
+# written through.
 
 _PARTIAL_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -140,24 +147,33 @@ def image_directory(directory: str, output: str) -> tuple[str, str]:
     return directory, os.path.normpath(directory)
 
 
-def write_image(directory: str, number: int, extension: str, data: bytes) -> tuple[int, str]:
-    """Write an image as ``image-NNNN.EXT`` in ``directory``, from ``number``
-    on: a name whose file holds other bytes (another document's image, an
-    earlier run's, a link, an input) is passed over, never overwritten; one
-    holding these very bytes is linked again (a document written twice).
-    Returns the number and the name taken."""
+def image_name(number: int, extension: str, data: bytes, attempt: int = 1) -> str:
+    """``image-NNNN-HASH.EXT``: the image's place in its document and the
+    start of its bytes' SHA-256, so a name depends on the document alone,
+    never on which other document (in another worker) wrote first;
+    ``attempt`` > 1 when the name was taken by something else."""
+    digest = hashlib.sha256(data).hexdigest()[:HASH_CHARS]
+    return f"image-{number:04d}-{digest}{'' if attempt == 1 else f'-{attempt}'}.{extension}"
+
+
+def write_image(directory: str, number: int, extension: str, data: bytes) -> str:
+    """Write the ``number``-th image of a document in ``directory`` (see
+    :func:`image_name`): a name whose file holds other bytes (an earlier
+    run's, a link, an input) is passed over, never overwritten; one holding
+    these very bytes is linked again (a document written twice, or another
+    document holding the same image at the same place).  Returns the name."""
     from sessionport.errors import OutputError
 
+    attempt = 0
     while True:
-        name = f"image-{number:04d}.{extension}"
+        attempt += 1
+        name = image_name(number, extension, data, attempt)
         path = os.path.join(directory, name)
         if os.path.realpath(path) in _reserved:
-            number += 1
             continue
         if os.path.lexists(path):
             if _holds(path, data):
-                return number, name
-            number += 1
+                return name
             continue
         partial = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.part")
         try:
@@ -176,8 +192,9 @@ def write_image(directory: str, number: int, extension: str, data: bytes) -> tup
             raise OutputError(f"{path}: cannot write the image: {_reason(exc)}") from None
         if placed:
             companions.note_file(path)
-            return number, name
-        number += 1  # taken between the look and the link
+            return name
+        if _holds(path, data):  # another worker wrote the same image there first
+            return name
 
 
 def _place(partial: str, path: str) -> bool:

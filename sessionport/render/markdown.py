@@ -292,7 +292,8 @@ class MarkdownWriter:
             if options.embed_images:
                 lines.append(f"![{inline(alt)}]({image.data_url()})")
                 continue
-            self.images_written, name = write_image(self.image_dir or ".", self.images_written + 1, image.extension, image.data or b"")
+            self.images_written += 1
+            name = write_image(self.image_dir or ".", self.images_written, image.extension, image.data or b"")
             target = "/".join((*self.image_link.split(os.sep), name)) if self.image_link else name
             lines.append(f"![{inline(alt)}](<{target}>)")
         return "\n\n".join(lines) + "\n\n" if lines else ""

@@ -16,6 +16,7 @@ import pytest
 
 import sessionport
 from conftest import FIXTURES, run_cli
+from sessionport.render.images import image_name
 
 PIXEL = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
 ANTHROPIC_PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -66,8 +67,10 @@ def test_each_format_carries_its_images_when_asked(name, tmp_path):
     doc.parent.mkdir()
     done = run_cli("convert", str(source), "--keep-images", "--to", "markdown", "--images", str(tmp_path / "notes" / "img"), "-o", str(doc))
     assert done.returncode == 0, done.stderr.decode()
-    assert (tmp_path / "notes" / "img" / "image-0001.png").read_bytes() == base64.b64decode(media[0]["data"])
-    assert "](<img/image-0001.png>)" in doc.read_text()
+    name = image_name(1, "png", base64.b64decode(media[0]["data"]))
+    assert re.fullmatch(r"image-0001-[0-9a-f]{16}\.png", name)
+    assert (tmp_path / "notes" / "img" / name).read_bytes() == base64.b64decode(media[0]["data"])
+    assert f"](<img/{name}>)" in doc.read_text()
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))

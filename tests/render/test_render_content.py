@@ -327,8 +327,11 @@ def test_markdown_writes_images_beside_the_document(tmp_path):
     out.parent.mkdir()
     done = run_cli("convert", str(source), "--to", "markdown", "--images", str(tmp_path / "notes" / "img"), "-o", str(out))
     assert done.returncode == 0, done.stderr.decode()
-    assert (tmp_path / "notes" / "img" / "image-0001.png").read_bytes() == base64.b64decode(PNG)
-    assert "](<img/image-0001.png>)" in out.read_text()
+    from sessionport.render.images import image_name
+
+    name = image_name(1, "png", base64.b64decode(PNG))
+    assert (tmp_path / "notes" / "img" / name).read_bytes() == base64.b64decode(PNG)
+    assert f"](<img/{name}>)" in out.read_text()
     done = run_cli("convert", str(source), "--to", "html", "--images", str(tmp_path / "pics"), "-o", str(tmp_path / "x.html"))
     assert done.returncode == 2 and b"a directory of images is for Markdown" in done.stderr
 
