@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, SESSIONPORT_WITH_DEFAULT_SIGNALS, run_cli
 
 FIXTURES = ROOT / "fixtures"
 EVIL = "(a+)+$"  # exponential in Python's re over "aaaa...b"
@@ -154,7 +154,7 @@ def test_images_of_an_interrupted_run_are_removed(tmp_path, signal_number, code)
     source = tmp_path / "long.jsonl"  # the image first, then 300,000 replies: seconds of writing
     source.write_text("\n".join(lines + [lines[3]] * 300_000) + "\n")
     process = subprocess.Popen(
-        [sys.executable, "-m", "sessionport", "convert", str(source), "--keep-images", "--to", "markdown", "--images", str(images), "-o", str(tmp_path / "out" / "doc.md")],
+        [*SESSIONPORT_WITH_DEFAULT_SIGNALS, "convert", str(source), "--keep-images", "--to", "markdown", "--images", str(images), "-o", str(tmp_path / "out" / "doc.md")],
         stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
     )
     try:
