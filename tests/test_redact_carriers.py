@@ -142,3 +142,15 @@ def test_helm_set_value_starting_with_an_equals_sign():
 @pytest.mark.parametrize("text", ["helm install x --set replicaCount==3", 'if password == "x":', "assert token == expected_token"])
 def test_comparisons_are_kept(text):
     assert _redact(text) == text
+
+
+@pytest.mark.parametrize("password", ["C?\\}p#0n&R!xY", "h[R&xft)yL'2A35zz", "Xk2,9pQ\"r7mW"])
+def test_a_header_line_password_holding_a_quote_or_a_backslash_goes_whole(password):
+    text = f"> GET /v1/me HTTP/2\n> authorization: Token {password}\n> accept: */*\n"
+    out = _redact(text)
+    assert out == "> GET /v1/me HTTP/2\n> authorization: Token [REDACTED:authorization#1]\n> accept: */*\n"
+
+
+@pytest.mark.parametrize("text", ["authorization: Bearer $TOKEN\n", 'authorization: Token "$API_TOKEN"\n', "> authorization: Token <your token here>\n"])
+def test_header_lines_with_a_variable_are_kept(text):
+    assert _redact(text) == text

@@ -357,6 +357,12 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
 
 # (kind, pattern, trigger literals looked up in the lower-cased text)
 CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
+    # A header on a line of its own (curl -v "> authorization: Token …",
+    # an HTTP dump): the value is the rest of the line, so a quote, a comma or
+    # a backslash inside a password does not end it early
+    ("authorization", lazy(
+        r"(?P<line>)(?:^|(?<=\n))(?:[<>] )?(?:proxy-)?authori[sz]ation:[ \t]*(?:bearer|basic|token|apikey|api-key|key)[ \t]+(?P<s>[^\s\"'$`\\][^\s]{7,199})(?=[ \t]*(?:\r?\n|$))"
+    ), ("authori",)),
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
     ("authorization", lazy(
         r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?!digest\s)(?:(?:bearer|basic|token|bot|apikey|api-key|negotiate|sso-key|splunk|key|ssws|gitlab-token|dsn)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
@@ -576,7 +582,8 @@ def context_spans(text: str, lower: str, present: set[str]) -> Iterator[Span]:
             start, end = match.span("s")
             # a stored setting is tagged by what its name says (password, token, ...)
             named = keywords.kind_for_name(_last_part(match.group("n"))) if kind in ("config-value", "named-value") else kind
-            yield start, _trim_escape(text, start, end), named
+            # (a value that runs to a real end of line holds no escape)
+            yield start, end if "line" in match.re.groupindex else _trim_escape(text, start, end), named
 
 
 # One recovery code (a word with a digit: GitHub's "a1b2c-3d4e5", Google's
