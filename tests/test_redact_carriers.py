@@ -154,3 +154,8 @@ def test_a_header_line_password_holding_a_quote_or_a_backslash_goes_whole(passwo
 @pytest.mark.parametrize("text", ["authorization: Bearer $TOKEN\n", 'authorization: Token "$API_TOKEN"\n', "> authorization: Token <your token here>\n"])
 def test_header_lines_with_a_variable_are_kept(text):
     assert _redact(text) == text
+
+
+@pytest.mark.parametrize("text", ['{"args": ["gh", "auth", "login", "-p", "https", "-h", "github.com"]}', 'run(["gh", "auth", "login", "-p", "ssh"])'])
+def test_a_short_option_naming_a_protocol_after_login_is_kept(text):
+    assert _redact(text) == text

@@ -532,7 +532,10 @@ class Redactor:
             for index, item in enumerate(value):
                 if type(item) is str:
                     if flag is not None:
-                        kind = keywords.secret_kind_for_field(flag, item) if not item.startswith("-") else None
+                        if item.startswith("-") or (flag == "-p" and not _short_option_password(item)):
+                            kind = None
+                        else:
+                            kind = keywords.secret_kind_for_field("password" if flag == "-p" else flag, item)
                         flag = None
                         if kind is not None and not TOKEN.fullmatch(item) and not (self.allow and self._allowed(item)):
                             self.counts[kind] += 1
@@ -820,9 +823,14 @@ _ARGUMENT_FLAG = lazy(r"--?(?!no-|ask-|prompt-|skip-|reset-|change-|forgot-|show
 _P_IS_PASSWORD = frozenset(("mysql", "mysqldump", "mysqladmin", "mariadb", "sshpass", "mongosh", "mongo", "mongodump", "mongorestore", "cqlsh", "sqlcmd", "login"))
 
 
+def _short_option_password(value: str) -> bool:
+    # gh auth login -p https: a protocol; a password has eight characters or a digit or a symbol
+    return len(value) >= 8 or not value.isalpha()
+
+
 def _argument_flag(item: str, items: list) -> str | None:
     if item == "-p":
-        return "password" if any(type(other) is str and other in _P_IS_PASSWORD for other in items) else None
+        return "-p" if any(type(other) is str and other in _P_IS_PASSWORD for other in items) else None
     match = _ARGUMENT_FLAG.fullmatch(item)
     return match.group(1) if match is not None else None
 

@@ -485,10 +485,11 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
     ), ("-password", "-passwd", "-passphrase", "-pass\"", "-pass'", "-pass\\", "-token\"", "-token'", "-token\\",
         "-secret\"", "-secret'", "-secret\\", "-api-key", "-apikey")),
     # "-p", "VALUE" after a tool whose -p is a password (mysql, sshpass, a
-    # "login" subcommand) in the same argument list
+    # "login" subcommand) in the same argument list; a value of eight
+    # characters or with a digit or a symbol (gh auth login -p https: a protocol)
     ("password", lazy(
         r"\\{0,3}[\"'](?:mysql|mysqldump|mysqladmin|mariadb|sshpass|mongosh|mongo|mongodump|mongorestore|cqlsh|sqlcmd|login)\\{0,3}[\"']"
-        r"[^\]\n]{0,200}?\\{0,3}[\"']-p\\{0,3}[\"']\s*,\s*\\{0,3}[\"'](?P<s>[^\s\"'\\-][^\"'\\]{2,})"
+        r"[^\]\n]{0,200}?\\{0,3}[\"']-p\\{0,3}[\"']\s*,\s*\\{0,3}[\"'](?=[^\"'\\]{8}|[^\"'\\]*[0-9!@#$%^&*+=~?])(?P<s>[^\s\"'\\-][^\"'\\]{2,})"
     ), ("\"-p\"", "'-p'", "-p\\")),
     # helm --set NAME=VALUE whose value starts with "=" (NAME==VALUE: in
     # code that is a comparison, after --set a value)
