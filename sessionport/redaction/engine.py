@@ -528,8 +528,23 @@ class Redactor:
         if kind_of_value is list or isinstance(value, list):
             out: list | None = None  # a copy only once an item changes
             cache = self._cache
+            flag = None  # the secret a password option before this item names
             for index, item in enumerate(value):
                 if type(item) is str:
+                    if flag is not None:
+                        if item.startswith("-") or (flag == "-p" and not _short_option_password(item)):
+                            kind = None
+                        else:
+                            kind = keywords.secret_kind_for_field("password" if flag == "-p" else flag, item)
+                        flag = None
+                        if kind is not None and not TOKEN.fullmatch(item) and not (self.allow and self._allowed(item)):
+                            self.counts[kind] += 1
+                            if out is None:
+                                out = list(value)
+                            out[index] = self.token(kind, item)
+                            continue
+                    if item[:1] == "-" and len(item) <= 40:
+                        flag = _argument_flag(item, value)
                     size = len(item)
                     if size < _MIN_TEXT:
                         continue
@@ -799,6 +814,25 @@ class Redactor:
 # First characters that need a second look: JSON opens with them, and
 # indented text is judged by its first visible character.
 _HEADS_AND_SPACES = frozenset("{[" + "".join(chr(c) for c in range(128) if chr(c).isspace()))
+
+
+# An argument list (a tool call's args, argv in a log): an option naming a
+# secret, and the item after it its value.  "-p" is a password only for the
+# tools whose -p is one (mkdir -p, ssh -p, docker run -p are not).
+_ARGUMENT_FLAG = lazy(r"--?(?!no-|ask-|prompt-|skip-|reset-|change-|forgot-|show-)((?:[a-z0-9]+-){0,3}(?:password|passwd|passphrase|pass|token|secret|api-key|apikey))")
+_P_IS_PASSWORD = frozenset(("mysql", "mysqldump", "mysqladmin", "mariadb", "sshpass", "mongosh", "mongo", "mongodump", "mongorestore", "cqlsh", "sqlcmd", "login"))
+
+
+def _short_option_password(value: str) -> bool:
+    # gh auth login -p https: a protocol; a password has eight characters or a digit or a symbol
+    return len(value) >= 8 or not value.isalpha()
+
+
+def _argument_flag(item: str, items: list) -> str | None:
+    if item == "-p":
+        return "-p" if any(type(other) is str and other in _P_IS_PASSWORD for other in items) else None
+    match = _ARGUMENT_FLAG.fullmatch(item)
+    return match.group(1) if match is not None else None
 
 
 def _plain_indented(text: str) -> bool:

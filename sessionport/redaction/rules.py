@@ -357,6 +357,12 @@ def vendor_spans(text: str, runs: list[tuple[int, int]] | None = None) -> Iterat
 
 # (kind, pattern, trigger literals looked up in the lower-cased text)
 CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
+    # A header on a line of its own (curl -v "> authorization: Token …",
+    # an HTTP dump): the value is the rest of the line, so a quote, a comma or
+    # a backslash inside a password does not end it early
+    ("authorization", lazy(
+        r"(?P<line>)(?:^|(?<=\n))(?:[<>] )?(?:proxy-)?authori[sz]ation:[ \t]*(?:bearer|basic|token|apikey|api-key|key)[ \t]+(?P<s>[^\s\"'$`\\][^\s]{7,199})(?=[ \t]*(?:\r?\n|$))"
+    ), ("authori",)),
     # Authorization: Bearer xxx / Basic xxx / token xxx (also curl -v "> Authorization:")
     ("authorization", lazy(
         r"(?:proxy-)?authori[sz]ation\\?[\"']?\s*[:=]\s*\\?[\"']?\s*(?!digest\s)(?:(?:bearer|basic|token|bot|apikey|api-key|negotiate|sso-key|splunk|key|ssws|gitlab-token|dsn)\s+)?(?P<s>[^\s\"'`\\,]{8,})"
@@ -457,6 +463,45 @@ CONTEXT_RULES: list[tuple[str, LazyPattern, tuple[str, ...]]] = [
      ("password is", "password was", "password will", "password =", "passphrase is", "passcode is", "passwd is")),
     # ~/.netrc: machine host login user password secret
     ("password", lazy(r"login\s+\S+\s+password\s+(?P<s>[^\s\"'\\]+)"), ("login",)),
+    # wpa_supplicant.conf psk="passphrase" (8 to 63 characters, spaces
+    # allowed) or psk=64 hex digits; hostapd's wpa_passphrase= and
+    # sae_password=; each at the start of its line
+    ("password", lazy(r"(?:^|(?<=\n)|(?<=\\n))[ \t]*(?:psk|wpa_passphrase|sae_password)=\\?\"(?P<s>[^\"\\\n]{8,63})\\?\""),
+     ("psk=", "wpa_passphrase=", "sae_password=")),
+    ("password", lazy(r"(?:^|(?<=\n)|(?<=\\n))[ \t]*(?:psk|wpa_passphrase|sae_password)=(?!\\?\")(?P<s>[^\s\"'\\]{8,64})"),
+     ("psk=", "wpa_passphrase=", "sae_password=")),
+    # nmcli device wifi connect SSID password X, nmcli con modify NAME wifi-sec.psk X
+    ("password", lazy(
+        r"\bnmcli\b[^\n|;&]{0,200}?\s(?:password|(?:wifi-sec|802-11-wireless-security)\.(?:psk|wep-key0|leap-password)|802-1x\.password)"
+        r"\s+\\?[\"']?(?P<s>[^\s\"'\\-][^\s\"'\\]{3,})"
+    ), ("nmcli",)),
+    # a password option and its value as two items of a JSON or Python
+    # argument list (a tool call's args, subprocess.run([...])):
+    # "--password", "VALUE"; a value of ten characters or with a digit or a
+    # symbol (not the word after a flag that takes none: --no-password)
+    ("password", lazy(
+        r"\\{0,3}[\"']--(?!no-|ask-|prompt-|skip-|reset-|change-|forgot-|show-)(?:[a-z0-9]+-){0,3}(?:password|passwd|pass|passphrase|token|secret|api-key|apikey)"
+        r"\\{0,3}[\"']\s*,\s*\\{0,3}[\"'](?=[^\"'\\]{10}|[^\"'\\]*[0-9!@#$%^&*+=~?])(?P<s>[^\s\"'\\-][^\"'\\]{2,})"
+    ), ("-password", "-passwd", "-passphrase", "-pass\"", "-pass'", "-pass\\", "-token\"", "-token'", "-token\\",
+        "-secret\"", "-secret'", "-secret\\", "-api-key", "-apikey")),
+    # "-p", "VALUE" after a tool whose -p is a password (mysql, sshpass, a
+    # "login" subcommand) in the same argument list; a value of eight
+    # characters or with a digit or a symbol (gh auth login -p https: a protocol)
+    ("password", lazy(
+        r"\\{0,3}[\"'](?:mysql|mysqldump|mysqladmin|mariadb|sshpass|mongosh|mongo|mongodump|mongorestore|cqlsh|sqlcmd|login)\\{0,3}[\"']"
+        r"[^\]\n]{0,200}?\\{0,3}[\"']-p\\{0,3}[\"']\s*,\s*\\{0,3}[\"'](?=[^\"'\\]{8}|[^\"'\\]*[0-9!@#$%^&*+=~?])(?P<s>[^\s\"'\\-][^\"'\\]{2,})"
+    ), ("\"-p\"", "'-p'", "-p\\")),
+    # helm --set NAME=VALUE whose value starts with "=" (NAME==VALUE: in
+    # code that is a comparison, after --set a value)
+    ("config-value", lazy(r"--set(?:-string|-literal)?[ =]\\?[\"']?(?P<n>[a-z0-9_.\[\]-]{1,80})=(?P<s>=[^\s\"'\\,]{3,})"), ("--set",)),
+    # Dropbox long-lived tokens (eleven characters, "AAAAAAAAAA", 43 more:
+    # the capitals checked in Python) after the word "dropbox" on the line;
+    # alone, base64 data holds this shape too often
+    ("dropbox-token", lazy(r"dropbox[^\n]{0,60}?(?<![a-z0-9+/_-])(?P<s>[a-z0-9]{11}aaaaaaaaaa[a-z0-9_=-]{43})(?![a-z0-9+/_=-])"), ("dropbox",)),
+    # account recovery and backup codes listed after "recovery codes ...:"
+    # (GitHub's 5+5 hex, Google's 8 digits, other sites' groups): the lead-in
+    # here, the codes in recovery_codes()
+    ("recovery-code", lazy(r"\b(?:recovery|backup|2fa|mfa)[ _-]codes?\b[^\n:]{0,80}?:"), ("recovery code", "backup code", "2fa code", "mfa code", "recovery_code", "backup_code")),
     ("docker-auth", lazy(r"\.dockerconfigjson\\?[\"']?\s*:\s*\\?[\"']?(?P<s>[a-z0-9+/=]{20,})"), (".dockerconfigjson",)),
 ]
 CONTEXT_TRIGGERS = tuple(sorted({t for _, _, triggers in CONTEXT_RULES for t in triggers}))
@@ -530,10 +575,39 @@ def context_spans(text: str, lower: str, present: set[str]) -> Iterator[Span]:
                 continue  # page_token=, idempotency_key=, "config set key value": not credentials
             if match.re.groupindex.get("f") and text[match.start("f")] != _FLAG_CASE[lower[match.start() : match.start() + 2]]:
                 continue  # unzip -p (to a pipe), ssh-keygen -n (principals): not passwords
+            if kind == "recovery-code":
+                yield from recovery_codes(text, match.end())
+                continue
+            if kind == "dropbox-token" and text[match.start("s") + 11 : match.start("s") + 21] != "AAAAAAAAAA":
+                continue
             start, end = match.span("s")
             # a stored setting is tagged by what its name says (password, token, ...)
             named = keywords.kind_for_name(_last_part(match.group("n"))) if kind in ("config-value", "named-value") else kind
-            yield start, _trim_escape(text, start, end), named
+            # (a value that runs to a real end of line holds no escape)
+            yield start, end if "line" in match.re.groupindex else _trim_escape(text, start, end), named
+
+
+# One recovery code (a word with a digit: GitHub's "a1b2c-3d4e5", Google's
+# "1234 5678", "ABCD-EFGH-1234") and what may come between two: spaces,
+# escaped newlines, commas, list markers.
+_RECOVERY_CODE = lazy(r"[0-9]{4} [0-9]{4}(?![A-Za-z0-9])|[A-Za-z0-9]{4,16}(?:-[A-Za-z0-9]{3,16}){0,3}(?![A-Za-z0-9-])")
+_CODE_GAP = lazy(r"(?:\s|\\[nrt]|[,;]|(?<![^\s\\n])(?:[-*\u2022]|[0-9]{1,2}[.)])(?=[ \t]))*")
+_MAX_CODES = 32
+
+
+def recovery_codes(text: str, at: int) -> Iterator[Span]:
+    """The codes listed from ``at`` on, until the first word that is not a
+    code: words of six or more characters with a digit."""
+    for _ in range(_MAX_CODES):
+        at = _CODE_GAP.match(text, at).end()
+        match = _RECOVERY_CODE.match(text, at)
+        if match is None:
+            return
+        code = match.group()
+        if len(code) < 6 or not any(c.isdigit() for c in code):
+            return
+        yield at, match.end(), "recovery-code"
+        at = match.end()
 
 
 # The password option of each tool of the archiver rule, by the tool's first letters.
