@@ -187,6 +187,7 @@ def test_a_second_sigterm_while_cleaning_up_lets_the_clean_up_finish(process):
 # in the first dataclass a renderer module makes.
 _SIGNAL_IN_EXEC = '''
 import builtins, dataclasses, os, signal
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal starts it, whatever the runner inherited
 _armed = [bool(os.environ.get("SESSIONPORT_TEST_SIGNAL_IN_EXEC"))]
 def _exec(source, globals=None, locals=None):
     if _armed[0] and isinstance(source, str) and str((globals or {}).get("__name__", "")).startswith("sessionport.render"):
