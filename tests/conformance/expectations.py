@@ -63,6 +63,11 @@ def expected_call(app: str, name, tool_input):
 # (app, file name): how many items of the original's replay may be missing
 # from the replay of its export to the same app, and why.  Items only the
 # export has are allowed for these files alone.
+# Rollouts of 0.118 and later name a collaboration mode in their turn_context.
+_TURN_SETTINGS = (
+    "Codex states its collaboration-mode instructions afresh from the turn_context, and the export's "
+    "turn_context carries the model, cwd and policies only, not collaboration_mode or personality"
+)
 OWN_REPLAY_DIFFERS = {
     ("codex", "rollout-typescript.json"): (0, "a TypeScript-era document: Codex 0.171 resumes it as an empty thread; the export is a rollout it replays in full"),
     ("codex", "rollout-0.146-event-first-prompts.jsonl"): (
@@ -76,7 +81,11 @@ OWN_REPLAY_DIFFERS = {
     ("codex", "rollout-0.155-context-compaction.jsonl"): (1, "the additional_tools item (tool definitions offered mid-thread) is not carried"),
     ("codex", "rollout-0.118-parallel-exec.jsonl"): (
         1,
-        "Codex states its collaboration-mode instructions afresh from the turn_context, and the export's turn_context carries the model, cwd and policies only, not collaboration_mode or personality",
+        _TURN_SETTINGS,
+    ),
+    ("codex", "rollout-0.121-approval-between-call-and-output.jsonl"): (
+        1,
+        _TURN_SETTINGS,
     ),
     ("codex", "rollout-0.171-scripted.jsonl"): (
         0,
