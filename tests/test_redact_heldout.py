@@ -29,8 +29,9 @@ import sys
 import pytest
 
 from conftest import FIXTURES
+from redact_sets import check_score, findings_pass_both_screens, without_re2
 
-from sessionport.redaction import Redactor, engine, screen
+from sessionport.redaction import Redactor
 
 sys.path.insert(0, str(FIXTURES / "redaction"))
 import heldout  # noqa: E402
@@ -43,11 +44,7 @@ OVERALL = 0.98
 
 
 def _check(score):
-    (contexts, missed), _, examples, (damaged, keeps, which) = score
-    low = {c: round(1 - missed[c] / contexts[c], 3) for c in contexts if 1 - missed[c] / contexts[c] < MIN_RECALL.get(c, 1.0)}
-    overall = 1 - sum(missed.values()) / sum(contexts.values())
-    assert not low and overall >= OVERALL, f"recall {overall:.4f}, below the floor: {low}\n" + "\n".join(examples[:30])
-    assert keeps >= 200 and damaged == 0, "\n".join(which)
+    check_score(score, MIN_RECALL, OVERALL, keeps_at_least=200)
 
 
 def test_the_set_is_large_and_covers_the_placements():
@@ -68,25 +65,13 @@ def test_recall_and_damage_inside_claude_code_and_codex_sessions():
 
 
 def test_every_finding_passes_both_screens():
-    redactor = Redactor()
-    with_findings = 0
-    for case in heldout.cases(2) + heldout.look_alikes(2):
-        text = case.chunks[0]
-        if not redactor.find(text):
-            continue
-        with_findings += 1
-        raw = screen.one_byte_each(text)
-        assert screen.might_hold(text, engine._lower(text), raw, screen.token_runs(text, raw), pii_on=True), text
-        assert screen.quick_might_hold(text, pii_on=True) in (True, None), text
-    assert with_findings >= 800
+    assert findings_pass_both_screens(Redactor(), heldout.cases(2) + heldout.look_alikes(2)) >= 800
 
 
 def test_the_same_without_re2(monkeypatch):
     cases = heldout.cases(4)[::3] + heldout.look_alikes(4)
     fast = [Redactor().redact_text(case.chunks[0]) for case in cases]
-    monkeypatch.setattr(screen, "_SET", None)
-    monkeypatch.setattr(screen, "_MATCH", None)
-    monkeypatch.setattr(screen, "MATCH", None)
+    without_re2(monkeypatch)
     assert [Redactor().redact_text(case.chunks[0]) for case in cases] == fast
 
 

@@ -21,8 +21,9 @@ import orjson
 import pytest
 
 from conftest import FIXTURES, corpus_files, requires_corpus
+from redact_sets import findings_pass_both_screens, without_re2
 
-from sessionport.redaction import Redactor, engine, screen
+from sessionport.redaction import Redactor
 
 sys.path.insert(0, str(FIXTURES / "redaction"))
 import classes  # noqa: E402
@@ -103,25 +104,13 @@ def test_look_alikes_are_kept(evaluation):
 
 def test_every_finding_passes_both_screens(evaluation):
     cases, look_alikes = evaluation
-    redactor = Redactor()
-    with_findings = 0
-    for case in cases + look_alikes:
-        text = case.chunks[0]
-        if not redactor.find(text):
-            continue
-        with_findings += 1
-        raw = screen.one_byte_each(text)
-        assert screen.might_hold(text, engine._lower(text), raw, screen.token_runs(text, raw), pii_on=True), text
-        assert screen.quick_might_hold(text, pii_on=True) in (True, None), text
-    assert with_findings >= 1000
+    assert findings_pass_both_screens(Redactor(), cases + look_alikes) >= 1000
 
 
 def test_the_same_without_re2(evaluation, monkeypatch):
     cases, look_alikes = evaluation
     fast = outside.plain_outputs(Redactor(), cases + look_alikes)
-    monkeypatch.setattr(screen, "_SET", None)
-    monkeypatch.setattr(screen, "_MATCH", None)
-    monkeypatch.setattr(screen, "MATCH", None)
+    without_re2(monkeypatch)
     slow = outside.plain_outputs(Redactor(), cases + look_alikes)
     assert [fast[id(c)] for c in cases + look_alikes] == [slow[id(c)] for c in cases + look_alikes]
 
