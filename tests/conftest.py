@@ -121,6 +121,34 @@ SESSIONPORT_WITH_DEFAULT_SIGNALS = [
 ]
 
 
+def interrupt_split_at_second_file(monkeypatch, lands: str) -> None:
+    """Make ``split`` end by SIGTERM at its second file, either before that
+    file takes its place (``lands`` "before the rename") or just after it
+    did, before the code that follows runs ("after the rename")."""
+    import contextlib
+
+    from sessionport.pipeline import split as split_module
+    from sessionport.pipeline.signals import Terminated
+
+    real_open = split_module.open_output
+    calls = []
+
+    @contextlib.contextmanager
+    def interrupted_open(path, *args, **kwargs):
+        calls.append(path)
+        if len(calls) < 2:
+            with real_open(path, *args, **kwargs) as out:
+                yield out
+            return
+        if lands == "before the rename":
+            raise Terminated(15)
+        with real_open(path, *args, **kwargs) as out:
+            yield out
+        raise Terminated(15)  # the file is in place, the code after it not yet run
+
+    monkeypatch.setattr(split_module, "open_output", interrupted_open)
+
+
 def wait_for(condition, what: str, timeout: float = 30.0) -> None:
     """Poll ``condition`` until it holds; fail naming ``what`` after ``timeout`` s."""
     deadline = time.monotonic() + timeout

@@ -218,28 +218,12 @@ def test_a_signal_at_a_file_s_end_leaves_the_result_naming_exactly_the_files_the
     """A signal lands between any two bytecodes: the one between a file's
     rename into place and its listing must not leave a file the report does
     not name, nor name one that never came."""
-    import contextlib as _contextlib
+    from conftest import interrupt_split_at_second_file
 
     from sessionport.pipeline import split as split_module
     from sessionport.pipeline.signals import Terminated
 
-    real_open = split_module.open_output
-    calls = []
-
-    @_contextlib.contextmanager
-    def interrupted_open(path, *args, **kwargs):
-        calls.append(path)
-        if len(calls) < 2:
-            with real_open(path, *args, **kwargs) as out:
-                yield out
-            return
-        if lands == "before the rename":
-            raise Terminated(15)
-        with real_open(path, *args, **kwargs) as out:
-            yield out
-        raise Terminated(15)  # the file is in place, the code after it not yet run
-
-    monkeypatch.setattr(split_module, "open_output", interrupted_open)
+    interrupt_split_at_second_file(monkeypatch, lands)
     events = list(sessionport.read(str(EXPORT)))
     result = split_module.SplitResult(str(tmp_path / "out"))
     with pytest.raises(Terminated):

@@ -222,31 +222,12 @@ def test_a_signal_at_a_file_s_end_leaves_the_report_naming_exactly_the_files_the
     """A signal lands between any two bytecodes: one between a session's
     file taking its place and the report being told of it must not leave
     a file the per-input report does not name (nor name one never there)."""
-    import contextlib
-
     from click.testing import CliRunner
 
+    from conftest import interrupt_split_at_second_file
     from sessionport.cli import cli
-    from sessionport.pipeline import split as split_module
-    from sessionport.pipeline.signals import Terminated
 
-    real_open = split_module.open_output
-    calls = []
-
-    @contextlib.contextmanager
-    def interrupted_open(path, *args, **kwargs):
-        calls.append(path)
-        if len(calls) < 2:
-            with real_open(path, *args, **kwargs) as out:
-                yield out
-            return
-        if lands == "before the rename":
-            raise Terminated(15)
-        with real_open(path, *args, **kwargs) as out:
-            yield out
-        raise Terminated(15)  # the file is in place, the code reporting it not yet run
-
-    monkeypatch.setattr(split_module, "open_output", interrupted_open)
+    interrupt_split_at_second_file(monkeypatch, lands)
     out, report = tmp_path / "out", tmp_path / "report.json"
     CliRunner().invoke(cli, ["split", str(TWO), "--to", "portable-jsonl", "-o", str(out), "--json-report", str(report)])
     there = listing(out)
