@@ -11,7 +11,7 @@ flat however long the rollout is.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from typing import Any
+from typing import Any, Callable
 
 import orjson
 
@@ -129,30 +129,50 @@ def summary_parts(parts: Any) -> list[str] | None:
     return texts
 
 
+def _mixed_parts(content: list, special: Callable[[int, dict], tuple[str, dict] | None]) -> tuple[list[str], list[dict]] | None:
+    """The texts of a message's parts, a part ``special`` takes (its
+    placeholder text, what to record of it) among text parts, and those
+    records; None when a part is neither."""
+    texts: list[str] = []
+    records: list[dict] = []
+    for n, part in enumerate(content):
+        if not isinstance(part, dict):
+            return None
+        if part.get("type") in _TEXT_PARTS and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+            continue
+        taken = special(n, part)
+        if taken is None:
+            return None
+        texts.append(taken[0])
+        records.append(taken[1])
+    return texts, records
+
+
+def _image_part(n: int, part: dict) -> tuple[str, dict] | None:
+    if part.get("type") != "input_image":
+        return None
+    image: dict[str, Any] = {"part": n}
+    if isinstance(part.get("detail"), str):
+        image["detail"] = part["detail"]
+    return image_placeholder(part.get("image_url")), image
+
+
+def _sealed_part(n: int, part: dict) -> tuple[str, dict] | None:
+    sealed = part.get("encrypted_content")
+    if part.get("type") != "encrypted_content" or not isinstance(sealed, str):
+        return None
+    return f"[encrypted content, {human_size(len(sealed))}]", {"part": n, "encryptedContent": sealed}
+
+
 def image_parts(content: list, meta: dict) -> None:
     """A message of text and image parts: the texts of its parts (an image
     as its placeholder) in ``meta.contentParts`` and which parts are images
     (with their ``detail``) in ``meta.contentImages``, so that the writer
     puts each image back where it was (from ``media``, with --keep-images)."""
-    texts: list[str] = []
-    images: list[dict] = []
-    for n, part in enumerate(content):
-        if not isinstance(part, dict):
-            return
-        kind = part.get("type")
-        if kind in _TEXT_PARTS and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif kind == "input_image":
-            texts.append(image_placeholder(part.get("image_url")))
-            image: dict[str, Any] = {"part": n}
-            if isinstance(part.get("detail"), str):
-                image["detail"] = part["detail"]
-            images.append(image)
-        else:
-            return
-    if images:
-        meta["contentParts"] = texts
-        meta["contentImages"] = images
+    mixed = _mixed_parts(content, _image_part)
+    if mixed is not None and mixed[1]:
+        meta["contentParts"], meta["contentImages"] = mixed
 
 
 def agent_parts(content: Any, meta: dict) -> None:
@@ -160,21 +180,10 @@ def agent_parts(content: Any, meta: dict) -> None:
     (an encrypted one as its placeholder) in ``meta.contentParts`` and the
     encrypted ones in ``meta.encryptedParts``, for a Codex export to write
     the item back as it was (only the model reads the encrypted part)."""
-    if not isinstance(content, list):
+    mixed = _mixed_parts(content, _sealed_part) if isinstance(content, list) else None
+    if mixed is None:
         return
-    texts: list[str] = []
-    sealed: list[dict] = []
-    for n, part in enumerate(content):
-        if not isinstance(part, dict):
-            return
-        kind = part.get("type")
-        if kind in _TEXT_PARTS and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif kind == "encrypted_content" and isinstance(part.get("encrypted_content"), str):
-            texts.append(f"[encrypted content, {human_size(len(part['encrypted_content']))}]")
-            sealed.append({"part": n, "encryptedContent": part["encrypted_content"]})
-        else:
-            return
+    texts, sealed = mixed
     if len(texts) > 1 or sealed:
         meta["contentParts"] = texts
     if sealed:
