@@ -260,7 +260,7 @@ def run(
     except BaseException as exc:
         # the inputs read so far went into -o FILE only if it was replaced
         # (a signal can land just after): else nothing of them was written
-        if output is not None and _landed(output, before):
+        if output is not None and targets.landed(output, before):
             _ended_with(exc, result)
         raise
     return result
@@ -281,17 +281,10 @@ def _directory_batch(jobs: list[batch.Job], workers: int, result: Result, record
     except BaseException as exc:
         outcomes.close()  # the workers end first: what they put in place is there now
         for job in jobs[len(result.outcomes):]:
-            if job.target and _landed(job.target, before[job.target]):
+            if job.target and targets.landed(job.target, before[job.target]):
                 result.outcomes.append(Outcome(job.source, job.target, True))
         _ended_with(exc, result)
         raise
-
-
-def _landed(path: str, before: tuple | None) -> bool:
-    """Whether this run put a file at ``path`` (another file is there than
-    the one there before it)."""
-    now = targets.file_identity(path)
-    return now is not None and now != before
 
 
 def _ended_with(exc: BaseException, result: Result) -> None:
@@ -335,7 +328,7 @@ def _reported_single(source: Source, reading: Reading, stages: Sequence[StageFac
     except BaseException as exc:
         # a signal just after the output replaced its target: the file is
         # whole, its messages counted; what it lost is not known
-        if output not in (None, "-") and _landed(output, before):
+        if output not in (None, "-") and targets.landed(output, before):
             counts = tally.report(ctx, written=False)
             counts["messages"] = tally.written
             _ended_with(exc, Result(1, [Outcome(source.spec, output, True, None, shown, report=counts)], batch=False))

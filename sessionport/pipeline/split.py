@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 from sessionport.pipeline.stream import write_events
-from sessionport.pipeline.targets import file_identity
+from sessionport.pipeline.targets import file_identity, landed
 from sessionport.context import WriteContext
 from sessionport.errors import UsageError
 from sessionport.io import check_folder, open_output
@@ -229,7 +229,7 @@ def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult
             with open_output(path) as out:
                 written = write_events(_chain(session, body), out, format=format, options=dict(options or {}), context=WriteContext(name=path))
         except BaseException:
-            if file_identity(path) in (None, before):
+            if not landed(path, before):
                 result.files.remove(path)
             raise
         for _ in body:  # an exporter that stopped early leaves the rest of its session

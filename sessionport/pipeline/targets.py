@@ -46,6 +46,13 @@ def file_identity(path: str) -> tuple | None:
     return (st.st_dev, st.st_ino)
 
 
+def landed(path: str, before: tuple | None) -> bool:
+    """Whether a file was put at ``path`` since its :func:`file_identity`
+    was ``before`` (another file is there than the one there then)."""
+    now = file_identity(path)
+    return now is not None and now != before
+
+
 class OutputGuard:
     """Refuses outputs onto inputs, onto each other, or outside their directory."""
 
