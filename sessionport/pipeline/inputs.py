@@ -6,7 +6,8 @@ One function, :func:`resolve`, turns what a user typed into
 - ``-`` or nothing: stdin;
 - a path to a file, or ``file://`` + path;
 - a directory: walked recursively, sorted, files matching the globs
-  (Claude Code subagent files are left out: their parent reads them);
+  (Claude Code subagent files are left out: their parent reads them; of an
+  agent home, hidden or not, only its session folders are walked);
 - a local pattern with ``*``, ``?`` or ``[`` that names no existing file;
 - a URL (``s3://``, ``gs://``, ``https://``, ``memory://`` ... through
   fsspec), or a URL pattern (``s3://bucket/sessions/**/*.jsonl``), also
@@ -200,11 +201,19 @@ def _holds_session_file(names: Sequence[str]) -> bool:
 
 
 def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
-    """The session files under ``directory``, sorted, hidden ones left out."""
+    """The session files under ``directory``, sorted, hidden ones left out
+    but for agent homes (``.claude``, ``.codex``...), of which only the
+    session folders are walked (:mod:`sessionport.pipeline.homes`)."""
+    from sessionport.pipeline.homes import HIDDEN_HOMES, session_folders
+
     found = []
     for root, dirs, files in os.walk(directory):
         listed = [*files, *dirs]  # what os.listdir gives, before hidden folders are left out
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        home = session_folders(os.path.basename(os.path.abspath(root)), dirs, files)
+        if home is not None:
+            dirs[:] = sorted(home)
+            continue  # the app's own state beside its sessions: settings, prompt history, logins
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in HIDDEN_HOMES and _is_home(root, d))
         sibling = export = None  # whether this folder holds a session file, is a ChatGPT export's: looked at once
         for name in sorted(files):
             if name.startswith(".") or not any(fnmatch.fnmatch(name, g) for g in globs):
@@ -222,6 +231,21 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
                 continue  # a named pipe (opening it would wait for a writer) or a device
             found.append(Source(path, os.path.relpath(path, directory)))
     return found
+
+
+def _is_home(root: str, name: str) -> bool:
+    """Whether the hidden folder ``name`` in ``root`` is an agent home, not
+    a project's settings (``.claude/settings.json``, ``.claude/commands``)."""
+    from sessionport.pipeline.homes import session_folders
+
+    dirs, files = [], []
+    try:
+        with os.scandir(os.path.join(root, name)) as entries:
+            for entry in entries:
+                (dirs if entry.is_dir() else files).append(entry.name)
+    except OSError:
+        return False
+    return session_folders(name, dirs, files) is not None
 
 
 def _pattern_base(pattern: str) -> str:
