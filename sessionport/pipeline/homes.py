@@ -52,11 +52,12 @@ HIDDEN_HOMES = frozenset("." + app for app in _SESSION_FOLDERS)
 def session_folders(name: str, dirs: Collection[str], files: Collection[str]) -> tuple[str, ...] | None:
     """The subfolders holding sessions when the folder ``name``, listing
     ``dirs`` and ``files``, is an agent home; ``None`` when it is not."""
-    listed = {*dirs, *files}
+    listed = None  # built only for a folder holding a session folder: most folders of a walk hold none
     for app, folders in _SESSION_FOLDERS.items():
         present = tuple(f for f in folders if f in dirs)
         if not present:
             continue
+        listed = listed or {*dirs, *files}
         needed = 0 if name == "." + app else 1 if name.lower() == app else 2
         if len(_MARKERS[app] & listed) >= needed:
             return present

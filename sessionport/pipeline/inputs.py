@@ -209,11 +209,15 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
     found = []
     for root, dirs, files in os.walk(directory):
         listed = [*files, *dirs]  # what os.listdir gives, before hidden folders are left out
-        home = session_folders(os.path.basename(os.path.abspath(root)), dirs, files)
+        folder = os.path.basename(os.path.abspath(root))
+        home = session_folders(folder, dirs, files)
         if home is not None:
             dirs[:] = sorted(home)
             continue  # the app's own state beside its sessions: settings, prompt history, logins
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in HIDDEN_HOMES and _is_home(root, d))
+        if root != directory and folder.startswith("."):
+            dirs[:] = []
+            continue  # named as a home but none: a project's own settings (.claude/settings.json, commands/)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in HIDDEN_HOMES)
         sibling = export = None  # whether this folder holds a session file, is a ChatGPT export's: looked at once
         for name in sorted(files):
             if name.startswith(".") or not any(fnmatch.fnmatch(name, g) for g in globs):
@@ -231,21 +235,6 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
                 continue  # a named pipe (opening it would wait for a writer) or a device
             found.append(Source(path, os.path.relpath(path, directory)))
     return found
-
-
-def _is_home(root: str, name: str) -> bool:
-    """Whether the hidden folder ``name`` in ``root`` is an agent home, not
-    a project's settings (``.claude/settings.json``, ``.claude/commands``)."""
-    from sessionport.pipeline.homes import session_folders
-
-    dirs, files = [], []
-    try:
-        with os.scandir(os.path.join(root, name)) as entries:
-            for entry in entries:
-                (dirs if entry.is_dir() else files).append(entry.name)
-    except OSError:
-        return False
-    return session_folders(name, dirs, files) is not None
 
 
 def _pattern_base(pattern: str) -> str:
