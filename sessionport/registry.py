@@ -192,14 +192,16 @@ class Loss(Frozen):
     """Something the canonical stream can hold that an exporter cannot write.
 
     ``count(event)`` says how many of it one event holds; ``what`` names
-    ``n`` of them in a sentence (``"the timestamps of 12 messages"``)."""
+    ``n`` of them in a sentence (``"the timestamps of 12 messages"``).
+    ``count`` is None for what the write path counts itself, not message
+    by message (the subagent sessions a one-session format leaves out)."""
 
     __slots__ = ("name", "what", "count")
     name: str
     what: Callable[[int], str]
-    count: Callable[[dict], int]
+    count: Callable[[dict], int] | None
 
-    def __init__(self, name: str, what: Callable[[int], str], count: Callable[[dict], int]) -> None:
+    def __init__(self, name: str, what: Callable[[int], str], count: Callable[[dict], int] | None) -> None:
         _set = object.__setattr__
         _set(self, "name", name)
         _set(self, "what", what)
@@ -269,6 +271,11 @@ LOSSES: dict[str, Loss] = {
             "(written as tool calls, results and text; an encrypted compaction as its placeholder)",
             _kept_item,
         ),
+        Loss(
+            "subagent sessions",
+            lambda n: f"{n} subagent session(s) (the format holds one session per file; `sessionport split` writes each)",
+            None,
+        ),
     )
 }
 
@@ -299,6 +306,9 @@ class Exporter(Frozen):
         _set(self, "extension", extension)
         _set(self, "multi_session", multi_session)
         _set(self, "options", options)
+        if not multi_session and "subagent sessions" not in cannot_carry:
+            # a one-session format leaves out the subagents that follow a session (stream.one_session_only)
+            cannot_carry = (*cannot_carry, "subagent sessions")
         _set(self, "cannot_carry", cannot_carry)
 
 
@@ -307,7 +317,7 @@ class LossCounter:
 
     def __init__(self, exporter: Exporter) -> None:
         self.exporter = exporter
-        self.losses = [LOSSES[name] for name in exporter.cannot_carry if name in LOSSES]
+        self.losses = [LOSSES[name] for name in exporter.cannot_carry if name in LOSSES and LOSSES[name].count is not None]
         self.counts: dict[str, int] = {}
 
     def watch(self, events: Iterable[dict]) -> Iterator[dict]:

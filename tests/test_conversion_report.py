@@ -49,7 +49,7 @@ def test_a_conversion_reports_what_the_target_has_no_place_for(tmp_path):
     doc = report_of(report)
     assert doc["schema"] == "sessionport/conversion-report/v1"
     assert (doc["command"], doc["to"], doc["output"], doc["exitCode"]) == ("convert", "anthropic-messages", str(out), 0)
-    assert doc["cannotCarry"] == ["media", "timestamps", "usage", "responses items"]
+    assert doc["cannotCarry"] == ["media", "timestamps", "usage", "responses items", "subagent sessions"]
     [entry] = doc["inputs"]
     assert entry["input"] == str(source) and entry["format"] == "claude-code" and entry["output"] == str(out)
     assert entry["status"] == "ok" and entry["error"] is None
@@ -118,7 +118,7 @@ def test_a_batch_reports_every_input_and_the_exit_code(tmp_path):
     assert doc["totals"] == {
         "inputs": 4, "converted": 2, "empty": 1, "failed": 1,
         "messagesRead": a["messagesRead"] + d["messagesRead"], "messages": a["messages"] + d["messages"],
-        "losses": {"media": 1, "media outside prompts": 0, "timestamps": 0, "usage": 0, "responses items": 0},
+        "losses": {"media": 1, "media outside prompts": 0, "timestamps": 0, "usage": 0, "responses items": 0, "subagent sessions": 0},
     }
     assert (tmp_path / "out" / "a-image.jsonl").exists() and (tmp_path / "out" / "d-plain.jsonl").exists()
     assert str(plain).endswith("d-plain.jsonl")

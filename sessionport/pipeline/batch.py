@@ -155,7 +155,9 @@ class Tally:
         return {
             "format": ctx.options.get("_format"),
             "messagesRead": self.read,
-            "messages": self.written if written else None,
+            # the messages of the subagent sessions a one-session format left out
+            # passed the tally on their way to the writer (stream.one_session_only)
+            "messages": self.written - (losses or {}).get("subagent messages", 0) if written and self.written is not None else (self.written if written else None),
             "losses": {name: (losses or {}).get(name, 0) for name in LOSSES} if written else None,
             "unknown": {what: dict(types) for what, types in ctx.unknown_seen.items()},
             "unreadable": ctx.bad_count,

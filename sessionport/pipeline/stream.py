@@ -235,18 +235,56 @@ def apply_stages(events: Iterable[dict], stages: Sequence[Callable[[], Callable[
     return events
 
 
-def one_session_only(events: Iterable[dict], exporter: Exporter) -> Iterator[dict]:
-    """Pass events through, failing at a second session for formats that hold one."""
+def one_session_only(events: Iterable[dict], exporter: Exporter, ctx: WriteContext | None = None) -> Iterator[dict]:
+    """Pass events through, failing at a second session for formats that hold one.
+
+    With a write context, the subagent sessions that follow the first one
+    (``metadata.parentSessionId`` naming it or one of its subagents, as the
+    Claude Code and Gemini CLI importers read them from beside a session
+    file) are left out, counted in ``ctx.losses`` and named in a warning: the
+    conversation itself is whole without them (the parent holds each
+    subagent's call and answer), and refusing the run would make
+    ``convert session.jsonl --to codex`` fail for every session that ever
+    started one.  Any other second session is still refused."""
     seen = 0
+    family: set[str] = set()
+    skipping = False
+    left_sessions = left_messages = 0
     for event in events:
         if event.get("type") == "session":
             seen += 1
-            if seen > 1:
-                raise UsageError(
-                    f"the {exporter.name} format holds one session and this stream has several; "
-                    "pick one with --session ID, or write a file per session with `sessionport split`"
-                )
+            sid = event.get("sessionId")
+            if seen == 1:
+                if isinstance(sid, str):
+                    family.add(sid)
+                skipping = False
+            else:
+                metadata = event.get("metadata")
+                parent = metadata.get("parentSessionId") if isinstance(metadata, dict) else None
+                if ctx is None or not isinstance(parent, str) or parent not in family:
+                    raise UsageError(
+                        f"the {exporter.name} format holds one session and this stream has several; "
+                        "pick one with --session ID, or write a file per session with `sessionport split`"
+                    )
+                if isinstance(sid, str):
+                    family.add(sid)
+                skipping = True
+                left_sessions += 1
+                continue
+        elif skipping:
+            # Everything up to the next session, the subagent's own end included.
+            left_messages += event.get("type") == "message"
+            continue
         yield event
+    if left_sessions and ctx is not None:
+        ctx.losses["subagent sessions"] = ctx.losses.get("subagent sessions", 0) + left_sessions
+        # not a LOSSES name: the report takes them off the messages written (batch.Tally)
+        ctx.losses["subagent messages"] = ctx.losses.get("subagent messages", 0) + left_messages
+        ctx.warn(
+            f"{left_sessions} subagent session(s) ({left_messages} message(s)) left out: the {exporter.name} "
+            "format holds one session per file; `sessionport split` writes each to a file of its own, "
+            "--no-subagents leaves them out without this warning"
+        )
 
 
 def write_events(
@@ -264,7 +302,7 @@ def write_events(
     if options:
         ctx.options.update(options)
     if not exporter.multi_session:
-        events = one_session_only(events, exporter)
+        events = one_session_only(events, exporter, ctx)
     losses = LossCounter(exporter)
     exporter.write(losses.watch(events) if losses.losses else events, out, ctx)
     ctx.losses.update(losses.counts)
