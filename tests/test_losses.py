@@ -75,5 +75,7 @@ def test_every_declared_loss_is_in_the_vocabulary():
 def test_formats_json_lists_what_each_exporter_cannot_carry():
     proc = run_cli("formats", "--json")
     rows = {row["name"]: row for row in orjson.loads(proc.stdout)}
-    assert rows["anthropic-messages"]["cannotCarry"] == ["media", "timestamps", "usage", "responses items"]
+    assert rows["anthropic-messages"]["cannotCarry"] == ["media", "timestamps", "usage", "responses items", "subagent sessions"]
     assert rows["portable-jsonl"]["cannotCarry"] == []
+    # a one-session format leaves out a session's subagents; one that holds several keeps them
+    assert "subagent sessions" in rows["codex"]["cannotCarry"] and "subagent sessions" not in rows["claude-code"]["cannotCarry"]
