@@ -48,6 +48,8 @@ ENVELOPE_ONLY_TYPES = STATE_TYPES | {"queue-operation", "ai-title", "custom-titl
 # The fields every record of a session shares (its envelope), whatever its
 # type: a record that has them is Claude Code's even if its type is new.
 ENVELOPE_FIELDS = ("sessionId", "uuid", "parentUuid", "timestamp", "version", "cwd", "isSidechain", "userType")
+# How a 2.x chain record opens: ``{"parentUuid":null|"<uuid>","isSidechain":true|false,``.
+_CHAIN_OPENING = lazy(rb'\{"parentUuid":(?:null|"[0-9a-fA-F-]{36}"),"isSidechain":(?:true|false),')
 _LOGLINES = lazy(rb'\s*\{\s*"loglines"\s*:\s*\[')
 # The stream-json messages of a run saved as one JSON array (the execution
 # file of claude-code-action): its first element is the init record.
@@ -81,6 +83,11 @@ def sniff(head: bytes) -> int:
             return 90
         if rtype in ENVELOPE_ONLY_TYPES and "sessionId" in first:
             return 85
+        if rtype == "fork-context-ref" and isinstance(first.get("parentSessionId"), str) and isinstance(first.get("agentId"), str):
+            # 2.1.20x: the first line of a forked sub-agent's transcript
+            # (``subagents/agent-<id>.jsonl``), naming the parent session and
+            # how much of its context the fork was given; no sessionId.
+            return 90
         envelope = sum(1 for key in ENVELOPE_FIELDS if key in first)
         if isinstance(first.get("sessionId"), str) and envelope >= 3:
             return 60  # a record type of a newer version, in our envelope
@@ -93,6 +100,11 @@ def sniff(head: bytes) -> int:
     start = start.lstrip(b" \t\r\n")
     opening = start[:4096]
     if start.startswith(b'{"') and b'"sessionId":"' in opening and b'"parentUuid":' in opening:
+        return 80
+    if _CHAIN_OPENING.match(opening):
+        # 2.x writes a record's envelope after its message (the sessionId
+        # near the end of the line): a chain record opens with its parent
+        # and whether it is a sidechain.
         return 80
     if start.startswith((b'{"type":"file-history-snapshot"', b'{"type":"summary","summary":')):
         return 75
