@@ -37,6 +37,9 @@ _OUTPUT_TYPES = {
 }
 _NL = orjson.OPT_APPEND_NEWLINE
 _IMAGE_PLACEHOLDER = re.compile(r"\[image(?::[^\]\n]*)?\]")
+# The errors of a Codex source (a rollout's event_msg/error, the error
+# events of codex exec --json), written back as event_msg/error.
+_ERROR_EVENTS = frozenset(("error", "turn.failed"))
 _COMPACTION_ITEMS = ("compaction", "compaction_summary", "context_compaction")
 # The prompts kept for a remote compaction's replacement history, at most
 # (Codex keeps about 20k tokens of them).
@@ -194,9 +197,22 @@ class RolloutWriter:
                 self.prompt(text)
         elif role == "tool" and event.get("toolCallId"):
             self.tool_result(event, meta, text, ts)
+        elif role == "system" and meta.get("codexEvent") in _ERROR_EVENTS:
+            self.error(meta, text, ts)
         else:
             role = meta.get("codexRole") if meta.get("codexRole") in ("developer", "system") else "developer"
             self.message_item({"type": "message", "role": role, "content": _parts("input_text", text, meta)}, event, meta, ts)
+
+    def error(self, meta: dict, text: str, ts: Any) -> None:
+        """An error Codex showed (read from ``event_msg/error`` or from the
+        errors of ``codex exec --json``): the same event, which Codex shows
+        again on resume and never sends to the model; a developer message
+        would put it in the model's history."""
+        written = meta.get("codexMessage")
+        payload: dict[str, Any] = {"type": "error", "message": written if isinstance(written, str) and written.strip() == text else text}
+        if "codexErrorInfo" in meta:
+            payload["codex_error_info"] = meta["codexErrorInfo"]
+        self.line("event_msg", payload, ts)
 
     def agent_message(self, event: dict, meta: dict, text: str, ts: Any) -> None:
         """A message another agent of the run sent into a Codex thread,
