@@ -554,3 +554,31 @@ def test_an_error_event_is_a_notice_the_user_saw_and_is_written_back_as_one():
     sessionport.write_events(sessionport.loads(exec_error), out, format="codex")
     written = [json.loads(line)["payload"] for line in out.getvalue().splitlines()]
     assert {"type": "error", "message": "stream disconnected before completion"} in written
+
+
+VIEW_IMAGE = SAMPLES / "rollout-0.128-view-image-output.jsonl"
+
+
+def test_the_image_of_a_tool_output_is_written_back_with_keep_images():
+    """A ``view_image`` call's output is a list of ``input_text`` and
+    ``input_image`` items (codex-rs FunctionCallOutputContentItem).  Read
+    with --keep-images, the image was carried as media but the Codex writer
+    wrote only the placeholder text and counted the image as lost; it
+    writes the list back, the image in its placeholder's place."""
+    raw = [json.loads(line) for line in VIEW_IMAGE.read_text().splitlines()]
+    (source,) = [r["payload"] for r in raw if r["payload"].get("type") == "function_call_output"]
+    warnings: list[str] = []
+    out = io.BytesIO()
+    sessionport.write_events(read(VIEW_IMAGE, keep_images=True), out, format="codex", context=WriteContext(on_warning=warnings.append))
+    (written,) = [json.loads(line)["payload"] for line in out.getvalue().splitlines() if b'"function_call_output"' in line]
+    assert written["call_id"] == source["call_id"]
+    assert [{k: v for k, v in part.items() if k != "detail"} for part in written["output"]] == [
+        {k: v for k, v in part.items() if k != "detail"} for part in source["output"]
+    ]
+    assert not [w for w in warnings if "image" in w], warnings
+    # without --keep-images the placeholder stays, and the loss is named
+    warnings.clear()
+    out = io.BytesIO()
+    sessionport.write_events(read(VIEW_IMAGE), out, format="codex", context=WriteContext(on_warning=warnings.append))
+    (written,) = [json.loads(line)["payload"] for line in out.getvalue().splitlines() if b'"function_call_output"' in line]
+    assert written["output"] == "dot.png, 1x1\n[image: image/png, 72 B]"

@@ -365,6 +365,12 @@ class RolloutWriter:
             if isinstance(meta.get("durationSeconds"), (int, float)):
                 metadata["duration_seconds"] = meta["durationSeconds"]
             output = jsonout.dumps({"output": text, "metadata": metadata}).decode()
+        if _images(event) and "exitCode" not in meta:
+            # the images of a result read with --keep-images: Codex's list
+            # of input_text and input_image items, each image in its
+            # placeholder's place (what the model saw)
+            self.item({"type": out_type, "call_id": call_id, "output": _parts("input_text", text, {}, event)}, event, ts)
+            return
         self.item({"type": out_type, "call_id": call_id, "output": output}, event, ts)
 
     def end(self, event: dict) -> None:
@@ -392,7 +398,7 @@ def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[
     up the event's text (else the text as one part, or cut at its image
     placeholders); each image the event carries in ``media`` (read with
     --keep-images) an ``input_image`` in its placeholder's place."""
-    images = [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
+    images = _images(event)
     parts = meta.get("contentParts")
     if isinstance(parts, list) and all(isinstance(p, str) for p in parts) and "\n".join(parts) == text:
         slots = {x.get("part"): x for x in meta.get("contentImages") or () if isinstance(x, dict)}
@@ -419,6 +425,11 @@ def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[
     if rest:
         out.append({"type": kind, "text": rest})
     return out + [_image(m) for m in images]
+
+
+def _images(event: dict | None) -> list[dict]:
+    """The images an event carries in ``media`` with their bytes (read with --keep-images)."""
+    return [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
 
 
 def _image(entry: dict, detail: Any = None) -> dict:
