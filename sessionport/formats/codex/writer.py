@@ -369,7 +369,14 @@ class RolloutWriter:
             # the images of a result read with --keep-images: Codex's list
             # of input_text and input_image items, each image in its
             # placeholder's place (what the model saw)
-            self.item({"type": out_type, "call_id": call_id, "output": _parts("input_text", text, {}, event)}, event, ts)
+            parts = _parts("input_text", text, {}, event)
+            details = meta.get("imageDetails") if isinstance(meta.get("imageDetails"), list) else []
+            images = [part for part in parts if part["type"] == "input_image"]
+            if len(details) == len(images):
+                for part, detail in zip(images, details):
+                    if isinstance(detail, str):
+                        part["detail"] = detail
+            self.item({"type": out_type, "call_id": call_id, "output": parts}, event, ts)
             return
         self.item({"type": out_type, "call_id": call_id, "output": output}, event, ts)
 
