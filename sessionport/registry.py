@@ -243,12 +243,14 @@ def _kept_item(event: dict) -> int:
 
 
 def _media_outside_prompts(event: dict) -> int:
-    # A writer that puts a prompt's images back (Codex) loses those it was
-    # given no bytes of (read without --keep-images) and every other one.
+    # A writer that puts the images of a prompt and of a tool's result back
+    # (Codex) loses those it was given no bytes of (read without
+    # --keep-images) and every other one (an answer's).
     found = _media_count(event)
-    if found and event.get("role") == "user" and isinstance(event.get("media"), list):
+    if found and isinstance(event.get("media"), list):
         meta = event.get("meta")
-        if not isinstance(meta, dict) or meta.get("kind", "text") == "text":
+        kind = meta.get("kind", "text") if isinstance(meta, dict) else "text"
+        if (event.get("role") == "user" and kind == "text") or (event.get("role") == "tool" and kind == "tool_result"):
             found = max(0, found - len(event["media"]))
     return found
 
@@ -260,7 +262,7 @@ LOSSES: dict[str, Loss] = {
         Loss("media", lambda n: f"the bytes of {n} image(s) or document(s) (their placeholder text is written instead)", _media_count),
         Loss(
             "media outside prompts",
-            lambda n: f"the bytes of {n} image(s) or document(s) of answers and results, or read without --keep-images (their placeholder text is written instead)",
+            lambda n: f"the bytes of {n} image(s) or document(s) of answers, or read without --keep-images (their placeholder text is written instead)",
             _media_outside_prompts,
         ),
         Loss("timestamps", lambda n: f"the timestamps of {n} message(s)", _has_timestamp),

@@ -87,6 +87,10 @@ OWN_REPLAY_DIFFERS = {
         1,
         _TURN_SETTINGS,
     ),
+    ("codex", "rollout-0.121-error-events.jsonl"): (
+        1,
+        "no answer names the model (both turns failed): the export writes no turn_context, so Codex adds a <model_switch> notice the original's replay has not",
+    ),
     ("codex", "rollout-0.171-scripted.jsonl"): (
         0,
         "Codex states its skills afresh (a \"Skills update\" developer message): the export does not carry world_state, Codex's record of the context it already gave the model",

@@ -524,3 +524,59 @@ def test_an_approval_notice_between_a_call_and_its_output_keeps_the_pair():
     assert written["id"] == call["call_id"] and written["args"] == json.loads(call["arguments"])
     assert written["status"] == "success" and "result" in written
     assert [r["type"] for r in records] == ["user", "gemini", "info", "gemini"]
+
+
+ERROR_EVENTS = SAMPLES / "rollout-0.121-error-events.jsonl"
+
+
+def test_an_error_event_is_a_notice_the_user_saw_and_is_written_back_as_one():
+    """Codex 0.121 writes ``event_msg/error`` when a turn fails (a model
+    that refuses tools, the retry limit on 429): the only answer the user
+    got.  It was counted as telemetry and dropped; it is a system error
+    notice, and the Codex writer puts back the same event (never a
+    developer message, which Codex would send to the model on resume)."""
+    raw = [json.loads(line) for line in ERROR_EVENTS.read_text().splitlines()]
+    sources = [r["payload"] for r in raw if r["type"] == "event_msg" and r["payload"]["type"] == "error"]
+    events = read(ERROR_EVENTS)
+    notices = [e for e in messages(events) if e["role"] == "system"]
+    assert [e["text"] for e in notices] == [s["message"].strip() for s in sources]
+    assert all(e.get("isError") is True and e["meta"]["codexEvent"] == "error" for e in notices)
+    assert [e["meta"]["codexErrorInfo"] for e in notices] == [s["codex_error_info"] for s in sources]
+    assert "event_msg/error" not in events[-1].get("skipped", {})
+    out = io.BytesIO()
+    sessionport.write_events(read(ERROR_EVENTS), out, format="codex")
+    written = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [r["payload"] for r in written if r["type"] == "event_msg" and r["payload"]["type"] == "error"] == sources
+    assert not [r for r in written if r["type"] == "response_item" and r["payload"].get("role") == "developer"]
+    # and the error events of codex exec --json become the same event
+    exec_error = b'{"type":"thread.started","thread_id":"00000000-0000-4000-8000-0000000000e3"}\n{"type":"turn.started"}\n{"type":"error","message":"stream disconnected before completion"}\n'
+    out = io.BytesIO()
+    sessionport.write_events(sessionport.loads(exec_error), out, format="codex")
+    written = [json.loads(line)["payload"] for line in out.getvalue().splitlines()]
+    assert {"type": "error", "message": "stream disconnected before completion"} in written
+
+
+VIEW_IMAGE = SAMPLES / "rollout-0.128-view-image-output.jsonl"
+
+
+def test_the_image_of_a_tool_output_is_written_back_with_keep_images():
+    """A ``view_image`` call's output is a list of ``input_text`` and
+    ``input_image`` items (codex-rs FunctionCallOutputContentItem).  Read
+    with --keep-images, the image was carried as media but the Codex writer
+    wrote only the placeholder text and counted the image as lost; it
+    writes the list back, the image in its placeholder's place."""
+    raw = [json.loads(line) for line in VIEW_IMAGE.read_text().splitlines()]
+    (source,) = [r["payload"] for r in raw if r["payload"].get("type") == "function_call_output"]
+    warnings: list[str] = []
+    out = io.BytesIO()
+    sessionport.write_events(read(VIEW_IMAGE, keep_images=True), out, format="codex", context=WriteContext(on_warning=warnings.append))
+    (written,) = [json.loads(line)["payload"] for line in out.getvalue().splitlines() if b'"function_call_output"' in line]
+    assert written["call_id"] == source["call_id"]
+    assert written["output"] == source["output"]  # the image's detail with it
+    assert not [w for w in warnings if "image" in w], warnings
+    # without --keep-images the placeholder stays, and the loss is named
+    warnings.clear()
+    out = io.BytesIO()
+    sessionport.write_events(read(VIEW_IMAGE), out, format="codex", context=WriteContext(on_warning=warnings.append))
+    (written,) = [json.loads(line)["payload"] for line in out.getvalue().splitlines() if b'"function_call_output"' in line]
+    assert written["output"] == "dot.png, 1x1\n[image: image/png, 72 B]"

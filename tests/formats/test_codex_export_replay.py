@@ -147,7 +147,7 @@ def test_the_images_of_another_apps_prompt_become_input_images():
     assert not any("[image: image/png" in t for t in texts)
 
 
-def test_an_image_of_a_tool_result_stays_a_placeholder_and_is_counted(tmp_path):
+def test_an_image_of_a_tool_result_is_written_as_an_input_image_item(tmp_path):
     events = [
         {"type": "session", "schema": "sessionport/v1", "source": "claude-code", "sessionId": "s1", "metadata": {}},
         {"type": "message", "role": "user", "text": "look\n[image: image/png, 8 B]", "media": [{"type": "image", "mediaType": "image/png", "data": "iVBORw0KGgo="}]},
@@ -160,11 +160,12 @@ def test_an_image_of_a_tool_result_stays_a_placeholder_and_is_counted(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = [orjson.loads(x) for x in (tmp_path / "out.jsonl").read_bytes().splitlines()]
     (output,) = of_type(items(lines), "function_call_output")
-    assert output["output"] == "[image: image/png, 8 B]"
+    # Codex's content items of a call's output (FunctionCallOutputContentItem)
+    assert output["output"] == [{"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}]
     (prompt,) = [x for x in of_type(items(lines), "message") if x["role"] == "user"]
     assert [p["type"] for p in prompt["content"]] == ["input_text", "input_image"]
-    # the prompt's image is written; the result's is the one said to be lost
-    assert b"no place for the bytes of 1 image(s) or document(s) of answers and results" in done.stderr
+    # the prompt's image and the result's are written: nothing said to be lost
+    assert b"no place for the bytes" not in done.stderr
 
 
 def test_another_agents_message_is_written_back_as_the_agent_message_it_was(capsys):

@@ -617,6 +617,11 @@ class ItemConverter:
         for event in events if found else ():
             if event.get("meta", {}).get("kind") == "tool_result":
                 media.attach(event, found)
+                output = item.get("output")
+                details = [part.get("detail") for part in output if isinstance(part, dict) and part.get("type") == "input_image"] if isinstance(output, list) else []
+                if any(isinstance(d, str) for d in details):
+                    # the detail each image was sent with: the export writes it back
+                    event["meta"]["imageDetails"] = details
         return events
 
     def _output(self, item: dict, timestamp: str | None) -> list[dict]:

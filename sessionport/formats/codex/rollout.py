@@ -104,6 +104,8 @@ USED_EVENTS = frozenset((
     # review mode, titles, goals and sub-agents
     b"entered_review_mode", b"exited_review_mode", b"thread_name_updated",
     b"thread_goal_updated", b"collab_agent_spawn_end",
+    # an error the user saw (a refused request, a retry limit): a notice
+    b"error",
 ))
 # Events that mirror what response items already hold, or are UI and
 # runtime telemetry: counted in end.skipped, never an event (see
@@ -118,7 +120,7 @@ MIRROR_EVENTS = frozenset(name.encode() for name in (
     "patch_apply_begin", "patch_apply_end", "mcp_tool_call_begin", "mcp_startup_update", "mcp_startup_complete",
     "mcp_list_tools_response", "web_search_begin", "image_generation_begin", "view_image_tool_call",
     "task_started", "task_complete", "turn_started", "turn_complete", "turn_aborted", "turn_diff",
-    "context_compacted", "error", "warning", "stream_error", "background_event", "deprecation_notice",
+    "context_compacted", "warning", "stream_error", "background_event", "deprecation_notice",
     "plan_update", "plan_delta", "list_custom_prompts_response", "list_skills_response", "get_history_entry_response",
     "session_configured", "shutdown_complete", "undo_started", "undo_completed", "item_started", "item_completed",
     "raw_response_item", "collab_agent_spawn_begin", "collab_waiting_begin", "collab_waiting_end",
@@ -853,6 +855,25 @@ class RolloutReader:
         self.items.counts["toolCalls"] += 1
         return message_event("tool", tool_text(name, tool_input), timestamp=ts, toolName=name, toolCallId=call_id, toolInput=tool_input, meta=meta)
 
+    # -- an error the user saw -------------------------------------------------
+    def _error(self, line_no: int, payload: dict, ts: str | None) -> None:
+        """``event_msg/error``: what Codex showed when a turn failed (the
+        provider refused the request, the retry limit was reached).  The
+        model never saw it: a system notice, ``isError``, in the shape the
+        ``codex exec --json`` reader gives its errors, so that the Codex
+        writer puts it back as the same event."""
+        message = payload.get("message")
+        text = message.strip() if isinstance(message, str) else ""
+        meta: dict[str, Any] = {"kind": "text", "codexEvent": "error"}
+        info = payload.get("codex_error_info")
+        if info is not None:
+            meta["codexErrorInfo"] = info
+        if isinstance(message, str) and message != text:
+            meta["codexMessage"] = message  # as written (Codex ends some with a newline)
+        if self.exec_held:
+            self._flush_exec()
+        self._push(message_event("system", text or "[error]", timestamp=ts, isError=True, meta=meta))
+
     # -- review mode, title, goal, sub-agents --------------------------------
     def _review_entered(self, line_no: int, payload: dict, ts: str | None) -> None:
         hint = payload.get("user_facing_hint")
@@ -1120,6 +1141,7 @@ _OUTPUT_TYPES = frozenset(("function_call_output", "custom_tool_call_output", "l
 _CALL_TYPES = frozenset(("function_call", "custom_tool_call", "local_shell_call"))
 _EVENT_HANDLERS = {
     "exec_command_end": RolloutReader._exec_end,
+    "error": RolloutReader._error,
     "web_search_end": RolloutReader._web_search_end,
     "mcp_tool_call_end": RolloutReader._mcp_end,
     "image_generation_end": RolloutReader._image_end,

@@ -37,6 +37,9 @@ _OUTPUT_TYPES = {
 }
 _NL = orjson.OPT_APPEND_NEWLINE
 _IMAGE_PLACEHOLDER = re.compile(r"\[image(?::[^\]\n]*)?\]")
+# The errors of a Codex source (a rollout's event_msg/error, the error
+# events of codex exec --json), written back as event_msg/error.
+_ERROR_EVENTS = frozenset(("error", "turn.failed"))
 _COMPACTION_ITEMS = ("compaction", "compaction_summary", "context_compaction")
 # The prompts kept for a remote compaction's replacement history, at most
 # (Codex keeps about 20k tokens of them).
@@ -194,9 +197,22 @@ class RolloutWriter:
                 self.prompt(text)
         elif role == "tool" and event.get("toolCallId"):
             self.tool_result(event, meta, text, ts)
+        elif role == "system" and meta.get("codexEvent") in _ERROR_EVENTS:
+            self.error(meta, text, ts)
         else:
             role = meta.get("codexRole") if meta.get("codexRole") in ("developer", "system") else "developer"
             self.message_item({"type": "message", "role": role, "content": _parts("input_text", text, meta)}, event, meta, ts)
+
+    def error(self, meta: dict, text: str, ts: Any) -> None:
+        """An error Codex showed (read from ``event_msg/error`` or from the
+        errors of ``codex exec --json``): the same event, which Codex shows
+        again on resume and never sends to the model; a developer message
+        would put it in the model's history."""
+        written = meta.get("codexMessage")
+        payload: dict[str, Any] = {"type": "error", "message": written if isinstance(written, str) and written.strip() == text else text}
+        if "codexErrorInfo" in meta:
+            payload["codex_error_info"] = meta["codexErrorInfo"]
+        self.line("event_msg", payload, ts)
 
     def agent_message(self, event: dict, meta: dict, text: str, ts: Any) -> None:
         """A message another agent of the run sent into a Codex thread,
@@ -349,6 +365,19 @@ class RolloutWriter:
             if isinstance(meta.get("durationSeconds"), (int, float)):
                 metadata["duration_seconds"] = meta["durationSeconds"]
             output = jsonout.dumps({"output": text, "metadata": metadata}).decode()
+        if _images(event) and "exitCode" not in meta:
+            # the images of a result read with --keep-images: Codex's list
+            # of input_text and input_image items, each image in its
+            # placeholder's place (what the model saw)
+            parts = _parts("input_text", text, {}, event)
+            details = meta.get("imageDetails") if isinstance(meta.get("imageDetails"), list) else []
+            images = [part for part in parts if part["type"] == "input_image"]
+            if len(details) == len(images):
+                for part, detail in zip(images, details):
+                    if isinstance(detail, str):
+                        part["detail"] = detail
+            self.item({"type": out_type, "call_id": call_id, "output": parts}, event, ts)
+            return
         self.item({"type": out_type, "call_id": call_id, "output": output}, event, ts)
 
     def end(self, event: dict) -> None:
@@ -376,7 +405,7 @@ def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[
     up the event's text (else the text as one part, or cut at its image
     placeholders); each image the event carries in ``media`` (read with
     --keep-images) an ``input_image`` in its placeholder's place."""
-    images = [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
+    images = _images(event)
     parts = meta.get("contentParts")
     if isinstance(parts, list) and all(isinstance(p, str) for p in parts) and "\n".join(parts) == text:
         slots = {x.get("part"): x for x in meta.get("contentImages") or () if isinstance(x, dict)}
@@ -403,6 +432,11 @@ def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[
     if rest:
         out.append({"type": kind, "text": rest})
     return out + [_image(m) for m in images]
+
+
+def _images(event: dict | None) -> list[dict]:
+    """The images an event carries in ``media`` with their bytes (read with --keep-images)."""
+    return [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
 
 
 def _image(entry: dict, detail: Any = None) -> dict:
