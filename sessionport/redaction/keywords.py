@@ -382,7 +382,10 @@ def _closing_quote(text: str, vstart: int, at: int, quote: str) -> int:
         run = 0
         while quote_at - run - 1 >= vstart and text[quote_at - run - 1] == "\\":
             run += 1
-        if (run - k) % period == 0:
+        # (a single-quoted value escaped once more, \\' in a string of
+        # escaped JSON, holds its quote; a value that ends in a backslash
+        # before a single quote is rare)
+        if (run - k) % period == 0 and not (quote == "'" and run):
             return at if at - vstart <= 400 else -1
         at = text.find(quote, quote_at + 1, limit)
     return -1
