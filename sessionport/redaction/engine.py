@@ -44,6 +44,16 @@ _USER_PASS = lazy(r"^[A-Za-z][A-Za-z0-9._@+-]{0,63}:[^\s:]{3,128}$")
 _VENDOR_PLACEHOLDER = lazy(r"(?i)example|x{6,}|\*{3,}|your[_-]|0{12,}|1234567890|abcdefghij")
 
 
+def _context_placeholder(secret: str, kind: str) -> bool:
+    """A value of a context rule that is no credential: a template, a
+    variable, code.  In a URL's password slot only what reads as a whole
+    reference is (``${PW}``, ``$(cat f)``, ``getpass()``, ``$[ variables.pw ]``):
+    a password there may start with symbols that read as code (``$[k9…``)."""
+    if kind == "url-password":
+        return keywords.is_userinfo_placeholder(secret)
+    return keywords.is_placeholder(secret)
+
+
 def _vendor_placeholder(secret: str):
     # the pattern is compiled when a vendor token is found, not when a text
     # is looked at
@@ -152,7 +162,7 @@ class Redactor:
                 if taken.overlaps(start, end):
                     continue
                 secret = text[start:end]
-                if check is not None and check(secret):
+                if check is not None and (check(secret, kind) if check is _context_placeholder else check(secret)):
                     continue
                 if self.allow and self._allowed(secret):
                     continue
@@ -176,7 +186,7 @@ class Redactor:
         offer(rules.vendor_spans(text, runs), _vendor_placeholder)
         offer(cards.card_spans(text))
         present = rules.context_triggers(lower)
-        offer(rules.context_spans(text, lower, present), keywords.is_placeholder)
+        offer(rules.context_spans(text, lower, present), _context_placeholder)
         if "cookie" in lower or ("curl" in lower and " -b" in lower):
             offer(rules.cookie_spans(text, lower), keywords.is_placeholder)
         offer(keywords.assignment_spans(text, lower))
@@ -187,6 +197,8 @@ class Redactor:
             offer(keywords.prose_secret_spans(text, lower), keywords.is_placeholder)
         if keywords.table_possible(text, lower):
             offer(keywords.table_spans(text, lower))
+        if runs:
+            offer(keywords.chain_key_spans(text, lower, runs))
         if runs and (any(noun in lower for noun in keywords.PHRASE_NOUNS) or lower.startswith("pat")):
             offer(keywords.phrase_spans(text, lower, runs))
         if self.pii:

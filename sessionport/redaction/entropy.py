@@ -26,7 +26,10 @@ _HEX = lazy(r"^[0-9a-fA-F-]+$")
 # 0x and 64 hex digits: an Ethereum private key, or a transaction or block
 # hash; the words before it tell which
 _HASH_0X = lazy(r"^0x[0-9a-fA-F]{40,}$")
-_CHAIN_HASH_BEFORE = lazy(r"(?i)(?:transaction|\btx|hash|block|receipt|address|contract)\b[^\n]{0,24}$")
+# 0x and 40 hex digits, mixed case for its checksum (EIP-55): an Ethereum
+# account or contract address, public by design
+_ADDRESS_0X = lazy(r"^0x[0-9a-fA-F]{40}$")
+_CHAIN_HASH_BEFORE = lazy(r"(?i)(?:transaction|\btx|hash|block|receipt|address|contract|root|topic|log)\b[^\n]{0,24}$")
 # UUID-shaped, also with non-hex letters (tools that mint their own ids)
 _UUID = lazy(r"[0-9a-zA-Z]{8}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{4}-[0-9a-zA-Z]{12}")
 # ULIDs (a 48-bit time, then 80 random bits, in Crockford's base32):
@@ -103,7 +106,7 @@ def looks_random(value: str, *, min_length: int = MIN_LENGTH) -> bool:
     if len(value) < min_length:
         return False
     core = value.rstrip("=")
-    if _HEX.match(core) or _UUID.search(core):
+    if _HEX.match(core) or _UUID.search(core) or _ADDRESS_0X.match(core):
         return False
     if is_wordy(core) and not _caps_and_digits(core):
         return False

@@ -215,6 +215,31 @@ def is_placeholder(value: str) -> bool:
     return False
 
 
+# A reference that fills a URL's password slot as a whole: a call, an index,
+# a command substitution, an Azure Pipelines runtime expression
+_WHOLE_REFERENCE = lazy(
+    r"^(?:\$\(.*\)|`.*`|[A-Za-z_$][\w$.:]*\([\w$.:,]*\)|[A-Za-z_$][\w$.:]*\[[\w$.:-]*\](?:\.[\w$.]+)?|\$\[[ \t]*[A-Za-z_][\w.\[\]-]*[ \t]*\])$"
+)
+
+
+def is_userinfo_placeholder(value: str) -> bool:
+    """:func:`is_placeholder` for the password of ``scheme://user:PW@host``,
+    where the position says it is a credential: a value that only starts
+    like code (``$[k9Xz!q2]w``, ``x[3#Qv``) is a password; templates,
+    variables and whole references are not."""
+    if not is_placeholder(value):
+        return False
+    if not _CODE_REF.search(value) or _PLACEHOLDER.search(value) or _PUBLIC_VALUE.match(value):
+        return True
+    if value.startswith("$") and _VAR_REF.match(value):
+        return True
+    if "." in value and _DOTTED_NAME.match(value) and all(map(_name_part, value.split("."))):
+        return True
+    if _IDENTIFIER.match(value) and _KEYWORD_IN_VALUE.search(value) and not any(c.isdigit() for c in value):
+        return True
+    return _WHOLE_REFERENCE.match(value) is not None or not any(c.isdigit() or not c.isalnum() and c not in "_$.:()[]<>&*!" for c in value)
+
+
 _PLAIN_WORD = lazy(r"^[a-z]{1,12}$")
 
 
@@ -311,6 +336,10 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             continue
         if match.group("qv") is not None:
             vstart, vend = match.span("qv")
+            if text[vend - 1] == "\\":
+                vend = _closing_quote(text, vstart, vend, match.group("q"))
+                if vend < 0:
+                    continue
         else:
             vstart, vend = match.span("uv")
             cut = text.find("\\", vstart, vend)  # stop at a literal \n, \t, \" escape
@@ -323,12 +352,46 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
         value = text[vstart:vend]
         if not value or value.startswith("\\"):
             continue
+        if "\\" in value and match.group("qv") is not None:
+            value = _ESCAPED_QUOTE.sub(r"\1", value)  # judged as the value it spells
         if match.group("uv") is not None and op != "=" and value.isalpha() and re.match(r" [a-z]", text[vend : vend + 2]):
             continue  # "password: Override config password" -- a sentence
         if op == "," and (len(value) < 8 or value.isalpha()):
             continue  # ("password", "login", ...): a list of words, not a pair
         if secret_value(name_class, value, name=name):
             yield vstart, vend, kind_for_name(name)
+
+
+def _closing_quote(text: str, vstart: int, at: int, quote: str) -> int:
+    """Where a quoted value that starts at ``vstart`` ends, given the first
+    ``quote`` found after it at ``at``: a quote with more backslashes before
+    it than the opening one is part of the value (``"ab\\"cd"``, and in
+    escaped JSON ``\\"ab\\\\\\"cd\\"``: a quote escaped once more than its
+    delimiter).  A delimiter of ``k`` backslashes and a quote closes where
+    the backslashes before the quote character number ``k`` plus a multiple
+    of ``2k + 2`` (the value's own backslashes, each escaped as often as the
+    delimiter).  -1 when no closing quote comes before the end of the line
+    or 400 characters."""
+    k = len(quote) - 1
+    period = 2 * k + 2
+    limit = text.find("\n", vstart, vstart + 800)
+    if limit < 0:
+        limit = min(len(text), vstart + 800)
+    while 0 <= at < limit:
+        quote_at = at + k
+        run = 0
+        while quote_at - run - 1 >= vstart and text[quote_at - run - 1] == "\\":
+            run += 1
+        # (a single-quoted value escaped once more, \\' in a string of
+        # escaped JSON, holds its quote; a value that ends in a backslash
+        # before a single quote is rare)
+        if (run - k) % period == 0 and not (quote == "'" and run):
+            return at if at - vstart <= 400 else -1
+        at = text.find(quote, quote_at + 1, limit)
+    return -1
+
+
+_ESCAPED_QUOTE = lazy(r"\\+([\"'`])")
 
 
 # NAME=value or name: value as the rest of its line (an env dump, an .ini
@@ -705,3 +768,53 @@ def prose_secret_spans(text: str, lower: str) -> Iterator[Span]:
         if (len(value) <= 64 and letters >= 2 and digits and (symbols or (upper and upper < letters))) or (len(value) >= 16 and _opaque(value)):
             name = phrase
             yield start, end, "password" if "pass" in name or "pwd" in name else "token" if "token" in name else "secret"
+
+
+# -- a chain's private key, told from a hash of the same shape ----------------------
+
+# 64 hex digits (with 0x or without) are an Ethereum/secp256k1 private key
+# or a transaction, block or state hash; the nearest word before it on its
+# line tells which.  A key word ("private key", "privkey", "pk", "signing
+# key", "signed with", "mnemonic") with no hash word after it (a hash, an
+# id, a receipt, a root, an address) names a key; "transaction" alone
+# says nothing ("the key that signs the transaction: 0x…").
+_CHAIN_RUN = lazy(r"(?:0x)?[0-9a-fA-F]{64}")
+_CHAIN_KEY_WORD = lazy(
+    r"private[ _-]?key|priv[ _-]?key|secret[ _-]?key|sign(?:ing|er)[ _-]?key|(?:wallet|account|deployer|owner|validator|operator)[ _-]?key|"
+    r"signed[ _-](?:by|with)|sign(?:ing)?[ _-]with|mnemonic|keystore|keypair|key[ _-]?pair|hex[ _-]?key|"
+    # words that name a key only right before the value: "pk: 0x…", "secret = …"
+    r"(?<![a-z0-9])(?:pk|secret)(?=[ \t]*(?:\\?[\"'])?[ \t]*(?:[:=]|is\b)[ \t]*(?:\\?[\"'])?[ \t]*(?:0x)?[0-9a-f]{64})"
+)
+_CHAIN_HASH_WORD = lazy(
+    r"hash|(?<![a-z0-9])(?:tx|transaction|block|trace|request|event|log)[ _-]?(?:id|hash|number|root)|txid|receipt|digest|"
+    r"(?<![a-z0-9])(?:state|storage|merkle|parent|tx)[ _-]?root|address|addr|(?<![a-z0-9])(?:topic|nonce|commit|sha|checksum|salt|selector|calldata|data|input|id)s?(?![a-z0-9])"
+)
+# a digest of something secret ("sha256 of the key file: …") names no key
+_CHAIN_DIGEST_WORD = lazy(r"(?<![a-z0-9])(?:sha-?\d*|md5|blake\w*|keccak\w*|checksum|digest|fingerprint)(?![a-z])")
+CHAIN_WINDOW = 100
+
+
+def chain_key_spans(text: str, lower: str, runs: list[tuple[int, int]]) -> Iterator[Span]:
+    """64 hex digits after a key word on their line (see above)."""
+    for run_start, run_end in runs:
+        if run_end - run_start < 64:
+            continue
+        for value in _CHAIN_RUN.finditer(text, run_start, run_end):
+            start, end = value.span()
+            if (start and text[start - 1].isalnum() and not (start >= 2 and text[start - 2] == "\\")) or text[end : end + 1].isalnum():
+                continue
+            line_start = max(0, start - CHAIN_WINDOW)
+            for newline in ("\n", "\\n", "\r"):
+                cut = lower.rfind(newline, line_start, start)
+                if cut >= 0:
+                    line_start = cut + len(newline)
+            key_at = -1
+            for match in _CHAIN_KEY_WORD.finditer(lower, line_start, end):  # (to the value's end: a lookahead reads it)
+                if match.end() > start:
+                    break
+                key_at = match.end()
+            if key_at < 0 or start - key_at > 48 or _CHAIN_HASH_WORD.search(lower, key_at, start):
+                continue
+            if _CHAIN_DIGEST_WORD.search(lower, line_start, start):
+                continue
+            yield start, end, "private-key"
