@@ -191,6 +191,8 @@ class Redactor:
             offer(rules.cookie_spans(text, lower), keywords.is_placeholder)
         offer(keywords.assignment_spans(text, lower))
         offer(keywords.name_value_spans(text, lower))
+        if "{" in text:
+            offer(keywords.label_block_spans(text, lower))
         if "</" in text:
             offer(keywords.element_spans(text))
         if keywords.prose_possible(text):

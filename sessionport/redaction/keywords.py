@@ -273,6 +273,9 @@ _OPERATOR_VALUE = lazy(
     r"(?P<op>:=|=>|->|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|]{0,40}(?:,[ \t]*[\w.\[\]|]{1,20})?[ \t]*=(?!=)|:(?!:)|,(?:[ \t]*(?:default|fallback)[ \t]*=)?(?=[ \t]*\\{0,3}[\"'])|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
+# NAME='value with no closing quote before the end of its line (a cut
+# line, a shell line continued below)
+_UNCLOSED = lazy(r"(?:\\{0,3}[\"'])?\]?[ \t]*(?::=|=(?!=)|:(?!:))[ \t]*[\"'`](?P<v>[^\s\"'`\\]{8,400})[ \t]*(?=\r?\n|$)")
 # the first line of a block scalar, also behind a diff's "+" or a line number
 _BLOCK_SCALAR = lazy(r"[ \t]*(?:\n|\\n)(?:[+-]|[ \t]*\d+(?:\u2192|\t))?[ \t]+(?P<v>[^\s\\][^\n\\]*)")
 _KEYWORD_HIT = lazy(r"pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie|sig|_pat(?![a-z0-9])")
@@ -314,6 +317,12 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
         if whole is not None and (match is None or whole[1] > match.end()):
             yield whole[0], whole[1], kind_for_name(name)
             continue
+        if match is None and name_class == "strong":
+            unclosed = _UNCLOSED.match(text, end)
+            if unclosed is not None and secret_value(name_class, unclosed.group("v"), name=name):
+                # API_KEY='k3Jd9sL2mQ0pzXa: a quote that the line never closes
+                yield unclosed.start("v"), unclosed.end("v"), kind_for_name(name)
+                continue
         if match is None:
             spaced = _SPACED_VALUE.match(text, end) if name_class == "strong" and _SHOUTED_OR_SNAKE.match(name) else None
             if spaced is not None and _spaced_secret(spaced.group("v")):
@@ -345,6 +354,8 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
             cut = text.find("\\", vstart, vend)  # stop at a literal \n, \t, \" escape
             if cut >= 0:
                 vend = cut
+            elif name_class == "strong" and text[vend : vend + 1] in _CUTS and op != ",":
+                vend = _through_cuts(text, vstart, vend)
             while vend > vstart and text[vend - 1] in ")}],.":
                 vend -= 1
             if text.startswith("...", vend):
@@ -392,6 +403,41 @@ def _closing_quote(text: str, vstart: int, at: int, quote: str) -> int:
 
 
 _ESCAPED_QUOTE = lazy(r"\\+([\"'`])")
+
+
+# An unquoted value ends at a quote, a comma or a semicolon; a generated
+# password holds them too (``API_TOKEN=eiNNCi"ia3an#9``), and stopping there
+# would leave its tail in the clear.  The value runs on through them when the
+# whole run reads as one password: no brackets, variables or escapes (code),
+# no second assignment after the cut (``a=1,b=2``), both letter cases and a
+# digit, mixed enough.
+_CUTS = frozenset("\"'`,;")
+_RUN = lazy(r"[^\s\\]{1,64}(?=\s|$)")
+_AFTER_CUT = lazy(r"[\"'`,;]+(?P<rest>[A-Za-z_][\w.-]*[ \t]*[=:])")
+_NOT_IN_RUN = frozenset("()[]{}<>$\\")
+_TRAILING = "\"'`,;)}]."
+
+
+def _through_cuts(text: str, vstart: int, vend: int) -> int:
+    run = _RUN.match(text, vstart)
+    if run is None:
+        return vend
+    value = run.group().rstrip(_TRAILING)
+    if len(value) < 10 or len(value) <= vend - vstart or not value.isascii():
+        return vend
+    if _NOT_IN_RUN.intersection(value) or "://" in value:
+        return vend
+    inner = [i for i, c in enumerate(value) if c in _CUTS]
+    if not inner or inner[0] != vend - vstart:
+        return vend
+    for i in inner:
+        if _AFTER_CUT.match(value, i):
+            return vend  # token=abc,user=bob: a list of assignments
+    if not (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)):
+        return vend
+    if shannon(value) < 3.0 or is_placeholder(value.strip("\"'`")):
+        return vend
+    return vstart + len(value)
 
 
 # NAME=value or name: value as the rest of its line (an env dump, an .ini
@@ -459,6 +505,29 @@ _NAME_VALUE = lazy(
     r"(?:name|key)\\?[\"']?\s*[:=]\s*\\?[\"']?(?P<name>[A-Za-z_][A-Za-z0-9_.-]{1,80})\\?[\"']?\s*(?:,|\\n|\n)?\s*"
     r"\\?[\"']?value\\?[\"']?\s*[:=]\s*(?P<q>\\{0,3}[\"'])?(?P<value>[^\s\"'\\,}]{1,400})"
 )
+
+
+# Terraform and HCL name a secret by the block's label and give it a
+# ``default``: ``variable "db_password" { default = "..." }``
+_LABEL_BLOCK = lazy(
+    r"\b(?:variable|locals?|param(?:eter)?)[ \t]+\\?[\"']?(?P<name>[A-Za-z_][\w.-]{0,80})\\?[\"']?[ \t]*\{(?P<body>[^{}]{0,800})"
+)
+# the screen's superset of _LABEL_BLOCK with a secret name (see .screen)
+LABEL_SCREEN = lazy(r"(?i)(?:variable|local|param)[a-z]*[ \t]+\\?[\"']?[a-z0-9_.-]*(?:pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie)")
+_LABEL_DEFAULT = lazy(r"(?:^|\s|\\n|;)(?:default|value)[ \t]*[=:][ \t]*(?P<q>\\{0,3}[\"'])(?P<v>[^\s\"'\\]{1,400})(?P=q)")
+
+
+def label_block_spans(text: str, lower: str) -> Iterator[Span]:
+    """Defaults of blocks whose label names a secret (HCL variables)."""
+    if "default" not in lower and "value" not in lower:
+        return
+    for block in _LABEL_BLOCK.finditer(text):
+        name = block.group("name")
+        if classify_name(name) != "strong":
+            continue
+        value = _LABEL_DEFAULT.search(text, block.start("body"), block.end("body"))
+        if value is not None and secret_value("strong", value.group("v"), name=name):
+            yield value.start("v"), value.end("v"), kind_for_name(name)
 
 
 def name_value_spans(text: str, lower: str) -> Iterator[Span]:

@@ -140,6 +140,8 @@ def might_hold(text: str, lower: str, raw: bytes, runs: list[tuple[int, int]], *
         return True
     if " " in text and keywords.SPACED_SCREEN.search(text):
         return True
+    if "{" in text and keywords.LABEL_SCREEN.search(text):
+        return True
     if keywords.table_possible(text, lower):
         return True
     if keywords.prose_possible(text):
@@ -238,6 +240,7 @@ _RE2_PATTERNS: list[tuple[str, str, bool]] = [  # (name, pattern, personal data)
     # HTML character references, percent-encoded punctuation
     ("normal", r"\x1b|\\u|\\x1|\\033|\\e|&(?:quot|apos|amp|lt|gt|#)|" + normalise.PERCENT.pattern, False),
     ("table", keywords.TABLE_RE2, False),
+    ("label-block", keywords.LABEL_SCREEN.pattern, False),
     ("prose-secret", keywords.PROSE_SCREEN.pattern, False),
     # "not a space" spelled as "not an ASCII space": a superset (a Unicode
     # space is not a space here), compiled and walked at a fraction of the
