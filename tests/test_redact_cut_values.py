@@ -98,3 +98,23 @@ def test_a_quote_the_line_never_closes(text, secret):
 @pytest.mark.parametrize("text", ["password = 'changeme", "secret='${SECRET_VALUE}", 'token: "abcdefgh'])
 def test_an_unclosed_quote_around_a_placeholder_is_kept(text):
     assert Redactor().redact_text(text) == text
+
+
+@pytest.mark.parametrize(
+    "text,secret",
+    [
+        ("token=\u201cHq7mZ2wr9Lx3\u201d", "Hq7mZ2wr9Lx3"),
+        ("API_KEY: \u2018Hq7mZ2wr9Lx3\u2019 ok", "Hq7mZ2wr9Lx3"),
+        ("Passwort=\u201eHq7mZ2wr9Lx3\u201c", "Hq7mZ2wr9Lx3"),
+        ("password: \u00abHq7mZ2wr9Lx3\u00bb", "Hq7mZ2wr9Lx3"),
+    ],
+)
+def test_typographic_quotes_around_a_value(text, secret):
+    out = Redactor().redact_text(text)
+    assert secret not in out and "[REDACTED:" in out
+    assert out[-1] == text[-1]  # the closing quote stays
+
+
+@pytest.mark.parametrize("text", ["password=\u201ccorrect horse\u201d", "token=\u201cxyz"])
+def test_typographic_quotes_around_words_are_kept(text):
+    assert Redactor().redact_text(text) == text

@@ -273,6 +273,7 @@ _OPERATOR_VALUE = lazy(
     r"(?P<op>:=|=>|->|=(?!=)|:[ \t]*[A-Za-z_][\w.\[\]|]{0,40}(?:,[ \t]*[\w.\[\]|]{1,20})?[ \t]*=(?!=)|:(?!:)|,(?:[ \t]*(?:default|fallback)[ \t]*=)?(?=[ \t]*\\{0,3}[\"'])|\s(?=\\{0,3}[\"']))[ \t]*"
     r"(?:(?P<q>\\{0,3}[\"'`])(?P<qv>(?:(?!(?P=q)|\n).){1,400}?)(?P=q)|(?P<uv>[^\s\"'`,;]{1,400}))"
 )
+_CURLY_OPEN = {"\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb", "\u201e": "\u201c", "\u201a": "\u2018"}
 # NAME='value with no closing quote before the end of its line (a cut
 # line, a shell line continued below)
 _UNCLOSED = lazy(r"(?:\\{0,3}[\"'])?\]?[ \t]*(?::=|=(?!=)|:(?!:))[ \t]*[\"'`](?P<v>[^\s\"'`\\]{8,400})[ \t]*(?=\r?\n|$)")
@@ -358,6 +359,12 @@ def assignment_spans(text: str, lower: str, hits: Iterable[int] | None = None) -
                 vend = _through_cuts(text, vstart, vend)
             while vend > vstart and text[vend - 1] in ")}],.":
                 vend -= 1
+            if text[vstart] in _CURLY_OPEN:
+                # token=“...”: typographic quotes (chat apps, pasted docs)
+                close = text.find(_CURLY_OPEN[text[vstart]], vstart + 1, vend)
+                if close < 0:
+                    continue
+                vstart, vend = vstart + 1, close
             if text.startswith("...", vend):
                 continue  # "sk_test_...": a value left out, not a value
         value = text[vstart:vend]
