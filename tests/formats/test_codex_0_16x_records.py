@@ -149,3 +149,21 @@ def test_base_instructions_as_a_string():
     result = run_cli("convert", "-", "--from", "codex", "--to", "portable-jsonl", input=data)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.splitlines()[0])["metadata"]["baseInstructions"] == "You are Codex."
+
+
+def test_copies_without_their_items_are_not_lost_silently():
+    """A paginated rollout (0.151+) writes an ``event_msg/item_completed``
+    copy beside each response item; lines modelled on a 0.153.4 excerpt
+    quoted by another reader, with the response items left out."""
+    lines = [
+        {"timestamp": "2026-09-05T16:50:06.216Z", "ordinal": 0, "type": "session_meta", "payload": {"id": "01a07276-a69c-7282-8e89-6bab77f2da3b", "timestamp": "2026-09-05T16:46:13.683Z", "cwd": "/work/scratch", "originator": "codex-tui", "cli_version": "0.153.4", "source": "cli", "history_mode": "paginated"}},
+        {"timestamp": "2026-09-05T16:50:06.518Z", "ordinal": 7, "type": "event_msg", "payload": {"type": "item_completed", "turn_id": "t1", "item": {"type": "UserMessage", "id": "u1", "content": [{"type": "text", "text": "what time is it?", "text_elements": []}]}}},
+        {"timestamp": "2026-09-05T16:50:09.573Z", "ordinal": 10, "type": "event_msg", "payload": {"type": "item_completed", "turn_id": "t1", "item": {"type": "AgentMessage", "id": "m1", "content": [{"type": "Text", "text": "Checking the time."}], "phase": "commentary"}}},
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    result = run_cli("convert", "-", "--from", "codex", "--to", "portable-jsonl", input=data)
+    assert result.returncode == 0, result.stderr
+    assert b"2 event_msg/item_completed record(s)" in result.stderr
+    # a rollout with its items says nothing
+    result = run_cli("convert", FIXTURES / "codex" / "rollout-0.171-scripted.jsonl", "--to", "portable-jsonl")
+    assert b"item_completed" not in result.stderr

@@ -1082,6 +1082,14 @@ class RolloutReader:
             # Nothing here is a Codex record (another format read with
             # --from codex): its types are not new Codex types.
             self.ctx.unknown_counts = {}
+        copies = skipped.get("event_msg/item_completed", 0)
+        if copies and not counts.get("messages") and not counts.get("agentMessages"):
+            # Codex writes an item_completed after (or just before) the
+            # response item it copies: copies alone mean the items are missing
+            self.ctx.warn(
+                f"{copies} event_msg/item_completed record(s) (the UI's copies of items) and no message "
+                "items: the conversation of this rollout is only in those copies, which are not read"
+            )
         unknown = self.ctx.report_unknown()
         yield end_event(
             usage=self.usage.usage(),
