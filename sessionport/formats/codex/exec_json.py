@@ -69,6 +69,14 @@ class _ExecStream:
         self.session_sent = False
         self.threads: list[str] = []
         self.cache_writes: int | None = None
+        # turn.completed carries the thread's running total (codex-rs exec
+        # ``usage_from_last_total``: ``ThreadTokenUsage.total``, restored on
+        # resume), not the turn's: per thread, the last reading counts, and
+        # a reading below the one before it (totals not restored) starts
+        # a new segment, summed
+        self.thread: str | None = None
+        self.readings: dict[str | None, dict[str, int]] = {}
+        self.finished_segments: dict[str, int] = {}
 
     def session(self, thread_id: str | None) -> dict:
         self.session_sent = True
@@ -84,6 +92,7 @@ class _ExecStream:
                 etype = None
             if etype == "thread.started":
                 thread = record.get("thread_id")
+                self.thread = thread if isinstance(thread, str) else None
                 if not self.session_sent:
                     yield self.session(thread if isinstance(thread, str) else None)
                 elif isinstance(thread, str):
@@ -118,6 +127,7 @@ class _ExecStream:
                 self.ctx.unknown(name, line=line_no)
         if not self.session_sent:
             yield self.session(None)
+        self.total_usage()
         metadata: dict = {}
         if self.threads:
             metadata["laterThreads"] = self.threads
@@ -133,16 +143,35 @@ class _ExecStream:
         )
 
     def add_usage(self, usage: Any) -> None:
+        """One ``turn.completed`` reading: the running total of its thread."""
         if not isinstance(usage, dict):
             return
-        for key, name in _USAGE_KEYS.items():
+        reading = {}
+        for key in (*_USAGE_KEYS, "cache_write_input_tokens"):
             value = usage.get(key)
             if type(value) is int and value >= 0:
-                self.usage[name] = self.usage.get(name, 0) + value
-        written = usage.get("cache_write_input_tokens")
-        if type(written) is int and written >= 0:
+                reading[key] = value
+        if not reading:
+            return
+        last = self.readings.get(self.thread)
+        if last is not None and any(reading.get(k, 0) < v for k, v in last.items()):
+            for key, value in last.items():  # totals not carried on: a new segment
+                self.finished_segments[key] = self.finished_segments.get(key, 0) + value
+        self.readings[self.thread] = reading
+
+    def total_usage(self) -> None:
+        """The session's usage: the last reading of each thread (and the
+        segments before a reset) summed."""
+        totals = dict(self.finished_segments)
+        for reading in self.readings.values():
+            for key, value in reading.items():
+                totals[key] = totals.get(key, 0) + value
+        for key, name in _USAGE_KEYS.items():
+            if key in totals:
+                self.usage[name] = totals[key]
+        if "cache_write_input_tokens" in totals:
             # no place in a rollout's token counts: kept beside the usage
-            self.cache_writes = (self.cache_writes or 0) + written
+            self.cache_writes = totals["cache_write_input_tokens"]
         if "input_tokens" in self.usage or "output_tokens" in self.usage:
             self.usage["total_tokens"] = self.usage.get("input_tokens", 0) + self.usage.get("output_tokens", 0)
 
