@@ -122,3 +122,25 @@ def test_turn_usage_is_the_threads_running_total(tmp_path):
         "reasoning_output_tokens": 0, "total_tokens": 3600 + 1000 + 500 + 150 + 10 + 5,
     }
     assert end["metadata"]["cacheWriteInputTokens"] == 0
+
+
+def test_retry_notices_and_the_repeated_failure_are_counted(tmp_path):
+    """A request that fails five times: ``codex exec --json`` prints an
+    ``error`` per retry (``Reconnecting... 1/5 (…)``, the rollout's
+    ``stream_error`` notices), then the error that ended the turn and a
+    ``turn.failed`` repeating it (the 0.159.0 stream of an HTTP 401, quoted by
+    another project).  One error message is written; the rest are counted.
+    A failure of its own (another text) is still written."""
+    fatal = "unexpected status 401 Unauthorized: Incorrect API key provided."
+    lines = [{"type": "thread.started", "thread_id": "01a0edab-1cc6-78a2-8504-35669b2da72e"}, {"type": "turn.started"}]
+    lines += [{"type": "error", "message": f"Reconnecting... {n}/5 ({fatal})"} for n in range(1, 6)]
+    lines += [{"type": "error", "message": fatal}, {"type": "turn.failed", "error": {"message": fatal}}]
+    lines += [{"type": "turn.started"}, {"type": "error", "message": "first"}, {"type": "turn.failed", "error": {"message": "second"}}]
+    path = tmp_path / "failed.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    events = _events(path)
+    messages = [e for e in events if e["type"] == "message"]
+    assert [(m["text"], m["meta"]["codexEvent"]) for m in messages] == [(fatal, "error"), ("first", "error"), ("second", "turn.failed")]
+    assert all(m["isError"] for m in messages)
+    skipped = events[-1]["skipped"]
+    assert skipped["error (retry notice)"] == 5 and skipped["turn.failed (repeats the error)"] == 1

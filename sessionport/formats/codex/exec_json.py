@@ -25,6 +25,8 @@ from sessionport.formats.codex.items import tool_text
 SOURCE = "codex"
 # Events that repeat what ``item.completed`` holds, or only frame a turn.
 _COUNTED = frozenset(("turn.started", "item.started", "item.updated", "item.plan.delta"))
+# How codex exec words a retry of a failed request ("Reconnecting... 2/5 (…)").
+_RETRY = "Reconnecting... "
 # turn.completed usage → sessionport's usage keys (``input_tokens`` holds the cached part).
 _USAGE_KEYS = {
     "input_tokens": "input_tokens",
@@ -75,6 +77,7 @@ class _ExecStream:
         # a reading below the one before it (totals not restored) starts
         # a new segment, summed
         self.thread: str | None = None
+        self.last_error: str | None = None  # the text of an error event just written
         self.readings: dict[str | None, dict[str, int]] = {}
         self.finished_segments: dict[str, int] = {}
 
@@ -100,6 +103,8 @@ class _ExecStream:
                 continue
             if not self.session_sent:
                 yield self.session(None)
+            if etype != "turn.failed":
+                self.last_error = None  # only the event just before repeats
             if etype in _COUNTED:
                 self.skipped[etype] += 1
             elif etype == "item.completed":
@@ -114,7 +119,19 @@ class _ExecStream:
             elif etype in ("turn.failed", "error"):
                 error = record.get("error") if etype == "turn.failed" else record
                 message = _str(error.get("message")) if isinstance(error, dict) else ""
+                if etype == "error" and message.startswith(_RETRY):
+                    # a retry notice (the rollout's stream_error): the error
+                    # that ends the retries follows if they all fail
+                    self.skipped["error (retry notice)"] += 1
+                    continue
+                if etype == "turn.failed" and message and message == self.last_error:
+                    # the turn failed with the error just shown
+                    self.skipped["turn.failed (repeats the error)"] += 1
+                    self.last_error = None
+                    continue
+                self.last_error = message if etype == "error" else None
                 yield message_event("system", message or f"[{etype}]", isError=True, meta={"kind": "text", "codexEvent": etype})
+                continue
             elif etype == "request_user_input":
                 questions = record.get("questions")
                 yield message_event(
