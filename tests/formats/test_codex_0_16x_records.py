@@ -167,3 +167,31 @@ def test_copies_without_their_items_are_not_lost_silently():
     # a rollout with its items says nothing
     result = run_cli("convert", FIXTURES / "codex" / "rollout-0.171-scripted.jsonl", "--to", "portable-jsonl")
     assert b"item_completed" not in result.stderr
+
+
+def test_a_rollout_reference_is_noted_not_reported_unknown():
+    """``rollout_reference`` (codex-rs ``RolloutReferenceItem``: ``rollout_path``,
+    ``thread_id``, ``segment_id``, ``max_depth``, ``nth_user_message``…; the
+    2026 form of a fork or continued segment that ``history_base`` later
+    replaced): Codex materializes the named rollout's history in its place,
+    so it is counted and a note says where that history is.  Shape from
+    codex-rs tests quoted by other projects."""
+    meta = records(BASED)[0]
+    del meta["payload"]["history_base"]
+    reference = {"timestamp": "2026-10-08T09:10:00.250Z", "ordinal": 7, "type": "rollout_reference", "payload": {
+        "rollout_path": "/home/dev/.codex/sessions/2026/10/08/rollout-2026-10-08T07-00-01-01a11a40-0c11-7d20-9a3e-5b1f0c2d4e61.jsonl",
+        "thread_id": "01a11a40-0c11-7d20-9a3e-5b1f0c2d4e61", "rollout_timestamp": None,
+        "segment_id": "01a11ab0-5e02-7000-8000-000000000001", "max_depth": 8, "nth_user_message": 2,
+        "compacted_replacement_history_filter_texts": None}}
+    rest = records(BASED)[1:]
+    # after the turn has started (where the reader skips most records unparsed)
+    data = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in [meta, *rest[:2], reference, *rest[2:]]).encode()
+    result = run_cli("convert", "-", "--from", "codex", "--to", "portable-jsonl", input=data)
+    assert result.returncode == 0, result.stderr
+    assert b"does not know" not in result.stderr
+    end = json.loads(result.stdout.splitlines()[-1])
+    assert end["skipped"]["rollout_reference"] == 1
+    assert "unknown" not in end
+    assert any("thread 01a11a40-0c11-7d20-9a3e-5b1f0c2d4e61" in n and "before its user message 2" in n for n in end["notes"])
+    assert [m["text"] for m in messages([json.loads(l) for l in result.stdout.splitlines()])] == [
+        "Fix the rounding in src/cart.ts.", "Fixed: the total now rounds half up."]

@@ -139,7 +139,7 @@ MIRROR_EVENTS = frozenset(name.encode() for name in (
 TURN_BOUNDARY_EVENTS = frozenset((b"task_started", b"task_complete", b"turn_started", b"turn_complete", b"turn_aborted"))
 # The mirrors that only count (most event lines of a rollout).
 _PLAIN_MIRRORS = MIRROR_EVENTS - TURN_BOUNDARY_EVENTS - {b"exec_command_end"} - USED_EVENTS
-PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted", b"inter_agent_communication", b"realtime_item"))
+PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted", b"inter_agent_communication", b"realtime_item", b"rollout_reference"))
 # Envelope types that are runtime state, not conversation: counted.  0.15x-0.16x
 # (codex-rs/history rollout_payload.rs): ``retained_context`` (host evidence
 # of a request_user_input answer, repeating the call's output),
@@ -520,6 +520,8 @@ class RolloutReader:
             self._session_meta(payload, timestamp)
         elif kind.encode() in STATE_TYPES:
             self.skipped[kind] += 1
+        elif kind == "rollout_reference":
+            self._rollout_reference(payload)
         elif kind == "inter_agent_communication":
             self._queue_events(self.items.inter_agent_communication(payload, ts))
         elif kind == "realtime_item":
@@ -555,6 +557,21 @@ class RolloutReader:
         else:
             self.skipped[kind] += 1
             self.ctx.unknown(kind, line=line_no)
+
+    def _rollout_reference(self, payload: dict) -> None:
+        """A ``rollout_reference`` (2026 forks and continued segments, before
+        ``history_base`` replaced it): Codex reads the history it names from
+        another rollout (up to the given user message) instead of copying
+        it here, so that history is not in this file: counted and noted."""
+        self.skipped["rollout_reference"] += 1
+        thread = payload.get("thread_id")
+        path = payload.get("rollout_path")
+        where = " and ".join(x for x in (f"thread {thread}" if isinstance(thread, str) and thread else "", f"rollout {path}" if isinstance(path, str) and path else "") if x) or "another rollout"
+        nth = payload.get("nth_user_message")
+        upto = f" (before its user message {nth})" if nth.__class__ is int else ""
+        note = f"refers to the history of {where}{upto}, which is there, not in this file"
+        if note not in self.notes:
+            self.notes.append(note)
 
     def _session_meta(self, payload: dict, timestamp: Any) -> None:
         other = payload.get("id")
