@@ -94,3 +94,53 @@ def test_the_stream_is_never_read_in_pieces():
 
     with open(SAMPLE, "rb") as handle:
         assert "codex exec --json" in split.refusal(handle)
+
+
+def test_turn_usage_is_the_threads_running_total(tmp_path):
+    """``turn.completed.usage`` is the thread's running total (codex-rs exec
+    ``usage_from_last_total`` reads ``ThreadTokenUsage.total``, restored when
+    ``codex exec resume`` goes on with a thread; openai/codex#17539): three
+    runs of one thread reporting 1200, 2400 and 3600 input tokens used 3600,
+    not 7200.  Another thread's total adds to it; a total below the one
+    before (not restored) starts a new segment.  Shapes from the 0.159.0
+    stream quoted by another project (three exec processes on one thread)."""
+    def turn(inp, out, cached=0):
+        return {"type": "turn.completed", "usage": {"input_tokens": inp, "cached_input_tokens": cached, "cache_write_input_tokens": 0, "output_tokens": out, "reasoning_output_tokens": 0}}
+    one, two = "01a0edb0-b845-7982-bf2a-ace833e9dc14", "01a0edb1-0000-7000-8000-000000000002"
+    records = [
+        {"type": "thread.started", "thread_id": one}, {"type": "turn.started"}, turn(1200, 50, 200),
+        {"type": "thread.started", "thread_id": one}, {"type": "turn.started"}, turn(2400, 100, 400),
+        {"type": "thread.started", "thread_id": one}, {"type": "turn.started"}, turn(3600, 150, 600),
+        {"type": "thread.started", "thread_id": two}, {"type": "turn.started"}, turn(1000, 10),
+        {"type": "thread.started", "thread_id": two}, {"type": "turn.started"}, turn(500, 5),
+    ]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    end = _events(path)[-1]
+    assert end["usage"] == {
+        "input_tokens": 3600 + 1000 + 500, "cached_input_tokens": 600, "output_tokens": 150 + 10 + 5,
+        "reasoning_output_tokens": 0, "total_tokens": 3600 + 1000 + 500 + 150 + 10 + 5,
+    }
+    assert end["metadata"]["cacheWriteInputTokens"] == 0
+
+
+def test_retry_notices_and_the_repeated_failure_are_counted(tmp_path):
+    """A request that fails five times: ``codex exec --json`` prints an
+    ``error`` per retry (``Reconnecting... 1/5 (…)``, the rollout's
+    ``stream_error`` notices), then the error that ended the turn and a
+    ``turn.failed`` repeating it (the 0.159.0 stream of an HTTP 401, quoted by
+    another project).  One error message is written; the rest are counted.
+    A failure of its own (another text) is still written."""
+    fatal = "unexpected status 401 Unauthorized: Incorrect API key provided."
+    lines = [{"type": "thread.started", "thread_id": "01a0edab-1cc6-78a2-8504-35669b2da72e"}, {"type": "turn.started"}]
+    lines += [{"type": "error", "message": f"Reconnecting... {n}/5 ({fatal})"} for n in range(1, 6)]
+    lines += [{"type": "error", "message": fatal}, {"type": "turn.failed", "error": {"message": fatal}}]
+    lines += [{"type": "turn.started"}, {"type": "error", "message": "first"}, {"type": "turn.failed", "error": {"message": "second"}}]
+    path = tmp_path / "failed.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    events = _events(path)
+    messages = [e for e in events if e["type"] == "message"]
+    assert [(m["text"], m["meta"]["codexEvent"]) for m in messages] == [(fatal, "error"), ("first", "error"), ("second", "turn.failed")]
+    assert all(m["isError"] for m in messages)
+    skipped = events[-1]["skipped"]
+    assert skipped["error (retry notice)"] == 5 and skipped["turn.failed (repeats the error)"] == 1

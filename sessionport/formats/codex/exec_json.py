@@ -25,6 +25,8 @@ from sessionport.formats.codex.items import tool_text
 SOURCE = "codex"
 # Events that repeat what ``item.completed`` holds, or only frame a turn.
 _COUNTED = frozenset(("turn.started", "item.started", "item.updated", "item.plan.delta"))
+# How codex exec words a retry of a failed request ("Reconnecting... 2/5 (…)").
+_RETRY = "Reconnecting... "
 # turn.completed usage → sessionport's usage keys (``input_tokens`` holds the cached part).
 _USAGE_KEYS = {
     "input_tokens": "input_tokens",
@@ -69,6 +71,15 @@ class _ExecStream:
         self.session_sent = False
         self.threads: list[str] = []
         self.cache_writes: int | None = None
+        # turn.completed carries the thread's running total (codex-rs exec
+        # ``usage_from_last_total``: ``ThreadTokenUsage.total``, restored on
+        # resume), not the turn's: per thread, the last reading counts, and
+        # a reading below the one before it (totals not restored) starts
+        # a new segment, summed
+        self.thread: str | None = None
+        self.last_error: str | None = None  # the text of an error event just written
+        self.readings: dict[str | None, dict[str, int]] = {}
+        self.finished_segments: dict[str, int] = {}
 
     def session(self, thread_id: str | None) -> dict:
         self.session_sent = True
@@ -84,6 +95,7 @@ class _ExecStream:
                 etype = None
             if etype == "thread.started":
                 thread = record.get("thread_id")
+                self.thread = thread if isinstance(thread, str) else None
                 if not self.session_sent:
                     yield self.session(thread if isinstance(thread, str) else None)
                 elif isinstance(thread, str):
@@ -91,6 +103,8 @@ class _ExecStream:
                 continue
             if not self.session_sent:
                 yield self.session(None)
+            if etype != "turn.failed":
+                self.last_error = None  # only the event just before repeats
             if etype in _COUNTED:
                 self.skipped[etype] += 1
             elif etype == "item.completed":
@@ -105,7 +119,19 @@ class _ExecStream:
             elif etype in ("turn.failed", "error"):
                 error = record.get("error") if etype == "turn.failed" else record
                 message = _str(error.get("message")) if isinstance(error, dict) else ""
+                if etype == "error" and message.startswith(_RETRY):
+                    # a retry notice (the rollout's stream_error): the error
+                    # that ends the retries follows if they all fail
+                    self.skipped["error (retry notice)"] += 1
+                    continue
+                if etype == "turn.failed" and message and message == self.last_error:
+                    # the turn failed with the error just shown
+                    self.skipped["turn.failed (repeats the error)"] += 1
+                    self.last_error = None
+                    continue
+                self.last_error = message if etype == "error" else None
                 yield message_event("system", message or f"[{etype}]", isError=True, meta={"kind": "text", "codexEvent": etype})
+                continue
             elif etype == "request_user_input":
                 questions = record.get("questions")
                 yield message_event(
@@ -118,6 +144,7 @@ class _ExecStream:
                 self.ctx.unknown(name, line=line_no)
         if not self.session_sent:
             yield self.session(None)
+        self.total_usage()
         metadata: dict = {}
         if self.threads:
             metadata["laterThreads"] = self.threads
@@ -133,16 +160,35 @@ class _ExecStream:
         )
 
     def add_usage(self, usage: Any) -> None:
+        """One ``turn.completed`` reading: the running total of its thread."""
         if not isinstance(usage, dict):
             return
-        for key, name in _USAGE_KEYS.items():
+        reading = {}
+        for key in (*_USAGE_KEYS, "cache_write_input_tokens"):
             value = usage.get(key)
             if type(value) is int and value >= 0:
-                self.usage[name] = self.usage.get(name, 0) + value
-        written = usage.get("cache_write_input_tokens")
-        if type(written) is int and written >= 0:
+                reading[key] = value
+        if not reading:
+            return
+        last = self.readings.get(self.thread)
+        if last is not None and any(reading.get(k, 0) < v for k, v in last.items()):
+            for key, value in last.items():  # totals not carried on: a new segment
+                self.finished_segments[key] = self.finished_segments.get(key, 0) + value
+        self.readings[self.thread] = reading
+
+    def total_usage(self) -> None:
+        """The session's usage: the last reading of each thread (and the
+        segments before a reset) summed."""
+        totals = dict(self.finished_segments)
+        for reading in self.readings.values():
+            for key, value in reading.items():
+                totals[key] = totals.get(key, 0) + value
+        for key, name in _USAGE_KEYS.items():
+            if key in totals:
+                self.usage[name] = totals[key]
+        if "cache_write_input_tokens" in totals:
             # no place in a rollout's token counts: kept beside the usage
-            self.cache_writes = (self.cache_writes or 0) + written
+            self.cache_writes = totals["cache_write_input_tokens"]
         if "input_tokens" in self.usage or "output_tokens" in self.usage:
             self.usage["total_tokens"] = self.usage.get("input_tokens", 0) + self.usage.get("output_tokens", 0)
 

@@ -602,6 +602,66 @@ class ItemConverter:
         event["meta"] = meta
         return [event]
 
+    def inter_agent_communication(self, payload: dict, timestamp: str | None) -> list[dict]:
+        """A top-level ``inter_agent_communication`` record (0.15x-0.16x, a
+        thread in the legacy history mode): a message another agent of the
+        run delivered into this thread (``content`` a string).  Codex writes
+        no response item for it and rebuilds the model's input from this
+        record on resume, so it is the message itself: an injected user
+        message naming its author, like an ``agent_message`` item."""
+        meta: dict[str, Any] = {"injected": True, "injectedKind": "agent_message", "codexType": "inter_agent_communication"}
+        for key, name in (("author", "author"), ("recipient", "recipient")):
+            value = payload.get(key)
+            if isinstance(value, str) and value:
+                meta[name] = value
+        others = payload.get("other_recipients")
+        if isinstance(others, list) and others:
+            meta["otherRecipients"] = others
+        trigger = payload.get("trigger_turn")
+        if isinstance(trigger, bool):
+            meta["triggerTurn"] = trigger
+        content = payload.get("content")
+        text = content if isinstance(content, str) else content_text(content, self.on_unknown_part) if isinstance(content, list) else ""
+        sealed = payload.get("encrypted_content")
+        if isinstance(sealed, str) and sealed:
+            # readable by the model alone
+            meta["encryptedContent"] = sealed
+            if not text:
+                text = f"[encrypted content, {human_size(len(sealed))}]"
+        passthrough = payload.get("internal_chat_message_metadata_passthrough")
+        if isinstance(passthrough, dict) and passthrough:
+            meta["codexPassthrough"] = passthrough
+        self.counts["agentMessages"] += 1
+        event = _base("user", text, timestamp, payload)
+        event["meta"] = meta
+        return [event]
+
+    def realtime_item(self, payload: dict, timestamp: str | None) -> list[dict] | None:
+        """A ``realtime_item`` record (0.15x+ voice sessions).  A
+        ``transcript_segment`` is what the person said or the voice model
+        answered (``role``, ``text``; flat or, as codex-rs serializes the
+        item, under ``data``): a user or assistant message, ``meta.voice``.
+        The model never sees these records; the rest (session start and
+        close, ``bem_item_promoted``) is presentation: None (counted by the
+        caller)."""
+        if payload.get("type") != "transcript_segment":
+            return None
+        data = payload.get("data") if isinstance(payload.get("data"), dict) else payload
+        role, text = data.get("role"), data.get("text")
+        if role not in ("user", "assistant") or not isinstance(text, str):
+            raise ValueError("a transcript_segment without a user or assistant role and a text")
+        meta: dict[str, Any] = {"kind": "text", "codexType": "realtime_item", "voice": True}
+        session = payload.get("realtime_session_id")
+        if isinstance(session, str):
+            meta["realtimeSessionId"] = session
+        if data is not payload:
+            meta["codexRealtimeData"] = True  # the shape to write back
+        # (no meta.model: the voice model answers, not the thread's model)
+        self.counts["messages"] += 1
+        event = _base(role, text, timestamp, payload)
+        event["meta"] = meta
+        return [event]
+
     def _image_generation_call(self, item: dict, timestamp: str | None) -> list[dict]:
         tool_input = {k: item[k] for k in ("revised_prompt",) if isinstance(item.get(k), str)}
         events = self._call("image_generation", None, tool_input, timestamp, item)

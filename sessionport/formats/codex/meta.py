@@ -41,6 +41,7 @@ def meta_metadata(meta: dict) -> dict:
         ("parent_thread_id", "parentThreadId"),
         ("agent_nickname", "agentNickname"),
         ("agent_role", "agentRole"),
+        ("agent_path", "agentPath"),
         ("history_mode", "historyMode"),
         ("thread_source", "threadSource"),
         ("instructions", "instructions"),
@@ -51,6 +52,14 @@ def meta_metadata(meta: dict) -> dict:
     base = meta.get("base_instructions")
     if isinstance(base, dict) and isinstance(base.get("text"), str):
         out["baseInstructions"] = base["text"]
+    elif isinstance(base, str) and base:
+        out["baseInstructions"] = base
+    # 0.16x paginated history: a rollout that continues another one (a
+    # reverted or forked thread) names the rollout holding the history
+    # before its first ordinal, which this file does not repeat
+    history_base = meta.get("history_base")
+    if isinstance(history_base, dict) and isinstance(history_base.get("thread_id"), str):
+        out["historyBase"] = history_base
     git = meta.get("git")
     if isinstance(git, dict) and git:
         out["git"] = {k: scrub_url(v) if k == "repository_url" else v for k, v in git.items()}

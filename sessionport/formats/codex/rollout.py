@@ -139,9 +139,15 @@ MIRROR_EVENTS = frozenset(name.encode() for name in (
 TURN_BOUNDARY_EVENTS = frozenset((b"task_started", b"task_complete", b"turn_started", b"turn_complete", b"turn_aborted"))
 # The mirrors that only count (most event lines of a rollout).
 _PLAIN_MIRRORS = MIRROR_EVENTS - TURN_BOUNDARY_EVENTS - {b"exec_command_end"} - USED_EVENTS
-PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted"))
-# Envelope types that are runtime state, not conversation: counted.
-STATE_TYPES = frozenset((b"world_state", b"inter_agent_communication_metadata", b"inter_agent_communication", b"token_usage_record"))
+PARSED_TYPES = frozenset((b"session_meta", b"response_item", b"event_msg", b"turn_context", b"compacted", b"inter_agent_communication", b"realtime_item", b"rollout_reference"))
+# Envelope types that are runtime state, not conversation: counted.  0.15x-0.16x
+# (codex-rs/history rollout_payload.rs): ``retained_context`` (host evidence
+# of a request_user_input answer, repeating the call's output),
+# ``security_risk_score`` (risk scores never shown in the thread).
+STATE_TYPES = frozenset((b"world_state", b"inter_agent_communication_metadata", b"token_usage_record", b"retained_context", b"security_risk_score"))
+# realtime_item types that are presentation only (a voice session's start
+# and end, a Codex item shown in the voice view): counted.
+REALTIME_STATE = frozenset(("realtime_session_started", "realtime_session_closed", "bem_item_promoted"))
 _ITEM_HEAD = b'","type":"response_item","payload":{"type":"'
 # Where _ITEM_HEAD ends after a timestamp of 24 characters (compared as a
 # slice: a call of startswith with a position costs more).
@@ -428,6 +434,11 @@ class RolloutReader:
             self.history_start = start
         metadata = meta_metadata(first)
         metadata["codexEra"] = "envelope" if self.envelope else "pre-envelope"
+        base = metadata.get("historyBase")
+        if base is not None:
+            end = base.get("end_ordinal_exclusive")
+            upto = f" (its records before ordinal {end})" if end.__class__ is int else ""
+            self.notes.append(f"continues the history of thread {base['thread_id']}{upto}, which is in that thread's rollout, not in this file")
         cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
         if cwd is None and not self.envelope:
             cwd = find_cwd(rest)
@@ -509,6 +520,24 @@ class RolloutReader:
             self._session_meta(payload, timestamp)
         elif kind.encode() in STATE_TYPES:
             self.skipped[kind] += 1
+        elif kind == "rollout_reference":
+            self._rollout_reference(payload)
+        elif kind == "inter_agent_communication":
+            self._queue_events(self.items.inter_agent_communication(payload, ts))
+        elif kind == "realtime_item":
+            try:
+                events = self.items.realtime_item(payload, ts)
+            except ValueError as exc:
+                self._malformed(line_no, kind, payload, exc)
+                return
+            if events is None:
+                name = payload.get("type")
+                name = f"realtime_item/{name if isinstance(name, str) else None}"
+                self.skipped[name] += 1
+                if payload.get("type") not in REALTIME_STATE:
+                    self.ctx.unknown(name, line=line_no)
+            else:
+                self._queue_events(events)
         elif kind == "compacted":
             history = payload.get("replacement_history")
             count = len(history) if isinstance(history, list) else 0
@@ -528,6 +557,21 @@ class RolloutReader:
         else:
             self.skipped[kind] += 1
             self.ctx.unknown(kind, line=line_no)
+
+    def _rollout_reference(self, payload: dict) -> None:
+        """A ``rollout_reference`` (2026 forks and continued segments, before
+        ``history_base`` replaced it): Codex reads the history it names from
+        another rollout (up to the given user message) instead of copying
+        it here, so that history is not in this file: counted and noted."""
+        self.skipped["rollout_reference"] += 1
+        thread = payload.get("thread_id")
+        path = payload.get("rollout_path")
+        where = " and ".join(x for x in (f"thread {thread}" if isinstance(thread, str) and thread else "", f"rollout {path}" if isinstance(path, str) and path else "") if x) or "another rollout"
+        nth = payload.get("nth_user_message")
+        upto = f" (before its user message {nth})" if nth.__class__ is int else ""
+        note = f"refers to the history of {where}{upto}, which is there, not in this file"
+        if note not in self.notes:
+            self.notes.append(note)
 
     def _session_meta(self, payload: dict, timestamp: Any) -> None:
         other = payload.get("id")
@@ -569,6 +613,18 @@ class RolloutReader:
                 if self.inherit_from is not None:
                     event.setdefault("meta", {})["inherited"] = True
                 queue.append(event)
+
+    def _queue_events(self, events: list[dict]) -> None:
+        """The messages of a record other than a response item (an
+        inter-agent message, a voice transcript): written in the file's
+        order, after the shell results the model saw before them."""
+        if self.exec_held:
+            self._flush_exec()
+        self.last_compaction = False
+        for event in events:
+            if self.inherit_from is not None:
+                event.setdefault("meta", {})["inherited"] = True
+            self.queue.append(event)
 
     def _item_events(self, line_no: int, item: dict, ts: str | None) -> list[dict] | None:
         """The events of a response item, not yet tagged ``inherited``; None
@@ -1043,6 +1099,14 @@ class RolloutReader:
             # Nothing here is a Codex record (another format read with
             # --from codex): its types are not new Codex types.
             self.ctx.unknown_counts = {}
+        copies = skipped.get("event_msg/item_completed", 0)
+        if copies and not counts.get("messages") and not counts.get("agentMessages"):
+            # Codex writes an item_completed after (or just before) the
+            # response item it copies: copies alone mean the items are missing
+            self.ctx.warn(
+                f"{copies} event_msg/item_completed record(s) (the UI's copies of items) and no message "
+                "items: the conversation of this rollout is only in those copies, which are not read"
+            )
         unknown = self.ctx.report_unknown()
         yield end_event(
             usage=self.usage.usage(),

@@ -181,6 +181,8 @@ class RolloutWriter:
         elif kind == "rollback":
             turns = meta.get("numTurns")
             self.line("event_msg", {"type": "thread_rolled_back", "num_turns": turns if isinstance(turns, int) else 0}, ts)
+        elif self.keep_ids and meta.get("codexType") == "realtime_item" and role in ("user", "assistant"):
+            self.realtime_item(event, meta, text, ts)
         elif role == "assistant":
             self.turn_context(meta, ts)
             self.line("event_msg", {"type": "agent_message", "message": text}, ts)
@@ -222,12 +224,51 @@ class RolloutWriter:
         sealed = {x.get("part"): x.get("encryptedContent") for x in meta.get("encryptedParts") or () if isinstance(x, dict) and isinstance(x.get("encryptedContent"), str)}
         if len(content) == len(meta.get("contentParts") or ()):
             content = [{"type": "encrypted_content", "encrypted_content": sealed[n]} if n in sealed else part for n, part in enumerate(content)]
+        if meta.get("codexType") == "inter_agent_communication":
+            self.inter_agent_communication(meta, text, ts)
+            return
         item: dict[str, Any] = {"type": "agent_message"}
         for key in ("author", "recipient"):
             if isinstance(meta.get(key), str):
                 item[key] = meta[key]
         item["content"] = content
         self.message_item(item, event, meta, ts)
+
+    def inter_agent_communication(self, meta: dict, text: str, ts: Any) -> None:
+        """An inter-agent message a rollout held as its own record, written
+        back as that record: Codex rebuilds the model's input from it on
+        resume (a response item would be a second copy)."""
+        payload: dict[str, Any] = {}
+        for key in ("author", "recipient"):
+            if isinstance(meta.get(key), str):
+                payload[key] = meta[key]
+        payload["other_recipients"] = meta["otherRecipients"] if isinstance(meta.get("otherRecipients"), list) else []
+        sealed = meta.get("encryptedContent")
+        placeholder = isinstance(sealed, str) and text.startswith("[encrypted content")
+        payload["content"] = "" if placeholder else text
+        if isinstance(sealed, str) and sealed:
+            payload["encrypted_content"] = sealed
+        if isinstance(meta.get("codexPassthrough"), dict):
+            payload["internal_chat_message_metadata_passthrough"] = meta["codexPassthrough"]
+        payload["trigger_turn"] = meta["triggerTurn"] if isinstance(meta.get("triggerTurn"), bool) else True
+        self.line("inter_agent_communication", payload, ts)
+
+    def realtime_item(self, event: dict, meta: dict, text: str, ts: Any) -> None:
+        """A voice transcript segment of a rollout, written back as the
+        ``realtime_item`` it was: the model never saw it, and a message item
+        would put it in the resumed model's history."""
+        payload: dict[str, Any] = {}
+        if isinstance(event.get("id"), str):
+            payload["id"] = event["id"]
+        if isinstance(meta.get("realtimeSessionId"), str):
+            payload["realtime_session_id"] = meta["realtimeSessionId"]
+        payload["type"] = "transcript_segment"
+        segment = {"role": event.get("role"), "text": text}
+        if meta.get("codexRealtimeData"):
+            payload["data"] = segment
+        else:
+            payload.update(segment)
+        self.line("realtime_item", payload, ts)
 
     def message_item(self, item: dict, event: dict, meta: dict, ts: Any) -> None:
         if self.keep_ids and isinstance(meta.get("codexPassthrough"), dict):
