@@ -273,7 +273,13 @@ class Thread:
         if isinstance(request, str):
             record["requestId"] = request
         if meta.get("apiError"):
+            kind = meta.get("apiErrorKind")
+            if isinstance(kind, str) and kind:
+                record["error"] = kind
             record["isApiErrorMessage"] = True
+            status = meta.get("apiErrorStatus")
+            if type(status) is int:
+                record["apiErrorStatus"] = status
         return self.finish(record, uid)
 
     def tool_use_line(self, event: dict, meta: dict) -> dict:
