@@ -14,9 +14,12 @@ the page read (a string) or an MCP error (text parts).
 API-error notices Claude Code writes as assistant lines: ``error`` (the kind:
 ``rate_limit``, ``unknown``...) beside ``isApiErrorMessage``, as in a real
 2.1.38 session (caochitam/aos, commit 1583243c6a192cf0c5967f9ab0868f42fa0ce43e,
-``.claude/projects/-root/3105d225-10ec-4f54-a79d-40123f792362.jsonl``), and,
-from a 2.1.283 record quoted verbatim by vfarcic/dot-agent-deck, the HTTP
-status ``apiErrorStatus`` and the ``quotaLimits`` of the refused request.
+``.claude/projects/-root/3105d225-10ec-4f54-a79d-40123f792362.jsonl``), the
+HTTP status ``apiErrorStatus`` and the ``quotaLimits`` of the refused request
+of a 2.1.283 record quoted verbatim by vfarcic/dot-agent-deck, and the API's
+error body ``errorDetails`` of a real 2.1.111 "Prompt is too long" notice
+(LAF-US/IDAHO-VAULT, commit c1c3fe9b6f274081e0ffbb32e541a9bf32f08892,
+``.claude/projects/c--Users-loganf-Documents-IDAHO-VAULT/e469d94d-bde2-46d5-8c57-1303119815ec.jsonl``).
 
 The texts are invented; the records keep the real shapes.
 """
@@ -107,10 +110,14 @@ def test_api_error_kind_and_status_are_kept():
     events, stderr = convert(API_ERRORS)
     assert b"does not know" not in stderr, stderr
     errors = [m for m in messages(events) if m.get("meta", {}).get("apiError")]
-    assert [m["meta"].get("apiErrorKind") for m in errors] == ["rate_limit", "unknown"]
-    assert errors[0]["meta"]["apiErrorStatus"] == 429
+    assert [m["meta"].get("apiErrorKind") for m in errors] == ["rate_limit", "unknown", "invalid_request"]
+    assert [m["meta"].get("apiErrorStatus") for m in errors] == [429, None, 400]
     assert "apiErrorStatus" not in errors[1]["meta"]  # 2.1.38's shape: the kind only
     assert errors[0]["text"].startswith("You've hit your session limit")
+    # the notice says "Prompt is too long"; the API's body says by how much
+    assert errors[2]["text"] == "Prompt is too long"
+    assert "204175 tokens > 200000 maximum" in errors[2]["meta"]["apiErrorDetails"]
+    assert "apiErrorDetails" not in errors[0]["meta"]
 
 
 def test_api_error_kind_and_status_are_written_back(tmp_path):
@@ -120,11 +127,15 @@ def test_api_error_kind_and_status_are_written_back(tmp_path):
     written = [r for r in raw(native) if r.get("isApiErrorMessage") is True]
     original = [r for r in raw(API_ERRORS) if r.get("isApiErrorMessage") is True]
     assert [r.get("error") for r in written] == [r["error"] for r in original]
-    assert [r.get("apiErrorStatus") for r in written] == [r.get("apiErrorStatus") for r in original]
+    for key in ("apiErrorStatus", "errorDetails"):
+        assert [r.get(key) for r in written] == [r.get(key) for r in original]
+    # the fields in the order Claude Code writes them
+    keys = [k for k in written[2] if k in ("error", "errorDetails", "isApiErrorMessage", "apiErrorStatus")]
+    assert keys == [k for k in original[2] if k in ("error", "errorDetails", "isApiErrorMessage", "apiErrorStatus")]
     again, _ = convert(native)
     first, _ = convert(API_ERRORS)
     pick = lambda evs: [
-        (m["text"], m["meta"].get("apiErrorKind"), m["meta"].get("apiErrorStatus"))
+        (m["text"], m["meta"].get("apiErrorKind"), m["meta"].get("apiErrorStatus"), m["meta"].get("apiErrorDetails"))
         for m in messages(evs) if m.get("meta", {}).get("apiError")
     ]
     assert pick(again) == pick(first)

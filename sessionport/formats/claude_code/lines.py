@@ -273,9 +273,13 @@ class Thread:
         if isinstance(request, str):
             record["requestId"] = request
         if meta.get("apiError"):
+            # In the order Claude Code writes them.
             kind = meta.get("apiErrorKind")
             if isinstance(kind, str) and kind:
                 record["error"] = kind
+            details = meta.get("apiErrorDetails")
+            if isinstance(details, str) and details:
+                record["errorDetails"] = details
             record["isApiErrorMessage"] = True
             status = meta.get("apiErrorStatus")
             if type(status) is int:

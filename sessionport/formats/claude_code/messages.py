@@ -474,8 +474,8 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
         meta["requestId"] = request
     if record.get("isApiErrorMessage") is True:
         meta["apiError"] = True
-        # The error's kind (``rate_limit``, ``authentication_failed``,
-        # ``billing_error``, ``unknown``...) and, from 2.1.2xx, the HTTP
+        # The error's kind (``rate_limit``, ``invalid_request``,
+        # ``server_error``, ``unknown``...) and, from 2.1.1xx, the HTTP
         # status of the refused request: why the notice was written.
         kind = record.get("error")
         if type(kind) is str and kind:
@@ -483,4 +483,9 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
         status = record.get("apiErrorStatus")
         if type(status) is int:
             meta["apiErrorStatus"] = status
+        # The API's own error body (``400 {"type":"error",...}``), of which
+        # the notice's text is a summary ("Prompt is too long").
+        details = record.get("errorDetails")
+        if type(details) is str and details:
+            meta["apiErrorDetails"] = details
     return msg_id
