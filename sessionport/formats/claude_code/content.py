@@ -134,8 +134,11 @@ def search_results_text(content: Any) -> str:
     return content_text(content)
 
 
-# Where an attachment keeps what the model is shown, first found wins.
-_ATTACHMENT_TEXT_KEYS = ("content", "prompt", "text", "message", "memory")
+# Where an attachment keeps what the model is shown, first found wins:
+# 2.1.22x keeps the changed lines of a file edited outside the session
+# (``edited_text_file``) in ``snippet`` and the notice that a Read showed
+# part of a file (``read_truncation_notice``) in ``banner``.
+_ATTACHMENT_TEXT_KEYS = ("content", "prompt", "text", "message", "memory", "snippet", "banner")
 
 
 def attachment_text(attachment: dict) -> str:

@@ -209,6 +209,15 @@ class Thread:
             self.api_id = None
             return self.finish(record, uid)
         attachment: dict[str, Any] = {"type": kind, "content": text}
+        file_path = meta.get("filePath")
+        if kind == "edited_text_file" and isinstance(file_path, str) and file_path:
+            # the fields Claude Code itself writes for a file changed outside the session
+            attachment = {"type": kind, "filename": file_path, "snippet": text}
+        elif kind == "read_truncation_notice":
+            attachment = {"type": kind, "banner": text}
+        tool_use = meta.get("toolUseId")
+        if isinstance(tool_use, str) and tool_use and kind in ("read_truncation_notice", "hook_system_message"):
+            attachment["toolUseID"] = tool_use
         if hook_event is not None:
             attachment["hookEvent"] = hook_event
         record["attachment"] = attachment
