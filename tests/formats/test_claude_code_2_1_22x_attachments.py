@@ -88,3 +88,37 @@ def test_written_back_in_the_shape_claude_code_writes(tmp_path):
         for e in evs if e["type"] == "message" and e.get("meta", {}).get("injected")
     ]
     assert pick(again) == pick(events_of(SESSION))
+
+
+# The same home also writes, on the line of a tool result the auto-mode
+# classifier refused, ``toolDenialKind`` (``automode-blocked``), and on an
+# answer the user interrupted while it streamed ``isAbortedMidStream: true``
+# (its text is cut off), e.g. lines 614 and 835 of
+# ``-home-moxa-sda2-home-moxa-NOS-v6-0-develop-buildroot-dl/1240745b-….jsonl``.
+DENIED = FIXTURES / "claude-code" / "session-2.1.222-denied-interrupted.jsonl"
+
+
+def test_denial_kind_and_aborted_answer_are_kept():
+    events = events_of(DENIED)
+    messages = [e for e in events if e["type"] == "message"]
+    result = next(m for m in messages if m.get("meta", {}).get("kind") == "tool_result")
+    assert result["meta"]["denialKind"] == "automode-blocked"
+    assert result["isError"] is True
+    cut = [m for m in messages if m.get("meta", {}).get("abortedMidStream")]
+    assert [m["text"] for m in cut] == ["The push was blocked, so I will ask you to run it: the branch is"]
+    assert not any(m.get("meta", {}).get("abortedMidStream") for m in messages if m is not cut[0])
+
+
+def test_denial_kind_and_aborted_answer_are_written_back(tmp_path):
+    native = tmp_path / "transcript.jsonl"
+    result = run_cli("convert", DENIED, "--to", "claude-code", "-o", native)
+    assert result.returncode == 0, result.stderr
+    written = [json.loads(line) for line in native.read_text(encoding="utf-8").splitlines()]
+    original = [json.loads(line) for line in DENIED.read_text(encoding="utf-8").splitlines()]
+    for key in ("toolDenialKind", "isAbortedMidStream"):
+        assert [r[key] for r in written if key in r] == [r[key] for r in original if key in r]
+    pick = lambda evs: [
+        (e["text"], e["meta"].get("denialKind"), e["meta"].get("abortedMidStream"))
+        for e in evs if e["type"] == "message" and e.get("meta")
+    ]
+    assert pick(events_of(native)) == pick(events_of(DENIED))

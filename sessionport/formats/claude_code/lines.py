@@ -245,6 +245,9 @@ class Thread:
         spawned = meta.get("spawnedAgentId")
         if isinstance(spawned, str):
             record["toolUseResult"] = {"agentId": spawned}
+        denial = meta.get("denialKind")
+        if isinstance(denial, str) and denial:
+            record["toolDenialKind"] = denial
         self.api_id = None
         return self.finish(record, uid)
 
@@ -293,6 +296,8 @@ class Thread:
             status = meta.get("apiErrorStatus")
             if type(status) is int:
                 record["apiErrorStatus"] = status
+        if meta.get("abortedMidStream") is True:
+            record["isAbortedMidStream"] = True
         return self.finish(record, uid)
 
     def tool_use_line(self, event: dict, meta: dict) -> dict:

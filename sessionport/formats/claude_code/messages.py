@@ -157,6 +157,9 @@ class MessageBuilder:
         else:
             text = content_text(content)
         meta = {"kind": "tool_result", **base}
+        denial = record.get("toolDenialKind")
+        if type(denial) is str and denial:
+            meta["denialKind"] = denial  # 2.1.2xx: why the call was refused (``automode-blocked``)
         call_id = block.get("tool_use_id")
         if type(call_id) is not str or not call_id:
             call_id = None
@@ -281,6 +284,9 @@ class MessageBuilder:
             base = self.base_meta(record) if record.get("isSidechain") is True else {}
             return self.tool_result(record, block, stamp, uid, parent, base, 0)
         meta = {"kind": "tool_result", **self.base_meta(record)} if record.get("isSidechain") is True else {"kind": "tool_result"}
+        denial = record.get("toolDenialKind")
+        if type(denial) is str and denial:
+            meta["denialKind"] = denial
         call_id = block.get("tool_use_id")
         if type(call_id) is not str or not call_id:
             call_id = None
@@ -488,4 +494,6 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
         details = record.get("errorDetails")
         if type(details) is str and details:
             meta["apiErrorDetails"] = details
+    if record.get("isAbortedMidStream") is True:
+        meta["abortedMidStream"] = True  # 2.1.2xx: the answer was cut off while it streamed
     return msg_id
