@@ -122,3 +122,36 @@ def test_denial_kind_and_aborted_answer_are_written_back(tmp_path):
         for e in evs if e["type"] == "message" and e.get("meta")
     ]
     assert pick(events_of(native)) == pick(events_of(DENIED))
+
+
+# 2.1.212 delivers what a hook run in the background answered as an
+# ``async_hook_response`` attachment: ``response.hookSpecificOutput.additionalContext``
+# is given to the model (a real PreToolUse:Read one: austinweitao/claude-backup,
+# commit 9fbf6756e58e9ad057efa25fc41ddce7d1b821bc,
+# ``projects/-home-cwtrocks-OpenCoreAnalysisKit/sessions/668424c4-e93f-4c2a-9597-e05159a98bde.jsonl``
+# line 93, a backup of ~/.claude/projects).  It was skipped as an attachment with
+# nothing to show.
+ASYNC_HOOK = FIXTURES / "claude-code" / "session-2.1.212-async-hook.jsonl"
+
+
+def test_async_hook_context_is_what_the_model_is_given():
+    events = events_of(ASYNC_HOOK)
+    message = injected(events, "async_hook_response")
+    source = next(json.loads(line) for line in ASYNC_HOOK.read_text(encoding="utf-8").splitlines() if '"async_hook_response"' in line)
+    assert message["text"] == source["attachment"]["response"]["hookSpecificOutput"]["additionalContext"]
+    assert message["meta"]["hookEvent"] == "PreToolUse"
+    assert not events[-1].get("skipped")
+
+
+def test_async_hook_context_is_written_back(tmp_path):
+    native = tmp_path / "transcript.jsonl"
+    result = run_cli("convert", ASYNC_HOOK, "--to", "claude-code", "-o", native)
+    assert result.returncode == 0, result.stderr
+    written = next(
+        r["attachment"] for r in (json.loads(line) for line in native.read_text(encoding="utf-8").splitlines())
+        if r.get("type") == "attachment"
+    )
+    assert written["type"] == "async_hook_response"
+    assert written["response"]["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+    again = injected(events_of(native), "async_hook_response")
+    assert again["text"] == injected(events_of(ASYNC_HOOK), "async_hook_response")["text"]

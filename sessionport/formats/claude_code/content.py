@@ -145,6 +145,13 @@ def attachment_text(attachment: dict) -> str:
     """What an ``attachment`` record puts before the model, as text; empty
     when it holds nothing to show (a hook that printed nothing)."""
     kind = attachment.get("type")
+    if kind == "async_hook_response":
+        # 2.1.2xx: what a hook run in the background answered; the model is
+        # given the additionalContext of its hookSpecificOutput.
+        response = attachment.get("response")
+        output = response.get("hookSpecificOutput") if isinstance(response, dict) else None
+        context = output.get("additionalContext") if isinstance(output, dict) else None
+        return context if isinstance(context, str) else ""
     if kind == "deferred_tools_delta":
         parts = []
         for key, label in (("addedNames", "added"), ("removedNames", "removed")):

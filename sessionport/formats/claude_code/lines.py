@@ -215,6 +215,9 @@ class Thread:
             attachment = {"type": kind, "filename": file_path, "snippet": text}
         elif kind == "read_truncation_notice":
             attachment = {"type": kind, "banner": text}
+        elif kind == "async_hook_response":
+            output = {"hookEventName": hook_event, "additionalContext": text} if hook_event else {"additionalContext": text}
+            attachment = {"type": kind, "response": {"hookSpecificOutput": output}}
         tool_use = meta.get("toolUseId")
         if isinstance(tool_use, str) and tool_use and kind in ("read_truncation_notice", "hook_system_message"):
             attachment["toolUseID"] = tool_use
