@@ -161,3 +161,46 @@ def test_0_24_harness_prompts_are_user_records_marked_injected_by_their_provenan
         ("mid_turn_user_message", None, None),
     ]
     assert users[1]["text"] == 'Background shell "npm test" completed (exit code 0).'
+
+
+# Qwen Code writes a request the API refused only as UI telemetry
+# (``system``/``ui_telemetry``, ``uiEvent`` ``qwen-code.api_error`` with
+# ``error_message``, ``error_type``, ``status_code``): no assistant record
+# follows, so the log's only answer to the prompt is that notice.  Modelled
+# on a real 0.14.1 session (navyapdh11/crm-portal, commit
+# 9ae31d1524e79fe0fb9d9e1d79de68201a52843b,
+# ``.qwen/projects/-root/chats/67e91b2f-5cb5-497e-a850-d7583f7005fd.jsonl``)
+# and the api_response telemetry of a real 0.5.1 one (artas-linux/dotfiles,
+# ``.qwen/projects/-home-archbtw/chats/9a578cd0-ad2c-423c-8f19-95412a2d81af.jsonl``).
+API_ERROR = next((FIXTURES / "qwen-code-0.14").glob("*.jsonl"))
+
+
+def test_api_error_telemetry_is_a_notice():
+    result = run_cli("convert", API_ERROR, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    messages = [e for e in events if e["type"] == "message"]
+    assert [(m["role"], m["text"]) for m in messages] == [
+        ("user", "/auth"),
+        ("user", "update the packages"),
+        ("system", "400 Access denied, please make sure your account is in good standing."),
+        ("user", "try again"),
+        ("assistant", "The packages are up to date."),
+    ]
+    notice = messages[2]
+    assert notice["meta"] == {
+        "subtype": "ui_telemetry", "notice": "error", "apiError": True,
+        "apiErrorKind": "BadRequestError", "apiErrorStatus": 400,
+    }
+    assert notice["parentId"] == messages[1]["id"]
+    # the answer's telemetry stays counted; the answer follows the prompt
+    end = events[-1]
+    assert end["skipped"] == {"system/slash_command/result": 1, "system/ui_telemetry": 1}
+    assert messages[4]["parentId"] == messages[3]["id"]
+    assert not end.get("unknown")
+
+
+def test_api_error_notice_in_markdown():
+    result = run_cli("convert", API_ERROR, "--to", "markdown")
+    assert result.returncode == 0, result.stderr
+    assert b"400 Access denied" in result.stdout

@@ -134,14 +134,24 @@ def search_results_text(content: Any) -> str:
     return content_text(content)
 
 
-# Where an attachment keeps what the model is shown, first found wins.
-_ATTACHMENT_TEXT_KEYS = ("content", "prompt", "text", "message", "memory")
+# Where an attachment keeps what the model is shown, first found wins:
+# 2.1.22x keeps the changed lines of a file edited outside the session
+# (``edited_text_file``) in ``snippet`` and the notice that a Read showed
+# part of a file (``read_truncation_notice``) in ``banner``.
+_ATTACHMENT_TEXT_KEYS = ("content", "prompt", "text", "message", "memory", "snippet", "banner")
 
 
 def attachment_text(attachment: dict) -> str:
     """What an ``attachment`` record puts before the model, as text; empty
     when it holds nothing to show (a hook that printed nothing)."""
     kind = attachment.get("type")
+    if kind == "async_hook_response":
+        # 2.1.2xx: what a hook run in the background answered; the model is
+        # given the additionalContext of its hookSpecificOutput.
+        response = attachment.get("response")
+        output = response.get("hookSpecificOutput") if isinstance(response, dict) else None
+        context = output.get("additionalContext") if isinstance(output, dict) else None
+        return context if isinstance(context, str) else ""
     if kind == "deferred_tools_delta":
         parts = []
         for key, label in (("addedNames", "added"), ("removedNames", "removed")):

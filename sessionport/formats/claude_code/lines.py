@@ -209,6 +209,18 @@ class Thread:
             self.api_id = None
             return self.finish(record, uid)
         attachment: dict[str, Any] = {"type": kind, "content": text}
+        file_path = meta.get("filePath")
+        if kind == "edited_text_file" and isinstance(file_path, str) and file_path:
+            # the fields Claude Code itself writes for a file changed outside the session
+            attachment = {"type": kind, "filename": file_path, "snippet": text}
+        elif kind == "read_truncation_notice":
+            attachment = {"type": kind, "banner": text}
+        elif kind == "async_hook_response":
+            output = {"hookEventName": hook_event, "additionalContext": text} if hook_event else {"additionalContext": text}
+            attachment = {"type": kind, "response": {"hookSpecificOutput": output}}
+        tool_use = meta.get("toolUseId")
+        if isinstance(tool_use, str) and tool_use and kind in ("read_truncation_notice", "hook_system_message"):
+            attachment["toolUseID"] = tool_use
         if hook_event is not None:
             attachment["hookEvent"] = hook_event
         record["attachment"] = attachment
@@ -236,6 +248,9 @@ class Thread:
         spawned = meta.get("spawnedAgentId")
         if isinstance(spawned, str):
             record["toolUseResult"] = {"agentId": spawned}
+        denial = meta.get("denialKind")
+        if isinstance(denial, str) and denial:
+            record["toolDenialKind"] = denial
         self.api_id = None
         return self.finish(record, uid)
 
@@ -273,7 +288,19 @@ class Thread:
         if isinstance(request, str):
             record["requestId"] = request
         if meta.get("apiError"):
+            # In the order Claude Code writes them.
+            kind = meta.get("apiErrorKind")
+            if isinstance(kind, str) and kind:
+                record["error"] = kind
+            details = meta.get("apiErrorDetails")
+            if isinstance(details, str) and details:
+                record["errorDetails"] = details
             record["isApiErrorMessage"] = True
+            status = meta.get("apiErrorStatus")
+            if type(status) is int:
+                record["apiErrorStatus"] = status
+        if meta.get("abortedMidStream") is True:
+            record["isAbortedMidStream"] = True
         return self.finish(record, uid)
 
     def tool_use_line(self, event: dict, meta: dict) -> dict:

@@ -157,6 +157,9 @@ class MessageBuilder:
         else:
             text = content_text(content)
         meta = {"kind": "tool_result", **base}
+        denial = record.get("toolDenialKind")
+        if type(denial) is str and denial:
+            meta["denialKind"] = denial  # 2.1.2xx: why the call was refused (``automode-blocked``)
         call_id = block.get("tool_use_id")
         if type(call_id) is not str or not call_id:
             call_id = None
@@ -281,6 +284,9 @@ class MessageBuilder:
             base = self.base_meta(record) if record.get("isSidechain") is True else {}
             return self.tool_result(record, block, stamp, uid, parent, base, 0)
         meta = {"kind": "tool_result", **self.base_meta(record)} if record.get("isSidechain") is True else {"kind": "tool_result"}
+        denial = record.get("toolDenialKind")
+        if type(denial) is str and denial:
+            meta["denialKind"] = denial
         call_id = block.get("tool_use_id")
         if type(call_id) is not str or not call_id:
             call_id = None
@@ -363,6 +369,20 @@ class MessageBuilder:
             return message_event("assistant", "", meta=meta, **common)
         if btype == "fallback":
             return _fallback_notice(block, base, common)
+        if btype == "tool_result":
+            # A plain tool result inside the answer: a server-side tool run by
+            # an Anthropic-compatible provider (Z.ai's webReader, web search
+            # and MCP tools for GLM models), answering the answer's own
+            # server_tool_use; content as in a user line's tool result.
+            is_error = block.get("is_error")
+            return message_event(
+                "tool",
+                content_text(block.get("content")),
+                toolCallId=_str(block.get("tool_use_id")),
+                isError=is_error if type(is_error) is bool else None,
+                meta={"kind": "tool_result", **base, "server": True},
+                **common,
+            )
         if isinstance(btype, str) and btype.endswith("_tool_result"):
             return message_event(
                 "tool",
@@ -445,7 +465,8 @@ def _assistant_text(text: Any, stamp: Any, mid: Any, parent: Any, meta: dict) ->
 
 def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
     """Add an assistant line's model, message id, request id and API-error
-    flag to ``meta``; the message id (None when it is not a string)."""
+    flag (with the error's kind and status) to ``meta``; the message id
+    (None when it is not a string)."""
     model = message.get("model")
     if type(model) is str and model:
         meta["model"] = model
@@ -459,4 +480,20 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
         meta["requestId"] = request
     if record.get("isApiErrorMessage") is True:
         meta["apiError"] = True
+        # The error's kind (``rate_limit``, ``invalid_request``,
+        # ``server_error``, ``unknown``...) and, from 2.1.1xx, the HTTP
+        # status of the refused request: why the notice was written.
+        kind = record.get("error")
+        if type(kind) is str and kind:
+            meta["apiErrorKind"] = kind
+        status = record.get("apiErrorStatus")
+        if type(status) is int:
+            meta["apiErrorStatus"] = status
+        # The API's own error body (``400 {"type":"error",...}``), of which
+        # the notice's text is a summary ("Prompt is too long").
+        details = record.get("errorDetails")
+        if type(details) is str and details:
+            meta["apiErrorDetails"] = details
+    if record.get("isAbortedMidStream") is True:
+        meta["abortedMidStream"] = True  # 2.1.2xx: the answer was cut off while it streamed
     return msg_id

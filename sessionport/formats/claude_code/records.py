@@ -578,6 +578,13 @@ class _Transcript(MessageBuilder):
         hook_event = _hook_event(attachment)
         if hook_event:
             meta["hookEvent"] = hook_event
+        if type(attachment) is dict:
+            filename = attachment.get("filename")
+            if type(filename) is str and filename:
+                meta["filePath"] = filename  # the file an edited_text_file snippet is of
+            tool_use = attachment.get("toolUseID")
+            if type(tool_use) is str and tool_use:
+                meta["toolUseId"] = tool_use  # the call a read_truncation_notice or hook message is about
         return [message_event(role, text, timestamp=stamp, id=uid, parentId=parent, meta=meta)]
 
     def queue_operation(self, record: dict) -> list[dict]:

@@ -86,5 +86,5 @@ IMPORTER = Importer(
     sniff=sniff,
     patterns=("*.jsonl",),
     title_scan="sessionport.formats.qwen_code.title_scan:title_scan",
-    versions=("0.11.1", "0.15.0", "0.22.2", "managed sessions (h3-preview/1, from the source)"),
+    versions=("0.5.1", "0.11.1", "0.14.1", "0.15.0", "0.22.0", "0.22.2", "0.24.7 (record shapes)", "managed sessions (h3-preview/1, from the source)"),
 )

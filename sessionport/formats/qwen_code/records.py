@@ -35,6 +35,29 @@ STATE_SUBTYPES = frozenset((
 ALIAS_WINDOW = 4096
 
 
+_API_ERROR_EVENTS = frozenset(("qwen-code.api_error", "api_error"))
+
+
+def _api_error_notice(event: Any) -> tuple[str, dict] | None:
+    """The text and meta of a ``ui_telemetry`` record of a failed API request
+    (``event.name`` ``qwen-code.api_error``: ``error_message``,
+    ``error_type``, ``status_code``), or None for any other
+    telemetry (responses, tool calls), which stays counted."""
+    if not isinstance(event, dict) or event.get("event.name") not in _API_ERROR_EVENTS:
+        return None
+    message = event.get("error_message")
+    if not isinstance(message, str) or not message:
+        return None
+    meta: dict[str, Any] = {"notice": "error", "apiError": True}
+    kind = event.get("error_type")
+    if isinstance(kind, str) and kind:
+        meta["apiErrorKind"] = kind
+    status = event.get("status_code")
+    if isinstance(status, int) and not isinstance(status, bool):
+        meta["apiErrorStatus"] = status
+    return message, meta
+
+
 def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -170,6 +193,13 @@ class RecordConverter:
             if not text:
                 return self.skip(record, f"system/{name}")
             return [self.single("user", text, record, {"injected": True, "injectedKind": name})]
+        if name == "ui_telemetry":
+            notice = _api_error_notice(payload.get("uiEvent"))
+            if notice is not None:
+                # A request the API refused: the only trace of it in the
+                # log (no assistant record follows), shown to the user.
+                text, meta = notice
+                return [self.single("system", text, record, {"subtype": name, **meta})]
         if name not in STATE_SUBTYPES:
             self.ctx.unknown(f"system/{name}", line=line_no)
         return self.skip(record, f"system/{name}")
