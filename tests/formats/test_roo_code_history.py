@@ -179,3 +179,22 @@ def test_a_short_versioned_history_is_not_taken_for_openai_chat(tmp_path):
     events, warnings = _read(path)
     assert warnings == [] and "unknown" not in events[-1]
     assert [(e["role"], e["meta"]["kind"]) for e in events if e["type"] == "message"] == [("user", "text"), ("tool", "tool_use"), ("tool", "tool_result")]
+
+
+def test_a_plain_text_task_history_is_read_as_a_task_by_its_name(tmp_path):
+    # Roo Code's plain arrays carry no modelInfo: only the name tells them apart
+    task = tmp_path / "tasks" / "1790000000000"
+    task.mkdir(parents=True)
+    path = task / "api_conversation_history.json"
+    path.write_text(json.dumps([
+        {"role": "user", "content": [{"type": "text", "text": "<task>hi</task>"}, {"type": "text", "text": "<environment_details>\nx\n</environment_details>"}], "ts": 1790000000000},
+        {"role": "assistant", "content": [{"type": "text", "text": "Hello."}], "ts": 1790000001000},
+    ]))
+    events, warnings = _read(path)
+    assert warnings == []
+    assert events[0]["source"] == "anthropic-messages" and events[0]["sessionId"] == "1790000000000"
+    assert events[0]["metadata"]["client"] == "cline"
+    assert events[2]["meta"]["injectedKind"] == "environment_details"
+    other = tmp_path / "messages.json"
+    other.write_text(path.read_text())
+    assert _read(other)[0][0]["source"] == "openai-chat"  # elsewhere the shape decides, as before
