@@ -198,3 +198,20 @@ def test_a_plain_text_task_history_is_read_as_a_task_by_its_name(tmp_path):
     other = tmp_path / "messages.json"
     other.write_text(path.read_text())
     assert _read(other)[0][0]["source"] == "openai-chat"  # elsewhere the shape decides, as before
+
+
+def test_the_reasoning_content_of_a_message_is_its_thinking(tmp_path):
+    # Roo Code's LegacyApiMessage.reasoning_content (DeepSeek / Z.ai interleaved thinking)
+    task = tmp_path / "tasks" / "1790000000000"
+    task.mkdir(parents=True)
+    path = task / "api_conversation_history.json"
+    path.write_text(json.dumps([
+        {"role": "user", "content": [{"type": "text", "text": "<task>list files</task>"}], "ts": 1790000000000},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "call_0", "name": "list_files", "input": {"path": "."}}],
+         "reasoning_content": "I should list the files first.", "ts": 1790000001000},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_0", "content": "a.txt"}], "ts": 1790000002000},
+    ]))
+    messages = _messages(path)
+    assert [(m["role"], m["meta"]["kind"]) for m in messages] == [("user", "text"), ("assistant", "thinking"), ("tool", "tool_use"), ("tool", "tool_result")]
+    assert messages[1]["text"] == "I should list the files first." and messages[1]["timestamp"] == "2026-09-21T14:13:21.000Z"
+    assert "reasoning_content" not in json.dumps(messages[1]["meta"].get("message", {}))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import os
 import re
 from typing import Any, BinaryIO, Iterator
@@ -406,6 +407,15 @@ class AnthropicReader(ProviderReader):
             events = iter(())
             if content is not None:
                 self.ctx.bad_record(f"expected content as a string or a list, found {type(content).__name__}", path=f"messages[{index}].content")
+        reasoning = item.get("reasoning_content")
+        if role == "assistant" and isinstance(reasoning, str) and reasoning and not _has_reasoning(content):
+            # Roo Code keeps DeepSeek's / Z.ai's interleaved thinking on the
+            # message (``reasoning_content``), not as a block.
+            thought = message_event("assistant", reasoning, meta={"kind": "thinking", "sourceField": "reasoning_content"})
+            events = itertools.chain([thought], events)
+            common.get("extra", {}).pop("reasoning_content", None)
+            if "extra" in common and not common["extra"]:
+                del common["extra"]
         shown = _cline3_marking(item.get("metadata"), item.get("compactionSummary") is True) if self.cline3 else None
         if shown is None and self.cline_history:
             shown = _roo_marking(item)
@@ -780,6 +790,10 @@ def _cline3_marked(event: dict, shown: dict) -> dict:
         if isinstance(shown.get("reason"), str):
             meta["reason"] = shown["reason"]
     return event
+
+
+def _has_reasoning(content: Any) -> bool:
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in ("thinking", "reasoning", "redacted_thinking") for b in content)
 
 
 def _roo_marking(item: dict) -> dict | None:
