@@ -215,3 +215,4 @@ def test_the_reasoning_content_of_a_message_is_its_thinking(tmp_path):
     assert [(m["role"], m["meta"]["kind"]) for m in messages] == [("user", "text"), ("assistant", "thinking"), ("tool", "tool_use"), ("tool", "tool_result")]
     assert messages[1]["text"] == "I should list the files first." and messages[1]["timestamp"] == "2026-09-21T14:13:21.000Z"
     assert "reasoning_content" not in json.dumps(messages[1]["meta"].get("message", {}))
+

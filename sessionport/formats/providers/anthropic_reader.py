@@ -59,6 +59,10 @@ _CLINE_INJECTED = (
     ("# TODO LIST UPDATE REQUIRED", "task_progress"),
     ("[TASK RESUMPTION]", "task_resumption"),
     ("[ERROR] You did not use a tool in your previous response", "no_tool_used"),
+    # what a hook (TaskStart, UserPromptSubmit, TaskResume, PreToolUse,
+    # PostToolUse...) adds to the turn, ``<hook_context source="…">``, a
+    # block of its own; Cline's SYSTEM_CONTENT_MARKERS name it system content
+    ("<hook_context", "hook_context"),
 )
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
