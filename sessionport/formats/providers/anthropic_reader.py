@@ -522,7 +522,7 @@ class AnthropicReader(ProviderReader):
                 )
                 return
             meta = _meta("text", extra=extra)
-            if role == "user" and self.cline_history:
+            if role == "user" and (self.cline_history or self.cline3):
                 injected = _cline_injected(text)
                 if injected is not None:
                     meta["injected"] = True
