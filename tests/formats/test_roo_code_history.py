@@ -216,3 +216,30 @@ def test_the_reasoning_content_of_a_message_is_its_thinking(tmp_path):
     assert messages[1]["text"] == "I should list the files first." and messages[1]["timestamp"] == "2026-09-21T14:13:21.000Z"
     assert "reasoning_content" not in json.dumps(messages[1]["meta"].get("message", {}))
 
+
+
+def test_a_condense_that_failed_is_a_notice_placed_by_its_time(tmp_path):
+    """Roo Code shows a failed condense in ui_messages.json only
+    (``say: "condense_context_error"``), with no ``conversationHistoryIndex``:
+    a real task of 2026-08 (Extremity/scratchspace, ui_messages.json, commit
+    7573c059bf651b63b52b1df24d58f512d5b369d4) ends with two of them."""
+    task = tmp_path / "019a8f3e-0000-7000-8000-0000000000ce"
+    task.mkdir()
+    (task / "api_conversation_history.json").write_text(json.dumps({"version": 2, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "<task>plan it</task>"}], "ts": 1787447300000},
+        {"role": "assistant", "content": "Planned.", "ts": 1787447371994},
+        {"role": "user", "content": [{"type": "text", "text": "<user_message>go on</user_message>"}], "ts": 1787447500000},
+    ]}))
+    failed = "Condensing API call failed: OpenAI completion error: 400 request (281671 tokens) exceeds the available context size (200192 tokens), try increasing it"
+    (task / "ui_messages.json").write_text(json.dumps([
+        {"ts": 1787447300000, "type": "say", "say": "text", "text": "plan it", "images": []},
+        {"ts": 1787447363403, "type": "say", "say": "api_req_started", "text": "{\"apiProtocol\":\"openai\",\"tokensIn\":105597,\"tokensOut\":945,\"cacheWrites\":0,\"cacheReads\":0,\"cost\":0.0958}"},
+        {"ts": 1787447371994, "type": "say", "say": "text", "text": "Planned.", "partial": False},
+        {"ts": 1787447396429, "type": "say", "say": "condense_context_error", "text": failed},
+        {"ts": 1787448979394, "type": "say", "say": "condense_context_error", "text": failed},
+    ]))
+    messages = _messages(task / "api_conversation_history.json")
+    assert [(m["role"], m.get("isError")) for m in messages] == [("user", None), ("assistant", None), ("system", True), ("user", None), ("system", True)]
+    notice = messages[2]
+    assert notice["text"] == failed and notice["timestamp"] == "2026-08-23T01:09:56.429Z"
+    assert notice["meta"]["notice"] == "error" and notice["meta"]["uiMessage"] == {"type": "say", "say": "condense_context_error"}

@@ -258,6 +258,7 @@ class AnthropicReader(ProviderReader):
         self.usage: dict[str, int] | None = None
         self.requests: list | None = None  # of ui_messages.json, read at the first message
         self.ui_notices: list = []  # its errors not given yet, in file order
+        self.ui_timed: list = []  # those placed by their time (Roo Code writes no history index)
         self.next_request = 0
         self.unsplit = 0  # requests whose cache reads and writes are not known
 
@@ -278,6 +279,7 @@ class AnthropicReader(ProviderReader):
         self.open_calls, self.text_results = [], 0
         self.requests, self.next_request = None, 0
         self.ui_notices = []
+        self.ui_timed = []
         event = super().end()
         if usage is not None:
             event = {"type": "end", "usage": usage, **{k: v for k, v in event.items() if k != "type"}}
@@ -354,21 +356,36 @@ class AnthropicReader(ProviderReader):
             path = self.ctx.path
             found = ui_messages(path, self.ctx) if path and os.path.basename(path) in _CLINE_FILES else None
             self.requests = found.requests if found else []
-            self.ui_notices = sorted(found.notices, key=lambda n: n.after, reverse=True) if found else []
+            notices = found.notices if found else []
+            self.ui_notices = sorted((n for n in notices if n.after is not None), key=lambda n: n.after, reverse=True)
+            self.ui_timed = sorted((n for n in notices if n.after is None), key=lambda n: n.ts, reverse=True)
 
     def _notices_until(self, index: int | None) -> Iterator[dict]:
         """The errors of ``ui_messages.json`` shown after the history's
         message ``index - 1`` (all that are left when ``index`` is None)."""
         notices = self.ui_notices
         while notices and (index is None or notices[-1].after < index):
-            notice = notices.pop()
-            yield message_event(
-                "system",
-                notice.text,
-                timestamp=iso_from_epoch(notice.ts),
-                isError=True,
-                meta={"kind": "text", "notice": "error", "sourceFile": UI_MESSAGES, "uiMessage": {"type": "ask", "ask": notice.ask, **notice.detail}},
-            )
+            yield self._notice_event(notices.pop())
+        if index is None:
+            while self.ui_timed:
+                yield self._notice_event(self.ui_timed.pop())
+
+    def _notices_before(self, ts: Any) -> Iterator[dict]:
+        """The errors of ``ui_messages.json`` placed by time (Roo Code's)
+        shown before a history message written at ``ts`` (epoch ms)."""
+        timed = self.ui_timed
+        while timed and type(ts) is int and timed[-1].ts < ts:
+            yield self._notice_event(timed.pop())
+
+    @staticmethod
+    def _notice_event(notice) -> dict:
+        return message_event(
+            "system",
+            notice.text,
+            timestamp=iso_from_epoch(notice.ts),
+            isError=True,
+            meta={"kind": "text", "notice": "error", "sourceFile": UI_MESSAGES, "uiMessage": {"type": notice.type, notice.type: notice.ask, **notice.detail}},
+        )
 
     def tail_events(self, document: dict, items_seen: int) -> Iterator[dict]:
         return self._notices_until(None)
@@ -378,6 +395,8 @@ class AnthropicReader(ProviderReader):
             self._read_ui_messages()
         if self.ui_notices:
             yield from self._notices_until(index)
+        if self.ui_timed and isinstance(item, dict):
+            yield from self._notices_before(item.get("ts"))
         if not isinstance(item, dict):
             self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
             return

@@ -51,11 +51,12 @@ def _counts(entry: Any) -> RequestTokens | None:
 class UiNotice:
     """An error the extension showed and the history never held."""
 
-    after: int  # the history index it follows (-1: before the first message)
+    after: int | None  # the history index it follows (-1: before the first message); None: placed by ``ts``
     ts: Any
-    ask: str
+    ask: str  # the ``ask`` (or ``say``) of the UI message
     text: str
     detail: dict  # the error's ``code``, ``request_id``, ``modelId``, ``providerId``
+    type: str = "ask"  # the UI message's ``type``
 
 
 # ``{"ts", "type": "ask", "ask": "api_req_failed", "text": "{\"message\": …}",
@@ -66,7 +67,21 @@ class UiNotice:
 _UI_ERRORS = ("api_req_failed",)
 
 
+# ``{"ts", "type": "say", "say": "condense_context_error", "text": "Condensing
+# API call failed: …"}``: Roo Code's condense failed (real task of 2026-08);
+# Roo writes no ``conversationHistoryIndex``, so it is placed by its time,
+# before the first history message written after it.
+_UI_SAY_ERRORS = ("condense_context_error",)
+
+
 def _notice(entry: Any) -> UiNotice | None:
+    if isinstance(entry, dict) and entry.get("type") == "say" and entry.get("say") in _UI_SAY_ERRORS:
+        after = entry.get("conversationHistoryIndex")
+        placed = after if type(after) is int and after >= -1 else None
+        if placed is None and type(entry.get("ts")) is not int:
+            return None
+        text = entry.get("text") if isinstance(entry.get("text"), str) else ""
+        return UiNotice(placed, entry.get("ts"), entry["say"], text, {}, type="say")
     if not isinstance(entry, dict) or entry.get("type") != "ask" or entry.get("ask") not in _UI_ERRORS:
         return None
     after = entry.get("conversationHistoryIndex")
