@@ -243,3 +243,38 @@ def test_a_condense_that_failed_is_a_notice_placed_by_its_time(tmp_path):
     notice = messages[2]
     assert notice["text"] == failed and notice["timestamp"] == "2026-08-23T01:09:56.429Z"
     assert notice["meta"]["notice"] == "error" and notice["meta"]["uiMessage"] == {"type": "say", "say": "condense_context_error"}
+
+
+def test_the_reasoning_only_ui_messages_holds_comes_before_its_answer(tmp_path):
+    """A local OpenAI-compatible model's reasoning is in Roo Code's
+    ui_messages.json alone (``say: "reasoning"``, real task of 2026-08,
+    Extremity/scratchspace); where the history holds the message's own
+    reasoning, the UI copy is left out (and counted)."""
+    task = tmp_path / "019a8f3e-0000-7000-8000-0000000000re"
+    task.mkdir()
+    (task / "api_conversation_history.json").write_text(json.dumps({"version": 2, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "<task>should I update first?</task>"}], "ts": 1787446800000},
+        {"role": "assistant", "content": [{"type": "text", "text": "Short answer: Option A."}], "ts": 1787446895914},
+        {"role": "user", "content": [{"type": "text", "text": "<user_message>ok</user_message>"}], "ts": 1787447000000},
+        {"role": "assistant", "content": [{"type": "reasoning", "text": "Ask which option."}, {"type": "text", "text": "Which one?"}], "ts": 1787447077330},
+    ]}))
+    (task / "ui_messages.json").write_text(json.dumps([
+        {"ts": 1787446800000, "type": "say", "say": "text", "text": "should I update first?"},
+        {"ts": 1787446830000, "type": "say", "say": "reasoning", "text": "The user asks about the order.", "partial": False},
+        {"ts": 1787446895914, "type": "say", "say": "text", "text": "Short answer: Option A.", "partial": False},
+        {"ts": 1787447071075, "type": "say", "say": "reasoning", "text": "Ask which option.", "partial": False},
+        {"ts": 1787447072000, "type": "say", "say": "reasoning", "text": "half", "partial": True},
+    ]))
+    events, warnings = _read(task / "api_conversation_history.json")
+    assert warnings == []
+    messages = [e for e in events if e["type"] == "message"]
+    assert [(m["role"], m["meta"]["kind"], m["text"]) for m in messages] == [
+        ("user", "text", "<task>should I update first?</task>"),
+        ("assistant", "thinking", "The user asks about the order."),
+        ("assistant", "text", "Short answer: Option A."),
+        ("user", "text", "<user_message>ok</user_message>"),
+        ("assistant", "thinking", "Ask which option."),
+        ("assistant", "text", "Which one?"),
+    ]
+    assert messages[1]["meta"]["sourceFile"] == "ui_messages.json" and "sourceFile" not in messages[4]["meta"]
+    assert any("1 reasoning text(s) of ui_messages.json left out" in n for n in events[-1]["notes"])

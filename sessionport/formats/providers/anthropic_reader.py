@@ -22,7 +22,7 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
-from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, session_manifest, ui_messages, session_messages_id
+from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, session_manifest, ui_messages, session_messages_id
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -259,6 +259,9 @@ class AnthropicReader(ProviderReader):
         self.requests: list | None = None  # of ui_messages.json, read at the first message
         self.ui_notices: list = []  # its errors not given yet, in file order
         self.ui_timed: list = []  # those placed by their time (Roo Code writes no history index)
+        self.ui_reasoning_known = 0  # its reasoning texts left out: the history holds the message's reasoning
+        self.ui_reasoning_unplaced = 0  # and those left out as the history's messages give no time
+        self.timed_history = False
         self.next_request = 0
         self.unsplit = 0  # requests whose cache reads and writes are not known
 
@@ -280,6 +283,14 @@ class AnthropicReader(ProviderReader):
         self.requests, self.next_request = None, 0
         self.ui_notices = []
         self.ui_timed = []
+        if self.ui_reasoning_known:
+            self.notes.append(
+                f"{self.ui_reasoning_known} reasoning text(s) of {UI_MESSAGES} left out: the assistant message after each holds its own reasoning"
+            )
+        if self.ui_reasoning_unplaced:
+            self.notes.append(f"{self.ui_reasoning_unplaced} reasoning text(s) of {UI_MESSAGES} left out: the history's messages have no time to place them by")
+        self.ui_reasoning_known = self.ui_reasoning_unplaced = 0
+        self.timed_history = False
         event = super().end()
         if usage is not None:
             event = {"type": "end", "usage": usage, **{k: v for k, v in event.items() if k != "type"}}
@@ -368,17 +379,39 @@ class AnthropicReader(ProviderReader):
             yield self._notice_event(notices.pop())
         if index is None:
             while self.ui_timed:
-                yield self._notice_event(self.ui_timed.pop())
+                notice = self.ui_timed.pop()
+                if notice.ask == UI_REASONING and not self.timed_history:
+                    self.ui_reasoning_unplaced += 1  # no message time to place it by, nor to tell it is not a copy
+                    continue
+                yield self._notice_event(notice)
 
-    def _notices_before(self, ts: Any) -> Iterator[dict]:
-        """The errors of ``ui_messages.json`` placed by time (Roo Code's)
-        shown before a history message written at ``ts`` (epoch ms)."""
-        timed = self.ui_timed
+    def _notices_before(self, item: dict) -> Iterator[dict]:
+        """What ``ui_messages.json`` shows, placed by time (Roo Code's
+        errors, the reasoning the history lacks), before the history message
+        ``item`` written at its ``ts`` (epoch ms)."""
+        timed, ts = self.ui_timed, item.get("ts")
+        if type(ts) is int:
+            self.timed_history = True
+        thought = None
         while timed and type(ts) is int and timed[-1].ts < ts:
-            yield self._notice_event(timed.pop())
+            notice = timed.pop()
+            if notice.ask == UI_REASONING:
+                if thought is None:
+                    thought = _holds_reasoning(item)
+                if thought:
+                    self.ui_reasoning_known += 1
+                    continue
+            yield self._notice_event(notice)
 
     @staticmethod
     def _notice_event(notice) -> dict:
+        if notice.ask == UI_REASONING:
+            return message_event(
+                "assistant",
+                notice.text,
+                timestamp=iso_from_epoch(notice.ts),
+                meta={"kind": "thinking", "sourceFile": UI_MESSAGES, "uiMessage": {"type": "say", "say": UI_REASONING}},
+            )
         return message_event(
             "system",
             notice.text,
@@ -396,7 +429,7 @@ class AnthropicReader(ProviderReader):
         if self.ui_notices:
             yield from self._notices_until(index)
         if self.ui_timed and isinstance(item, dict):
-            yield from self._notices_before(item.get("ts"))
+            yield from self._notices_before(item)
         if not isinstance(item, dict):
             self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
             return
@@ -813,6 +846,13 @@ def _cline3_marked(event: dict, shown: dict) -> dict:
         if isinstance(shown.get("reason"), str):
             meta["reason"] = shown["reason"]
     return event
+
+
+def _holds_reasoning(item: dict) -> bool:
+    """Whether a history message is the assistant's with reasoning of its own."""
+    if item.get("role") != "assistant" and item.get("type") != "reasoning":
+        return False
+    return item.get("type") == "reasoning" or _has_reasoning(item.get("content")) or bool(item.get("reasoning_content"))
 
 
 def _has_reasoning(content: Any) -> bool:

@@ -74,7 +74,29 @@ _UI_ERRORS = ("api_req_failed",)
 _UI_SAY_ERRORS = ("condense_context_error",)
 
 
+# ``{"ts", "type": "say", "say": "reasoning", "text", "partial": false}``: the
+# model's reasoning as the extension showed it.  Roo Code keeps it in the
+# history only when the provider returned it as a block (or as
+# ``reasoning_content``); a local OpenAI-compatible model's reasoning is in
+# ui_messages.json alone (real task of 2026-08).  Placed by its time, and
+# left out when the assistant message after it holds reasoning of its own.
+# Cline (which writes ``conversationHistoryIndex``) keeps the reasoning in the
+# history: its entries are not read.
+UI_REASONING = "reasoning"
+
+
 def _notice(entry: Any) -> UiNotice | None:
+    if (
+        isinstance(entry, dict)
+        and entry.get("type") == "say"
+        and entry.get("say") == UI_REASONING
+        and entry.get("partial") is not True
+        and "conversationHistoryIndex" not in entry  # Cline's history keeps its reasoning as thinking blocks
+        and type(entry.get("ts")) is int
+        and isinstance(entry.get("text"), str)
+        and entry["text"].strip()
+    ):
+        return UiNotice(None, entry["ts"], UI_REASONING, entry["text"], {}, type="say")
     if isinstance(entry, dict) and entry.get("type") == "say" and entry.get("say") in _UI_SAY_ERRORS:
         after = entry.get("conversationHistoryIndex")
         placed = after if type(after) is int and after >= -1 else None
