@@ -278,3 +278,12 @@ def test_the_reasoning_only_ui_messages_holds_comes_before_its_answer(tmp_path):
     ]
     assert messages[1]["meta"]["sourceFile"] == "ui_messages.json" and "sourceFile" not in messages[4]["meta"]
     assert any("1 reasoning text(s) of ui_messages.json left out" in n for n in events[-1]["notes"])
+
+
+def test_a_tool_message_of_other_parts_is_a_bad_record(tmp_path):
+    task = tmp_path / "019a0000-0000-7000-8000-0000000000b2"
+    task.mkdir()
+    path = task / "api_conversation_history.json"
+    path.write_text(json.dumps({"version": 2, "messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": [{"type": "text", "text": "x"}]}]}))
+    done = run_cli("convert", str(path), "--to", "markdown")
+    assert done.returncode != 0 and b"tool message of tool-result parts" in done.stderr and b"Traceback" not in done.stderr

@@ -443,11 +443,11 @@ class AnthropicReader(ProviderReader):
                     event = _reorder(event)
                 yield event
             return
-        if role == "tool" and isinstance(item.get("content"), list):
+        if role == "tool" and _tool_results_only(item.get("content")):
             pass  # an AI SDK tool message (Roo Code's v2 history): its tool-result parts
         elif role not in ("user", "assistant", "system"):
             self.ctx.bad_record(
-                f"expected role user, assistant or system, found {role!r}",
+                f"expected role user, assistant or system (or a tool message of tool-result parts), found {role!r}",
                 path=f"messages[{index}].role",
                 hint="use --skip-bad to skip such messages, or --from to read another format",
             )
@@ -846,6 +846,10 @@ def _cline3_marked(event: dict, shown: dict) -> dict:
         if isinstance(shown.get("reason"), str):
             meta["reason"] = shown["reason"]
     return event
+
+
+def _tool_results_only(content: Any) -> bool:
+    return isinstance(content, list) and bool(content) and all(isinstance(b, dict) and b.get("type") in ("tool-result", "tool_result") for b in content)
 
 
 def _holds_reasoning(item: dict) -> bool:
