@@ -96,7 +96,21 @@ def detect(head: bytes, name: str, registry: Registry) -> Importer:
             or _cline_ui_messages(head)
             or "name the format with --from FORMAT; `sessionport formats` lists them",
         )
-    return registry.importer(ranked[0][1])
+    return registry.importer(_task_history(name, ranked) or ranked[0][1])
+
+
+# A Cline or Roo Code task's history, by its file name: a task of plain text
+# messages (Roo Code writes no ``modelInfo``) has nothing in its first bytes
+# that tells the three message-list APIs apart, and its name does.
+_TASK_HISTORIES = ("api_conversation_history.json", "claude_messages.json")
+_PLAIN = 45  # the score of a list of role/content messages no API marks
+
+
+def _task_history(name: str, ranked: list[tuple[int, str]]) -> str | None:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if base not in _TASK_HISTORIES or ranked[0][0] > _PLAIN:
+        return None
+    return next((known for _, known in ranked if known == "anthropic-messages"), None)
 
 
 def detect_input(inp, registry: Registry, detect_head=None) -> Importer:

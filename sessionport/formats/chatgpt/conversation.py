@@ -35,6 +35,8 @@ from sessionport.formats.chatgpt.tree import count_messages, current_branch
 SOURCE = "chatgpt-export"
 CONTEXT_TYPES = frozenset(("user_editable_context", "model_editable_context"))
 THINKING_TYPES = frozenset(("thoughts", "reasoning_recap"))
+# What ``metadata.canvas`` of a ``canmore`` tool's answer says of its document.
+_CANVAS_KEYS = ("textdoc_id", "textdoc_type", "title", "version", "create_source")
 # Content types rendered on purpose; any other is read as text and reported.
 KNOWN_CONTENT_TYPES = frozenset(RENDERERS) | {"execution_output"}
 SESSION_KEYS = (
@@ -266,6 +268,11 @@ class ConversationReader:
             name = author.get("name") if isinstance(author.get("name"), str) else None
             meta["kind"] = "tool_result"
             fields.update(toolName=name, toolCallId=self.tools.result_for(name), isError=is_error)
+            canvas = _dict(metadata.get("canvas"))
+            if canvas:
+                # the canvas document a canmore call made or changed
+                # (textdoc_id, textdoc_type, title, version, create_source)
+                meta["canvas"] = {k: v for k, v in canvas.items() if k in _CANVAS_KEYS and v is not None}
         elif content_type in THINKING_TYPES:
             meta["kind"] = "thinking"
             role = "assistant"

@@ -4,7 +4,8 @@ The export's folder holds ``conversations.json`` or, since 2025, its shards
 ``conversations-000.json``, ``conversations-001.json``..., beside files that
 are not conversations (``export_manifest.json``, ``user.json``,
 ``message_feedback.json``, ``shared_conversations.json``, ``chat.html``,
-images).  A directory walk reads the conversations and leaves the rest.
+``group_chats.json``, ``sora.json``, images, the canvas documents of
+``textdocs/``).  A directory walk reads the conversations and leaves the rest.
 """
 
 from __future__ import annotations
@@ -15,6 +16,17 @@ import re
 CONVERSATIONS = re.compile(r"^conversations(?:-\d+)?\.json$")
 # Files only a ChatGPT export has beside its conversations.
 MARKERS = ("export_manifest.json", "chat.html", "user.json", "message_feedback.json")
+# Folders of an export that hold documents, not conversations: the canvas
+# documents (``textdocs/``, one JSON file each, in exports of 2026), whose
+# making and every edit are the ``canmore`` tool calls of the conversations.
+DOCUMENT_FOLDERS = ("textdocs",)
+
+
+def _listed_export(folder: str) -> bool:
+    try:
+        return is_export_folder(os.listdir(folder or "."))
+    except OSError:
+        return False
 
 
 def is_export_sidecar(path: str, in_export: bool | None = None) -> bool:
@@ -23,6 +35,10 @@ def is_export_sidecar(path: str, in_export: bool | None = None) -> bool:
     of its names), when the caller knows it (a walk asks once per folder,
     not once per file)."""
     name = os.path.basename(path)
+    folder = os.path.dirname(path)
+    if os.path.basename(folder) in DOCUMENT_FOLDERS:
+        # a canvas document of the export (``textdocs/<id>.json``, 2026)
+        return _listed_export(os.path.dirname(folder))
     if CONVERSATIONS.match(name):
         return False
     if in_export is not None:

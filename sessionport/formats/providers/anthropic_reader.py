@@ -10,6 +10,9 @@ go into ``meta`` and never stop the import.  See docs/formats/anthropic-messages
 
 from __future__ import annotations
 
+import base64
+import binascii
+import itertools
 import os
 import re
 from typing import Any, BinaryIO, Iterator
@@ -19,7 +22,7 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
-from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, session_manifest, ui_messages, session_messages_id
+from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, session_manifest, ui_messages, session_messages_id
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -56,6 +59,10 @@ _CLINE_INJECTED = (
     ("# TODO LIST UPDATE REQUIRED", "task_progress"),
     ("[TASK RESUMPTION]", "task_resumption"),
     ("[ERROR] You did not use a tool in your previous response", "no_tool_used"),
+    # what a hook (TaskStart, UserPromptSubmit, TaskResume, PreToolUse,
+    # PostToolUse...) adds to the turn, ``<hook_context source="…">``, a
+    # block of its own; Cline's SYSTEM_CONTENT_MARKERS name it system content
+    ("<hook_context", "hook_context"),
 )
 _MESSAGE_KEYS = ("role", "content")
 _SERVER_RESULTS = re.compile(r"^[a-z_]+_tool_result$")
@@ -145,6 +152,97 @@ def _cline_media_text(block: dict) -> str:
     return placeholder(kind, item.get("mediaType"), label=source.get("artifactId"))
 
 
+# Roo Code (3.4x, 2026) keeps its history as AI SDK messages in a versioned
+# envelope, ``{"version": 2, "messages": [...]}``: assistant ``tool-call``
+# parts, ``role: "tool"`` messages of ``tool-result`` parts whose ``output``
+# is ``{type: "text" | "json" | "error-text" | "error-json", value}`` or
+# ``{type: "content", value: [{type: "text", text} | {type: "media", data,
+# mediaType}]}``, ``reasoning`` parts with the signature in
+# ``providerOptions``, ``image`` parts ``{image, mediaType}`` and ``file``
+# parts ``{data, mediaType, filename}``.
+ROO_HISTORY_VERSION = 2
+
+
+def _sdk_payload_text(kind: str, payload: Any, media_type: Any, label: Any = None) -> str:
+    """The placeholder of an AI SDK image or file payload: a data or web URL,
+    or bare base64 (never copied)."""
+    mime = media_type if isinstance(media_type, str) and media_type else None
+    label = label if isinstance(label, str) and label else None
+    if isinstance(payload, str) and (payload.startswith("data:") or "://" in payload[:16]):
+        return url_placeholder(kind, payload, mime)
+    if isinstance(payload, str):
+        head = placeholder(kind, mime, base64_size(payload), label)
+        text = _text_file(payload, mime) if kind == "file" else None
+        return f"{head}\n{text}" if text else head
+    return placeholder(kind, mime, label=label)
+
+
+_TEXT_FILE_LIMIT = 1 << 20
+
+
+def _text_file(data: str, mime: str | None) -> str | None:
+    """The content of a base64 ``text/*`` file part (at most 1 MB), read as
+    a text document's is; None for other types or undecodable data."""
+    if not mime or not mime.startswith("text/") or len(data) > _TEXT_FILE_LIMIT * 4 // 3 + 4:
+        return None
+    try:
+        return base64.b64decode(data, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _sdk_payload_media(payload: Any, media_type: Any) -> dict | None:
+    """The media entry of an AI SDK image payload (``--keep-images``)."""
+    if isinstance(payload, str) and payload.startswith("data:"):
+        return media.from_data_url(payload)
+    if isinstance(payload, str) and "://" not in payload[:16]:
+        return media.from_base64(media_type, payload)
+    return None
+
+
+def _sdk_output(output: Any) -> tuple[str, bool | None, list]:
+    """Text, error flag and base64 images of an AI SDK ``tool-result`` output.
+    Roo marks a failed tool by starting its text with ``[ERROR]``."""
+    if isinstance(output, str):
+        return output, output.lstrip().startswith("[ERROR]") or None, []
+    if not isinstance(output, dict):
+        return dumps_text(output) if output is not None else "", None, []
+    kind, value = output.get("type"), output.get("value")
+    if kind in ("text", "error-text"):
+        text = text_of(value)
+    elif kind in ("json", "error-json"):
+        text = value if isinstance(value, str) else dumps_text(value)
+    elif kind == "content" and isinstance(value, list):
+        pieces, images = [], []
+        for item in value:
+            if not isinstance(item, dict):
+                pieces.append(text_of(item))
+            elif item.get("type") == "text":
+                pieces.append(text_of(item.get("text")))
+            elif item.get("type") in ("media", "image-data", "file-data"):
+                mime = item.get("mediaType")
+                kind_name = "image" if isinstance(mime, str) and mime.startswith("image/") else "file"
+                pieces.append(_sdk_payload_text(kind_name, item.get("data"), mime, item.get("filename")))
+                entry = media.from_base64(mime, item.get("data"))
+                if entry is not None:
+                    images.append(entry)
+            elif item.get("type") in ("image-url", "file-url"):
+                pieces.append(url_placeholder("image" if item["type"] == "image-url" else "file", item.get("url")))
+            else:
+                pieces.append(dumps_text(item))
+        text = "\n".join(pieces)
+        error = any(p.lstrip().startswith("[ERROR]") for p in pieces[:1]) or None
+        return text, error, images
+    elif kind == "execution-denied":
+        reason = output.get("reason")
+        return "[execution denied]" + (f" {reason}" if isinstance(reason, str) and reason else ""), True, []
+    else:
+        text = dumps_text(output)
+    if kind in ("error-text", "error-json"):
+        return text, True, []
+    return text, text.lstrip().startswith("[ERROR]") or None, []
+
+
 class AnthropicReader(ProviderReader):
     source = ANTHROPIC
     keys = ("messages",)
@@ -160,6 +258,10 @@ class AnthropicReader(ProviderReader):
         self.usage: dict[str, int] | None = None
         self.requests: list | None = None  # of ui_messages.json, read at the first message
         self.ui_notices: list = []  # its errors not given yet, in file order
+        self.ui_timed: list = []  # those placed by their time (Roo Code writes no history index)
+        self.ui_reasoning_known = 0  # its reasoning texts left out: the history holds the message's reasoning
+        self.ui_reasoning_unplaced = 0  # and those left out as the history's messages give no time
+        self.timed_history = False
         self.next_request = 0
         self.unsplit = 0  # requests whose cache reads and writes are not known
 
@@ -180,6 +282,15 @@ class AnthropicReader(ProviderReader):
         self.open_calls, self.text_results = [], 0
         self.requests, self.next_request = None, 0
         self.ui_notices = []
+        self.ui_timed = []
+        if self.ui_reasoning_known:
+            self.notes.append(
+                f"{self.ui_reasoning_known} reasoning text(s) of {UI_MESSAGES} left out: the assistant message after each holds its own reasoning"
+            )
+        if self.ui_reasoning_unplaced:
+            self.notes.append(f"{self.ui_reasoning_unplaced} reasoning text(s) of {UI_MESSAGES} left out: the history's messages have no time to place them by")
+        self.ui_reasoning_known = self.ui_reasoning_unplaced = 0
+        self.timed_history = False
         event = super().end()
         if usage is not None:
             event = {"type": "end", "usage": usage, **{k: v for k, v in event.items() if k != "type"}}
@@ -219,7 +330,10 @@ class AnthropicReader(ProviderReader):
 
     def session_metadata(self, header: dict) -> dict:
         metadata: dict = {}
-        if self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES or _is_cline_session(header):
+        if _is_roo_history(header):
+            metadata["client"] = "roo-code"  # only Roo Code writes the versioned envelope
+            metadata["historyVersion"] = header["version"]
+        elif self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES or _is_cline_session(header):
             metadata["client"] = "cline"
         if _is_cline_session(header):
             for key, name in (("agent", "agent"), ("taskType", "taskType"), ("origin", "origin"), ("updated_at", "updatedAt")):
@@ -253,21 +367,58 @@ class AnthropicReader(ProviderReader):
             path = self.ctx.path
             found = ui_messages(path, self.ctx) if path and os.path.basename(path) in _CLINE_FILES else None
             self.requests = found.requests if found else []
-            self.ui_notices = sorted(found.notices, key=lambda n: n.after, reverse=True) if found else []
+            notices = found.notices if found else []
+            self.ui_notices = sorted((n for n in notices if n.after is not None), key=lambda n: n.after, reverse=True)
+            self.ui_timed = sorted((n for n in notices if n.after is None), key=lambda n: n.ts, reverse=True)
 
     def _notices_until(self, index: int | None) -> Iterator[dict]:
         """The errors of ``ui_messages.json`` shown after the history's
         message ``index - 1`` (all that are left when ``index`` is None)."""
         notices = self.ui_notices
         while notices and (index is None or notices[-1].after < index):
-            notice = notices.pop()
-            yield message_event(
-                "system",
+            yield self._notice_event(notices.pop())
+        if index is None:
+            while self.ui_timed:
+                notice = self.ui_timed.pop()
+                if notice.ask == UI_REASONING and not self.timed_history:
+                    self.ui_reasoning_unplaced += 1  # no message time to place it by, nor to tell it is not a copy
+                    continue
+                yield self._notice_event(notice)
+
+    def _notices_before(self, item: dict) -> Iterator[dict]:
+        """What ``ui_messages.json`` shows, placed by time (Roo Code's
+        errors, the reasoning the history lacks), before the history message
+        ``item`` written at its ``ts`` (epoch ms)."""
+        timed, ts = self.ui_timed, item.get("ts")
+        if type(ts) is int:
+            self.timed_history = True
+        thought = None
+        while timed and type(ts) is int and timed[-1].ts < ts:
+            notice = timed.pop()
+            if notice.ask == UI_REASONING:
+                if thought is None:
+                    thought = _holds_reasoning(item)
+                if thought:
+                    self.ui_reasoning_known += 1
+                    continue
+            yield self._notice_event(notice)
+
+    @staticmethod
+    def _notice_event(notice) -> dict:
+        if notice.ask == UI_REASONING:
+            return message_event(
+                "assistant",
                 notice.text,
                 timestamp=iso_from_epoch(notice.ts),
-                isError=True,
-                meta={"kind": "text", "notice": "error", "sourceFile": UI_MESSAGES, "uiMessage": {"type": "ask", "ask": notice.ask, **notice.detail}},
+                meta={"kind": "thinking", "sourceFile": UI_MESSAGES, "uiMessage": {"type": "say", "say": UI_REASONING}},
             )
+        return message_event(
+            "system",
+            notice.text,
+            timestamp=iso_from_epoch(notice.ts),
+            isError=True,
+            meta={"kind": "text", "notice": "error", "sourceFile": UI_MESSAGES, "uiMessage": {"type": notice.type, notice.type: notice.ask, **notice.detail}},
+        )
 
     def tail_events(self, document: dict, items_seen: int) -> Iterator[dict]:
         return self._notices_until(None)
@@ -277,17 +428,26 @@ class AnthropicReader(ProviderReader):
             self._read_ui_messages()
         if self.ui_notices:
             yield from self._notices_until(index)
+        if self.ui_timed and isinstance(item, dict):
+            yield from self._notices_before(item)
         if not isinstance(item, dict):
             self.ctx.bad_record(f"expected a message object, found {type(item).__name__}", path=f"messages[{index}]")
             return
         role = item.get("role")
         if role is None and item.get("type") == "reasoning":
             # Roo Code stores encrypted reasoning as a role-less list item.
-            yield from self._reasoning(item)
+            stamp = iso_from_epoch(item.get("ts"))
+            for event in self._reasoning(item):
+                if stamp:
+                    event["timestamp"] = stamp
+                    event = _reorder(event)
+                yield event
             return
-        if role not in ("user", "assistant", "system"):
+        if role == "tool" and _tool_results_only(item.get("content")):
+            pass  # an AI SDK tool message (Roo Code's v2 history): its tool-result parts
+        elif role not in ("user", "assistant", "system"):
             self.ctx.bad_record(
-                f"expected role user, assistant or system, found {role!r}",
+                f"expected role user, assistant or system (or a tool message of tool-result parts), found {role!r}",
                 path=f"messages[{index}].role",
                 hint="use --skip-bad to skip such messages, or --from to read another format",
             )
@@ -303,7 +463,18 @@ class AnthropicReader(ProviderReader):
             events = iter(())
             if content is not None:
                 self.ctx.bad_record(f"expected content as a string or a list, found {type(content).__name__}", path=f"messages[{index}].content")
+        reasoning = item.get("reasoning_content")
+        if role == "assistant" and isinstance(reasoning, str) and reasoning and not _has_reasoning(content):
+            # Roo Code keeps DeepSeek's / Z.ai's interleaved thinking on the
+            # message (``reasoning_content``), not as a block.
+            thought = message_event("assistant", reasoning, meta={"kind": "thinking", "sourceField": "reasoning_content"})
+            events = itertools.chain([thought], events)
+            common.get("extra", {}).pop("reasoning_content", None)
+            if "extra" in common and not common["extra"]:
+                del common["extra"]
         shown = _cline3_marking(item.get("metadata"), item.get("compactionSummary") is True) if self.cline3 else None
+        if shown is None and self.cline_history:
+            shown = _roo_marking(item)
         if shown is not None and shown.get("boundary") is not None:
             boundary = shown["boundary"]
             if common.get("timestamp"):
@@ -403,7 +574,7 @@ class AnthropicReader(ProviderReader):
                 )
                 return
             meta = _meta("text", extra=extra)
-            if role == "user" and self.cline_history:
+            if role == "user" and (self.cline_history or self.cline3):
                 injected = _cline_injected(text)
                 if injected is not None:
                     meta["injected"] = True
@@ -427,6 +598,47 @@ class AnthropicReader(ProviderReader):
             item = block["media"]
             extra = {k: v for k, v in item.items() if k in ("id", "modality", "mediaType")}
             yield message_event(role, _cline_media_text(block), meta=_meta("text", extra=extra or None, attachment="media"))
+        elif btype == "image" and "source" not in block and "image" in block:
+            # AI SDK (Roo Code's v2 history): {type, image, mediaType}
+            text = _sdk_payload_text("image", block.get("image"), block.get("mediaType"))
+            extra = compact_extras(block, ("type", "image", "mediaType"))
+            event = message_event(role, text, meta=_meta("text", extra=extra, attachment="image"))
+            if self.ctx.options.get("keep_images"):
+                entry = _sdk_payload_media(block.get("image"), block.get("mediaType"))
+                media.attach(event, [entry] if entry is not None else [])
+            yield event
+        elif btype == "file" and "data" in block and "path" not in block:
+            # AI SDK: {type, data, mediaType, filename}
+            mime = block.get("mediaType")
+            kind = "image" if isinstance(mime, str) and mime.startswith("image/") else "file"
+            text = _sdk_payload_text(kind, block.get("data"), mime, block.get("filename"))
+            extra = compact_extras(block, ("type", "data", "mediaType", "filename"))
+            meta = _meta("text", extra=extra, attachment="file")
+            if isinstance(block.get("filename"), str) and block["filename"]:
+                meta["fileName"] = block["filename"]
+            event = message_event(role, text, meta=meta)
+            if kind == "image" and self.ctx.options.get("keep_images"):
+                entry = _sdk_payload_media(block.get("data"), mime)
+                media.attach(event, [entry] if entry is not None else [])
+            yield event
+        elif btype == "tool-call":
+            # AI SDK: {type, toolCallId, toolName, input, providerOptions}
+            block = {"type": "tool_use", "id": block.get("toolCallId"), "name": block.get("toolName"), "input": block.get("input"),
+                     **{k: v for k, v in block.items() if k not in ("type", "toolCallId", "toolName", "input")}}
+            yield self._tool_use(block, server=block.get("providerExecuted") is True)
+        elif btype == "tool-result":
+            text, is_error, images = _sdk_output(block.get("output", block.get("result")))
+            if self.placeholder_result(text, "placeholder tool_result"):
+                return
+            call_id = nonempty_str(block.get("toolCallId"))
+            self._close_call(call_id)
+            extra = compact_extras(block, ("type", "toolCallId", "toolName", "output", "result"))
+            event = message_event(
+                "tool", text, toolName=nonempty_str(block.get("toolName")), toolCallId=call_id, isError=is_error, meta=_meta("tool_result", extra=extra)
+            )
+            if self.ctx.options.get("keep_images"):
+                media.attach(event, images)
+            yield event
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
@@ -531,9 +743,15 @@ class AnthropicReader(ProviderReader):
     def _reasoning(self, item: dict) -> Iterator[dict]:
         text = item.get("text") if isinstance(item.get("text"), str) else text_of(item.get("summary"))
         meta = {"kind": "thinking"}
+        options = item.get("providerOptions") if isinstance(item.get("providerOptions"), dict) else {}
+        signed = options.get("anthropic") if isinstance(options.get("anthropic"), dict) else {}
+        if isinstance(signed.get("signature"), str):
+            meta["signature"] = signed["signature"]  # AI SDK reasoning part of Claude thinking
+        elif isinstance(signed.get("redactedData"), str):
+            meta["redactedThinking"] = signed["redactedData"]
         if item.get("encrypted_content") is not None:
             meta["encryptedContent"] = item["encrypted_content"]
-        extra = compact_extras(item, ("type", "text", "summary", "encrypted_content"))
+        extra = compact_extras(item, ("type", "text", "summary", "encrypted_content", "ts"))
         if extra:
             meta["extra"] = extra
         yield message_event("assistant", text or "", meta=meta)
@@ -630,6 +848,33 @@ def _cline3_marked(event: dict, shown: dict) -> dict:
     return event
 
 
+def _tool_results_only(content: Any) -> bool:
+    return isinstance(content, list) and bool(content) and all(isinstance(b, dict) and b.get("type") in ("tool-result", "tool_result") for b in content)
+
+
+def _holds_reasoning(item: dict) -> bool:
+    """Whether a history message is the assistant's with reasoning of its own."""
+    if item.get("role") != "assistant" and item.get("type") != "reasoning":
+        return False
+    return item.get("type") == "reasoning" or _has_reasoning(item.get("content")) or bool(item.get("reasoning_content"))
+
+
+def _has_reasoning(content: Any) -> bool:
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in ("thinking", "reasoning", "redacted_thinking") for b in content)
+
+
+def _roo_marking(item: dict) -> dict | None:
+    """What Roo Code's message flags make of its events: ``isSummary`` (the
+    summary a condense put in place of the messages before it, which the
+    model reads from then on) and ``isTruncationMarker`` (the note the
+    sliding window leaves where it hid messages)."""
+    if item.get("isSummary") is True:
+        return {"summary": True}
+    if item.get("isTruncationMarker") is True:
+        return {"injected": "truncation_marker"}
+    return None
+
+
 def _cline_injected(text: str) -> str | None:
     """The kind of harness text a classic Cline user block is, or None."""
     head = text[:64].lstrip()
@@ -637,6 +882,10 @@ def _cline_injected(text: str) -> str | None:
         if head.startswith(prefix):
             return kind
     return None
+
+
+def _is_roo_history(header: dict) -> bool:
+    return set(header) == {"version"} and header["version"] == ROO_HISTORY_VERSION
 
 
 def _is_cline_session(header: dict) -> bool:

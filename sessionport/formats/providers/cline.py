@@ -51,11 +51,12 @@ def _counts(entry: Any) -> RequestTokens | None:
 class UiNotice:
     """An error the extension showed and the history never held."""
 
-    after: int  # the history index it follows (-1: before the first message)
+    after: int | None  # the history index it follows (-1: before the first message); None: placed by ``ts``
     ts: Any
-    ask: str
+    ask: str  # the ``ask`` (or ``say``) of the UI message
     text: str
     detail: dict  # the error's ``code``, ``request_id``, ``modelId``, ``providerId``
+    type: str = "ask"  # the UI message's ``type``
 
 
 # ``{"ts", "type": "ask", "ask": "api_req_failed", "text": "{\"message\": …}",
@@ -66,7 +67,43 @@ class UiNotice:
 _UI_ERRORS = ("api_req_failed",)
 
 
+# ``{"ts", "type": "say", "say": "condense_context_error", "text": "Condensing
+# API call failed: …"}``: Roo Code's condense failed (real task of 2026-08);
+# Roo writes no ``conversationHistoryIndex``, so it is placed by its time,
+# before the first history message written after it.
+_UI_SAY_ERRORS = ("condense_context_error",)
+
+
+# ``{"ts", "type": "say", "say": "reasoning", "text", "partial": false}``: the
+# model's reasoning as the extension showed it.  Roo Code keeps it in the
+# history only when the provider returned it as a block (or as
+# ``reasoning_content``); a local OpenAI-compatible model's reasoning is in
+# ui_messages.json alone (real task of 2026-08).  Placed by its time, and
+# left out when the assistant message after it holds reasoning of its own.
+# Cline (which writes ``conversationHistoryIndex``) keeps the reasoning in the
+# history: its entries are not read.
+UI_REASONING = "reasoning"
+
+
 def _notice(entry: Any) -> UiNotice | None:
+    if (
+        isinstance(entry, dict)
+        and entry.get("type") == "say"
+        and entry.get("say") == UI_REASONING
+        and entry.get("partial") is not True
+        and "conversationHistoryIndex" not in entry  # Cline's history keeps its reasoning as thinking blocks
+        and type(entry.get("ts")) is int
+        and isinstance(entry.get("text"), str)
+        and entry["text"].strip()
+    ):
+        return UiNotice(None, entry["ts"], UI_REASONING, entry["text"], {}, type="say")
+    if isinstance(entry, dict) and entry.get("type") == "say" and entry.get("say") in _UI_SAY_ERRORS:
+        after = entry.get("conversationHistoryIndex")
+        placed = after if type(after) is int and after >= -1 else None
+        if placed is None and type(entry.get("ts")) is not int:
+            return None
+        text = entry.get("text") if isinstance(entry.get("text"), str) else ""
+        return UiNotice(placed, entry.get("ts"), entry["say"], text, {}, type="say")
     if not isinstance(entry, dict) or entry.get("type") != "ask" or entry.get("ask") not in _UI_ERRORS:
         return None
     after = entry.get("conversationHistoryIndex")

@@ -30,7 +30,13 @@ _RESPONSES_TYPES = frozenset(
     b"function_call function_call_output reasoning input_text output_text summary_text message "
     b"custom_tool_call custom_tool_call_output input_image input_file web_search_call computer_call".split()
 )
-_ANTHROPIC_KEYS = frozenset(b"tool_use_id modelInfo signature cache_control is_error stop_reason".split())
+# ``condenseParent``…: the condense and truncation flags Roo Code puts on
+# the messages of its Anthropic-style history (a task of text blocks only
+# has no other marker).
+_ANTHROPIC_KEYS = frozenset(
+    b"tool_use_id modelInfo signature cache_control is_error stop_reason "
+    b"condenseId condenseParent isSummary truncationId truncationParent isTruncationMarker".split()
+)
 _CHAT_KEYS = frozenset(b"tool_calls tool_call_id function_call image_url input_audio refusal choices finish_reason".split())
 _RESPONSES_KEYS = frozenset(b"call_id encrypted_content instructions previous_response_id".split())
 _CONTENTLESS_KEYS = frozenset(b"tool_calls function_call tool_call_id call_id parts encrypted_content".split())
@@ -107,6 +113,26 @@ def cline_session(body: bytes) -> bool:
     return False
 
 
+def roo_history(body: bytes) -> bool:
+    """Roo Code's versioned history (``api_conversation_history.json`` of
+    3.4x, 2026): ``{"version": 2, "messages": [...]}`` of AI SDK messages
+    (``tool-call`` / ``tool-result`` parts, ``role: "tool"``)."""
+    if not body.startswith(b"{") or b'"version"' not in body[:64]:
+        return False
+    keys = []
+    version = None
+    for prefix, event, value in head_tokens(body):
+        if prefix == "" and event == "map_key":
+            keys.append(value)
+        elif prefix == "version" and event == "number":
+            version = value
+        elif event == "start_array" and prefix == "messages":
+            return keys == ["version", "messages"] and version == 2
+        elif prefix == "" and event == "end_map":
+            return False
+    return False
+
+
 def scores(head: bytes) -> dict[str, int]:
     """A score 0..100 for each of the three formats."""
     result = {ANTHROPIC: 0, CHAT: 0, RESPONSES: 0}
@@ -120,7 +146,7 @@ def scores(head: bytes) -> dict[str, int]:
         return result
     if _is_jsonl(body) and not conversation_lines(body):
         return result
-    if cline_session(body):
+    if cline_session(body) or roo_history(body):
         result[ANTHROPIC] = 92
         return result
     keys = set(_KEY.findall(head))
