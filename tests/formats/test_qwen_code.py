@@ -204,3 +204,20 @@ def test_api_error_notice_in_markdown():
     result = run_cli("convert", API_ERROR, "--to", "markdown")
     assert result.returncode == 0, result.stderr
     assert b"400 Access denied" in result.stdout
+
+
+def test_display_text_kept_when_it_is_not_the_text_sent():
+    # Qwen Code 0.24's user records carry systemPayload.displayText, what the
+    # UI showed (fixtures/qwen-code-0.24: a finished background task shown as
+    # "npm test completed", sent as the task's notice; a prompt typed during a
+    # turn, shown as it was sent).  The schema of 0.24.7's chatRecordingService
+    # (UserPromptRecordPayload {displayText, hookContext, ...}) has it on
+    # every prompt.
+    path = next((FIXTURES / "qwen-code-0.24").glob("*.jsonl"))
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    users = [e for e in events if e["type"] == "message" and e["role"] == "user"]
+    shown = {e["text"]: e.get("meta", {}).get("displayText") for e in users}
+    assert shown['Background shell "npm test" completed (exit code 0).'] == "npm test completed"
+    assert shown["also check the lint"] is None

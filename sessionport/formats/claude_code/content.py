@@ -135,7 +135,7 @@ def search_results_text(content: Any) -> str:
 
 
 # Where an attachment keeps what the model is shown, first found wins:
-# 2.1.22x keeps the changed lines of a file edited outside the session
+# 2.1.1xx and later keep the changed lines of a file edited outside the session
 # (``edited_text_file``) in ``snippet`` and the notice that a Read showed
 # part of a file (``read_truncation_notice``) in ``banner``.
 _ATTACHMENT_TEXT_KEYS = ("content", "prompt", "text", "message", "memory", "snippet", "banner")

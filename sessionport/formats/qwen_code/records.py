@@ -145,7 +145,15 @@ class RecordConverter:
                 if harness:
                     meta["injected"] = True
                     meta["injectedKind"] = subtype
-        elif rtype == "tool_result":
+        if rtype == "user":
+            # What the UI showed for the prompt (systemPayload.displayText:
+            # the notice of a finished background task, the text typed before
+            # @-references were expanded) when it is not the text sent.
+            payload = record.get("systemPayload")
+            shown = payload.get("displayText") if isinstance(payload, dict) else None
+            if isinstance(shown, str) and shown and events[0].get("role") == "user" and shown != events[0].get("text"):
+                events[0].setdefault("meta", {})["displayText"] = shown
+        if rtype == "tool_result":
             result = record.get("toolCallResult")
             status = result.get("status") if isinstance(result, dict) else None
             for event in events:
