@@ -195,3 +195,12 @@ def test_a_rollout_reference_is_noted_not_reported_unknown():
     assert any("thread 01a11a40-0c11-7d20-9a3e-5b1f0c2d4e61" in n and "before its user message 2" in n for n in end["notes"])
     assert [m["text"] for m in messages([json.loads(l) for l in result.stdout.splitlines()])] == [
         "Fix the rounding in src/cart.ts.", "Fixed: the total now rounds half up."]
+
+
+def test_a_realtime_item_whose_type_is_not_a_string_is_reported_not_a_crash():
+    line = json.dumps({"timestamp": "2026-10-08T07:02:00.000Z", "ordinal": 20, "type": "realtime_item", "payload": {"id": "rt_9", "type": ["x"]}})
+    data = ROLLOUT.read_bytes() + line.encode() + b"\n"
+    result = run_cli("convert", "-", "--from", "codex", "--to", "portable-jsonl", input=data)
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    assert json.loads(result.stdout.splitlines()[-1])["unknown"]["record"] == {"realtime_item/None": 1}

@@ -221,3 +221,16 @@ def test_display_text_kept_when_it_is_not_the_text_sent():
     shown = {e["text"]: e.get("meta", {}).get("displayText") for e in users}
     assert shown['Background shell "npm test" completed (exit code 0).'] == "npm test completed"
     assert shown["also check the lint"] is None
+
+
+def test_telemetry_whose_event_name_is_not_a_string_stays_counted():
+    lines = [json.loads(line) for line in API_ERROR.read_text().splitlines()]
+    for record in lines:
+        if isinstance(record.get("systemPayload"), dict) and isinstance(record["systemPayload"].get("uiEvent"), dict):
+            record["systemPayload"]["uiEvent"]["event.name"] = ["qwen-code.api_error"]
+    data = "".join(json.dumps(r) + "\n" for r in lines).encode()
+    result = run_cli("convert", "-", "--from", "qwen-code", "--to", "portable-jsonl", input=data)
+    assert result.returncode == 0, result.stderr
+    assert b"Traceback" not in result.stderr
+    texts = [e.get("text") for e in map(json.loads, result.stdout.splitlines()) if e["type"] == "message"]
+    assert "400 Access denied, please make sure your account is in good standing." not in texts

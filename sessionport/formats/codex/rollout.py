@@ -534,7 +534,7 @@ class RolloutReader:
                 name = payload.get("type")
                 name = f"realtime_item/{name if isinstance(name, str) else None}"
                 self.skipped[name] += 1
-                if payload.get("type") not in REALTIME_STATE:
+                if not isinstance(payload.get("type"), str) or payload["type"] not in REALTIME_STATE:
                     self.ctx.unknown(name, line=line_no)
             else:
                 self._queue_events(events)

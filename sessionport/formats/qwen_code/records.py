@@ -43,7 +43,8 @@ def _api_error_notice(event: Any) -> tuple[str, dict] | None:
     (``event.name`` ``qwen-code.api_error``: ``error_message``,
     ``error_type``, ``status_code``), or None for any other
     telemetry (responses, tool calls), which stays counted."""
-    if not isinstance(event, dict) or event.get("event.name") not in _API_ERROR_EVENTS:
+    name = event.get("event.name") if isinstance(event, dict) else None
+    if not isinstance(name, str) or name not in _API_ERROR_EVENTS:
         return None
     message = event.get("error_message")
     if not isinstance(message, str) or not message:
