@@ -83,8 +83,22 @@ def _fixtures():
             continue
         for path in sorted(folder.rglob("*")):
             if path.is_file() and path.suffix in (".json", ".jsonl") and not path.name.startswith("bad-") and "torn" not in path.name:
+                if _export_side_file(path, folder):
+                    continue
                 out.append((fmt, path))
     return out
+
+
+def _export_side_file(path, folder) -> bool:
+    """A file of an unpacked ChatGPT export other than its conversations
+    (user.json, group_chats.json, textdocs/*.json): read with its folder,
+    not a transcript alone."""
+    for parent in path.parents:
+        if parent == folder or folder not in parent.parents:
+            return False
+        if (parent / "conversations.json").is_file():
+            return path.name != "conversations.json"
+    return False
 
 
 def _mutate(path, tmp_path):
