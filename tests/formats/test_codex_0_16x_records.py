@@ -110,6 +110,8 @@ def test_round_trip_to_codex_keeps_the_records(tmp_path):
     assert [r["payload"] for r in written if r["type"] == "realtime_item"] == [
         r["payload"] for r in original if r["type"] == "realtime_item" and r["payload"]["type"] == "transcript_segment"
     ]
+    # a team thread stays one: Codex resumes it with the team's instructions
+    assert written[0]["type"] == "session_meta" and written[0]["payload"]["multi_agent_version"] == "v2"
     # no voice text reaches the model's history
     items = json.dumps([r["payload"] for r in written if r["type"] == "response_item"])
     assert "Can you fix the rounding?" not in items

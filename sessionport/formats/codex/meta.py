@@ -44,6 +44,7 @@ def meta_metadata(meta: dict) -> dict:
         ("agent_path", "agentPath"),
         ("history_mode", "historyMode"),
         ("thread_source", "threadSource"),
+        ("multi_agent_version", "multiAgentVersion"),
         ("instructions", "instructions"),
     ):
         value = meta.get(key)

@@ -156,6 +156,10 @@ class RolloutWriter:
             payload["git"] = metadata["git"]
         if isinstance(metadata.get("forkedFromId"), str):
             payload["forked_from_id"] = metadata["forkedFromId"]
+        # A thread of a team of agents (0.16x): Codex gives a resumed thread
+        # the team's instructions only when its session_meta names the version
+        if isinstance(metadata.get("multiAgentVersion"), str) and metadata["multiAgentVersion"]:
+            payload["multi_agent_version"] = metadata["multiAgentVersion"]
         self.line("session_meta", payload, created)
 
     # -- messages -------------------------------------------------------
