@@ -519,8 +519,9 @@ _NAME_VALUE = lazy(
 _LABEL_BLOCK = lazy(
     r"\b(?:variable|locals?|param(?:eter)?)[ \t]+\\?[\"']?(?P<name>[A-Za-z_][\w.-]{0,80})\\?[\"']?[ \t]*\{(?P<body>[^{}]{0,800})"
 )
-# the screen's superset of _LABEL_BLOCK with a secret name (see .screen)
-LABEL_SCREEN = lazy(r"(?i)(?:variable|local|param)[a-z]*[ \t]+\\?[\"']?[a-z0-9_.-]*(?:pass|pwd|secret|key|token|cred|auth|bearer|dsn|salt|cookie)")
+# the screen's superset of _LABEL_BLOCK with a secret name (see .screen):
+# every name classify_name can call strong holds one of its needles
+LABEL_SCREEN = lazy(r"(?i)(?:variable|local|param)[a-z]*[ \t]+\\?[\"']?[a-z0-9_.-]*(?:" + "|".join(_NAME_NEEDLES) + ")")
 _LABEL_DEFAULT = lazy(r"(?:^|\s|\\n|;)(?:default|value)[ \t]*[=:][ \t]*(?P<q>\\{0,3}[\"'])(?P<v>[^\s\"'\\]{1,400})(?P=q)")
 
 
