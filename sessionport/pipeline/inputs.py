@@ -204,6 +204,7 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
     """The session files under ``directory``, sorted, hidden ones left out
     but for agent homes (``.claude``, ``.codex``...), of which only the
     session folders are walked (:mod:`sessionport.pipeline.homes`)."""
+    from sessionport.formats.chatgpt.export_folder import document_folders
     from sessionport.pipeline.homes import HIDDEN_HOMES, session_folders
 
     found = []
@@ -218,6 +219,9 @@ def walk(directory: str, globs: Sequence[str] = DEFAULT_GLOBS) -> list[Source]:
             dirs[:] = []
             continue  # named as a home but none: a project's own settings (.claude/settings.json, commands/)
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") or d in HIDDEN_HOMES)
+        documents = document_folders(dirs, listed)  # a ChatGPT export's canvas documents (2026)
+        if documents:
+            dirs[:] = [d for d in dirs if d not in documents]
         sibling = export = None  # whether this folder holds a session file, is a ChatGPT export's: looked at once
         for name in sorted(files):
             if name.startswith(".") or not any(fnmatch.fnmatch(name, g) for g in globs):

@@ -22,23 +22,12 @@ MARKERS = ("export_manifest.json", "chat.html", "user.json", "message_feedback.j
 DOCUMENT_FOLDERS = ("textdocs",)
 
 
-def _listed_export(folder: str) -> bool:
-    try:
-        return is_export_folder(os.listdir(folder or "."))
-    except OSError:
-        return False
-
-
 def is_export_sidecar(path: str, in_export: bool | None = None) -> bool:
     """True for a file of a ChatGPT export folder that holds no conversations.
     ``in_export``: whether its folder is an export's (:func:`is_export_folder`
     of its names), when the caller knows it (a walk asks once per folder,
     not once per file)."""
     name = os.path.basename(path)
-    folder = os.path.dirname(path)
-    if os.path.basename(folder) in DOCUMENT_FOLDERS:
-        # a canvas document of the export (``textdocs/<id>.json``, 2026)
-        return _listed_export(os.path.dirname(folder))
     if CONVERSATIONS.match(name):
         return False
     if in_export is not None:
@@ -48,6 +37,14 @@ def is_export_sidecar(path: str, in_export: bool | None = None) -> bool:
     except OSError:
         return False
     return is_export_folder(names)
+
+
+def document_folders(folders, names) -> list[str]:
+    """The ``folders`` of a folder listing ``names`` that hold an export's
+    documents, not conversations: none unless the folder is an export's.
+    A walk leaves them out."""
+    documents = [n for n in folders if n in DOCUMENT_FOLDERS]
+    return documents if documents and is_export_folder(names) else []
 
 
 def is_export_folder(names) -> bool:
