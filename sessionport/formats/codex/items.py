@@ -374,6 +374,23 @@ PENDING_LIMIT = 16384
 ANSWERED_LIMIT = 1024
 
 
+def _agent_meta(record: dict, meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` with the author and recipient an agent-to-agent message names."""
+    for key in ("author", "recipient"):
+        value = record.get(key)
+        if isinstance(value, str) and value:
+            meta[key] = value
+    return meta
+
+
+def _keep_passthrough(record: dict, meta: dict[str, Any]) -> None:
+    """What Codex 0.15x+ records of an agent message's parts, which it
+    sends back with the message (as for a message item)."""
+    passthrough = record.get("internal_chat_message_metadata_passthrough")
+    if isinstance(passthrough, dict) and passthrough:
+        meta["codexPassthrough"] = passthrough
+
+
 class ItemConverter:
     """Turns ResponseItems into messages; pairs outputs with calls by call id."""
 
@@ -471,7 +488,7 @@ class ItemConverter:
         passthrough = item.get("internal_chat_message_metadata_passthrough")
         if isinstance(passthrough, dict) and passthrough:
             # what Codex 0.15x+ records of the message's parts; it sends it
-            # back with the message
+            # back with the message (inlined: most items of a rollout)
             meta["codexPassthrough"] = passthrough
         self.counts["messages"] += 1
         event = _base(out_role, text, timestamp, item)
@@ -586,17 +603,9 @@ class ItemConverter:
         """A message another agent of the same run (a sub-agent or the
         parent) sent into this thread: input to this model, so an injected
         user message naming its author."""
-        meta: dict[str, Any] = {"injected": True, "injectedKind": "agent_message"}
-        author = item.get("author")
-        if isinstance(author, str) and author:
-            meta["author"] = author
-        recipient = item.get("recipient")
-        if isinstance(recipient, str) and recipient:
-            meta["recipient"] = recipient
+        meta = _agent_meta(item, {"injected": True, "injectedKind": "agent_message"})
         agent_parts(item.get("content"), meta)
-        passthrough = item.get("internal_chat_message_metadata_passthrough")
-        if isinstance(passthrough, dict) and passthrough:
-            meta["codexPassthrough"] = passthrough
+        _keep_passthrough(item, meta)
         self.counts["agentMessages"] += 1
         event = _base("user", content_text(item.get("content"), self.on_unknown_part), timestamp, item)
         event["meta"] = meta
@@ -609,11 +618,7 @@ class ItemConverter:
         no response item for it and rebuilds the model's input from this
         record on resume, so it is the message itself: an injected user
         message naming its author, like an ``agent_message`` item."""
-        meta: dict[str, Any] = {"injected": True, "injectedKind": "agent_message", "codexType": "inter_agent_communication"}
-        for key, name in (("author", "author"), ("recipient", "recipient")):
-            value = payload.get(key)
-            if isinstance(value, str) and value:
-                meta[name] = value
+        meta = _agent_meta(payload, {"injected": True, "injectedKind": "agent_message", "codexType": "inter_agent_communication"})
         others = payload.get("other_recipients")
         if isinstance(others, list) and others:
             meta["otherRecipients"] = others
@@ -628,9 +633,7 @@ class ItemConverter:
             meta["encryptedContent"] = sealed
             if not text:
                 text = f"[encrypted content, {human_size(len(sealed))}]"
-        passthrough = payload.get("internal_chat_message_metadata_passthrough")
-        if isinstance(passthrough, dict) and passthrough:
-            meta["codexPassthrough"] = passthrough
+        _keep_passthrough(payload, meta)
         self.counts["agentMessages"] += 1
         event = _base("user", text, timestamp, payload)
         event["meta"] = meta

@@ -531,10 +531,12 @@ class RolloutReader:
                 self._malformed(line_no, kind, payload, exc)
                 return
             if events is None:
-                name = payload.get("type")
-                name = f"realtime_item/{name if isinstance(name, str) else None}"
+                rtype = payload.get("type")
+                if not isinstance(rtype, str):
+                    rtype = None
+                name = f"realtime_item/{rtype}"
                 self.skipped[name] += 1
-                if not isinstance(payload.get("type"), str) or payload["type"] not in REALTIME_STATE:
+                if rtype not in REALTIME_STATE:
                     self.ctx.unknown(name, line=line_no)
             else:
                 self._queue_events(events)
