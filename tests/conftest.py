@@ -61,6 +61,19 @@ def run_cli(*args: str, input: bytes | None = None, timeout: float = 120, env: d
     )
 
 
+def detected_format(path) -> str:
+    """The format detection picks for the file at ``path``, from its head and name."""
+    from sessionport.detect import detect
+    from sessionport.io import open_input
+    from sessionport.registry import get_registry
+
+    inp = open_input(str(path))
+    try:
+        return detect(inp.head, inp.name, get_registry()).name
+    finally:
+        inp.close()
+
+
 def jsonl_records(path) -> list[dict]:
     """The JSON records of a JSONL file (blank lines left out)."""
     import json

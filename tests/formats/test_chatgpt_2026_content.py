@@ -15,11 +15,8 @@ from __future__ import annotations
 
 import sessionport
 from sessionport.context import ReadContext
-from sessionport.detect import detect
-from sessionport.io import open_input
-from sessionport.registry import get_registry
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, detected_format, run_cli
 
 SAMPLE = FIXTURES / "chatgpt-export" / "web-run-and-app-pairing.json"
 
@@ -32,11 +29,7 @@ def _read(warnings: list[str]) -> list[dict]:
 def test_2026_content_types_are_known_and_read():
     warnings: list[str] = []
     events = _read(warnings)
-    inp = open_input(str(SAMPLE))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "chatgpt-export"
-    finally:
-        inp.close()
+    assert detected_format(SAMPLE) == "chatgpt-export"
     assert warnings == []
     assert "unknown" not in events[-1]
     messages = [e for e in events if e["type"] == "message"]

@@ -14,14 +14,11 @@ from click.testing import CliRunner
 import sessionport
 from sessionport.cli import cli
 from sessionport.context import ReadContext
-from sessionport.detect import detect
 from sessionport.errors import DataError
 from sessionport.formats.chatgpt import reader as chatgpt_export
 from sessionport.formats.chatgpt.tree import current_branch
-from sessionport.io import open_input
-from sessionport.registry import get_registry
 
-from conftest import FIXTURES, corpus_files, corpus_path, requires_corpus, run_cli
+from conftest import FIXTURES, corpus_files, corpus_path, detected_format, requires_corpus, run_cli
 from helpers_streams import sessions_of
 
 SAMPLE = FIXTURES / "chatgpt-export" / "conversations.json"
@@ -164,11 +161,7 @@ def test_children_lists_are_not_trusted():
 @requires_corpus
 @pytest.mark.parametrize("path", CORPUS_FILES, ids=lambda p: p.name)
 def test_corpus_export_is_detected(path):
-    inp = open_input(str(path))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "chatgpt-export"
-    finally:
-        inp.close()
+    assert detected_format(path) == "chatgpt-export"
 
 
 # --- zips and shards ----------------------------------------------------------

@@ -12,11 +12,8 @@ import json
 
 import sessionport
 from sessionport.context import ReadContext
-from sessionport.detect import detect
-from sessionport.io import open_input
-from sessionport.registry import get_registry
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, detected_format, run_cli
 
 SAMPLE = FIXTURES / "claude-code" / "stream-json-2.1.332-scripted.jsonl"
 SESSION = "6b1f0c3e-2a4d-4e8f-9c1b-7d2e5f3a9b10"
@@ -30,11 +27,7 @@ def _events() -> list[dict]:
 
 
 def test_stream_json_is_detected_as_claude_code():
-    inp = open_input(str(SAMPLE))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "claude-code"
-    finally:
-        inp.close()
+    assert detected_format(SAMPLE) == "claude-code"
 
 
 def test_the_session_comes_from_the_init_record():
@@ -93,11 +86,7 @@ def test_the_messages_saved_as_one_json_array_read_like_the_stream(tmp_path):
     for indent in (None, 2):
         path = tmp_path / f"claude-execution-output-{indent}.json"
         path.write_text(json.dumps(records, indent=indent))
-        inp = open_input(str(path))
-        try:
-            assert detect(inp.head, inp.name, get_registry()).name == "claude-code"
-        finally:
-            inp.close()
+        assert detected_format(path) == "claude-code"
         warnings: list[str] = []
         events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
         assert warnings == []

@@ -12,11 +12,8 @@ import json
 
 import sessionport
 from sessionport.context import ReadContext
-from sessionport.detect import detect
-from sessionport.io import open_input
-from sessionport.registry import get_registry
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, detected_format, run_cli
 
 SID = "1795000000000_k3j9x"
 FOLDER = FIXTURES / "cline-sessions"
@@ -31,11 +28,7 @@ def _events(**options) -> list[dict]:
 
 
 def test_the_messages_file_is_detected_as_anthropic_messages():
-    inp = open_input(str(SAMPLE))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "anthropic-messages"
-    finally:
-        inp.close()
+    assert detected_format(SAMPLE) == "anthropic-messages"
 
 
 def test_session_comes_from_the_file_and_its_manifest():

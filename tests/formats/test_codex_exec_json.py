@@ -10,11 +10,8 @@ import json
 
 import sessionport
 from sessionport.context import ReadContext
-from sessionport.detect import detect
-from sessionport.io import open_input
-from sessionport.registry import get_registry
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, detected_format, run_cli
 
 SAMPLE = FIXTURES / "codex-exec" / "exec-json-0.171-scripted.jsonl"
 
@@ -27,11 +24,7 @@ def _events(path=SAMPLE) -> list[dict]:
 
 
 def test_the_stream_is_detected_as_codex():
-    inp = open_input(str(SAMPLE))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "codex"
-    finally:
-        inp.close()
+    assert detected_format(SAMPLE) == "codex"
 
 
 def test_items_become_messages_and_calls_pair_with_their_results():

@@ -11,11 +11,8 @@ import json
 
 import sessionport
 from sessionport.context import ReadContext
-from sessionport.detect import detect
-from sessionport.io import open_input
-from sessionport.registry import get_registry
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, detected_format, run_cli
 
 SAMPLE = FIXTURES / "gemini-cli" / "stream-json-0.61-scripted.jsonl"
 
@@ -28,11 +25,7 @@ def _events(path=SAMPLE) -> list[dict]:
 
 
 def test_stream_json_is_detected_as_gemini_cli():
-    inp = open_input(str(SAMPLE))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "gemini-cli"
-    finally:
-        inp.close()
+    assert detected_format(SAMPLE) == "gemini-cli"
 
 
 def test_both_runs_are_one_session_in_order():

@@ -14,11 +14,8 @@ import json
 
 import sessionport
 from sessionport.context import ReadContext
-from sessionport.detect import detect
-from sessionport.io import open_input
-from sessionport.registry import get_registry
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, detected_format, run_cli
 
 TASK = "019a8f3e-5c21-7d40-9b6e-2f1c0a7e4d93"
 FOLDER = FIXTURES / "roo-code-tasks"
@@ -38,11 +35,7 @@ def _messages(path=SAMPLE, **options) -> list[dict]:
 
 
 def test_the_versioned_history_is_detected_as_anthropic_messages():
-    inp = open_input(str(SAMPLE))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "anthropic-messages"
-    finally:
-        inp.close()
+    assert detected_format(SAMPLE) == "anthropic-messages"
 
 
 def test_session_is_the_task_folder_and_roo_code():
@@ -141,12 +134,8 @@ def test_a_legacy_roo_history_marks_its_summary_too(tmp_path):
 def test_an_envelope_of_another_version_is_not_taken_for_roo(tmp_path):
     path = tmp_path / "history.json"
     path.write_text(json.dumps({"version": 3, "messages": [{"role": "user", "content": "hi"}]}))
-    inp = open_input(str(path))
-    try:
-        found = detect(inp.head, inp.name, get_registry())
-    finally:
-        inp.close()
-    events, _ = _read(path) if found.name == "anthropic-messages" else ([{"metadata": {}}], [])
+    found = detected_format(path)
+    events, _ = _read(path) if found == "anthropic-messages" else ([{"metadata": {}}], [])
     assert events[0].get("metadata", {}).get("client") != "roo-code"
 
 
@@ -171,11 +160,7 @@ def test_a_short_versioned_history_is_not_taken_for_openai_chat(tmp_path):
         {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "execute_command", "input": {"command": "ls"}}], "ts": 1790000001000},
         {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "execute_command", "output": {"type": "text", "value": "a.txt"}}], "ts": 1790000002000},
     ]}))
-    inp = open_input(str(path))
-    try:
-        assert detect(inp.head, inp.name, get_registry()).name == "anthropic-messages"
-    finally:
-        inp.close()
+    assert detected_format(path) == "anthropic-messages"
     events, warnings = _read(path)
     assert warnings == [] and "unknown" not in events[-1]
     assert [(e["role"], e["meta"]["kind"]) for e in events if e["type"] == "message"] == [("user", "text"), ("tool", "tool_use"), ("tool", "tool_result")]
