@@ -231,7 +231,7 @@ def _sdk_output(output: Any) -> tuple[str, bool | None, list]:
             else:
                 pieces.append(dumps_text(item))
         text = "\n".join(pieces)
-        error = any(p.lstrip().startswith("[ERROR]") for p in pieces[:1]) or None
+        error = bool(pieces) and pieces[0].lstrip().startswith("[ERROR]") or None
         return text, error, images
     elif kind == "execution-denied":
         reason = output.get("reason")
