@@ -98,7 +98,13 @@ def _tool_result(block: Block) -> dict:
     raw = bytes(block.content)
     # Only a content list's part types are read (unknown ones are
     # reported); its text and any other content are never counted.
-    content = [{"type": part.type} for part in _decode_parts(raw)] if raw[:1] == b"[" else ""
+    first = raw[:1]
+    if first == b"[":
+        content: Any = [{"type": part.type} for part in _decode_parts(raw)]
+    elif first == b"{":
+        content = msgspec.json.decode(raw)  # rare: read as the reader reads it (its warnings, its error flag)
+    else:
+        content = ""
     out: dict[str, Any] = {"type": "tool_result", "content": content}
     if block.tool_use_id is not None:
         out["tool_use_id"] = block.tool_use_id

@@ -10,12 +10,15 @@ anything anywhere.
 from __future__ import annotations
 
 from typing import Any
+
+from sessionport.gemini_parts import compact_json, response_text
 from sessionport.model import human_size
 
 # Fields of a tool input that make a good one-line label, first match wins.
 _LABEL_KEYS = (
     "command",
     "file_path",
+    "absolute_path",  # Gemini CLI and its forks (iFlow CLI writes Claude Code lines)
     "notebook_path",
     "path",
     "pattern",
@@ -95,6 +98,43 @@ def content_text(content: Any, sep: str = "\n") -> str:
     if content is None:
         return ""
     return block_text(content)
+
+
+def object_result_text(content: dict) -> tuple[str, bool, str | None]:
+    """``(text, is_error, unknown)`` of a tool result whose ``content`` is
+    one object rather than a string or a list of blocks.
+
+    iFlow CLI (a Gemini CLI fork writing Claude Code's line format) keeps
+    there Gemini CLI's result: ``{callId, responseParts: {functionResponse},
+    resultDisplay}``, or ``{functionResponse}`` alone; its text is the
+    response's output.  An object with a ``type`` is read as one block.  Any
+    other object is kept whole as JSON text, and ``unknown`` names it for a
+    warning."""
+    kind = content.get("type")
+    if isinstance(kind, str):
+        return block_text(content), False, None
+    parts = content.get("responseParts")
+    if parts is None and "functionResponse" in content:
+        parts = content
+    if isinstance(parts, (dict, list)):
+        pieces: list[str] = []
+        is_error = False
+        for part in parts if isinstance(parts, list) else (parts,):
+            if not isinstance(part, dict):
+                continue
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                text, _, error = response_text(response.get("response"))
+                pieces.append(text)
+                is_error = is_error or error
+            elif isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+        text = "\n".join(p for p in pieces if p)
+        display = content.get("resultDisplay")
+        if not text and isinstance(display, str):
+            text = display
+        return text, is_error, None
+    return compact_json(content), False, "object"
 
 
 _LABEL_SET = frozenset(_LABEL_KEYS)

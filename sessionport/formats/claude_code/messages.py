@@ -14,7 +14,7 @@ from typing import Any
 
 from sessionport.lazy import lazy
 from sessionport.model import message_event
-from sessionport.formats.claude_code.content import block_text, content_text, search_results_text, tool_label
+from sessionport.formats.claude_code.content import block_text, content_text, object_result_text, search_results_text, tool_label
 
 # Input-side blocks rendered on purpose (block_text); others are unknown.
 USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
@@ -145,6 +145,7 @@ class MessageBuilder:
     def tool_result(self, record, block, stamp, uid, parent, base, n) -> dict:
         content = block.get("content")
         tur = record.get("toolUseResult")
+        failed = False
         if type(content) is str:
             text = content
         elif type(content) is list:
@@ -154,6 +155,10 @@ class MessageBuilder:
             text = content_text(content)
         elif content is None and type(tur) is str:
             text = tur
+        elif type(content) is dict:
+            text, failed, unknown = object_result_text(content)
+            if unknown:
+                self.ctx.unknown(unknown, what="tool result content")
         else:
             text = content_text(content)
         meta = {"kind": "tool_result", **base}
@@ -165,6 +170,8 @@ class MessageBuilder:
             call_id = None
         self.link_agent(tur, text, call_id, meta)
         is_error = block.get("is_error")
+        if is_error is None and type(content) is dict and failed:
+            is_error = True  # a Gemini CLI result that reports an error
         event = message_event(
             "tool",
             text,
