@@ -12,6 +12,11 @@ three apps rename the calls of the other two (and reshape their input):
 | replace text in a file | ``Edit`` ``{file_path, old_string, new_string, replace_all?}`` | ``apply_patch`` (one ``*** Update File`` hunk) | ``replace`` ``{file_path, old_string, new_string, allow_multiple?}`` |
 | write a whole file | ``Write`` ``{file_path, content}`` | ``apply_patch`` (``*** Add File``), read only | ``write_file`` ``{file_path, content}`` |
 
+Qwen Code, a Gemini CLI fork, keeps Gemini CLI's names but for the edit
+(``edit`` ``{file_path, old_string, new_string, replace_all?}``), and reads a
+file as ``read_file`` ``{file_path, offset?, limit?}`` with ``offset`` counted
+from 0 (``start_line`` counts from 1); its shell command takes ``directory``.
+
 A call is mapped only when its input has the expected shape; anything else
 (other tools, MCP tools, odd inputs) is written as it was.  Input fields with
 no counterpart in the target tool (``Bash.timeout``, ``exec_command``'s
@@ -24,13 +29,14 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-APPS = ("claude-code", "codex", "gemini-cli")
+APPS = ("claude-code", "codex", "gemini-cli", "qwen-code")
 
 # What each app calls its own tools (a call with one of these names is never renamed).
 OWN_TOOLS = {
     "claude-code": frozenset(("Bash", "Read", "Edit", "Write", "MultiEdit", "Glob", "Grep", "LS", "Task", "Agent", "TodoWrite", "WebFetch", "WebSearch", "NotebookEdit")),
     "codex": frozenset(("exec_command", "shell", "shell_command", "local_shell", "apply_patch", "write_stdin", "update_plan", "view_image", "web_search")),
     "gemini-cli": frozenset(("run_shell_command", "read_file", "replace", "write_file", "list_directory", "glob", "grep_search", "search_file_content", "read_many_files", "google_web_search", "web_fetch", "save_memory", "write_todos")),
+    "qwen-code": frozenset(("run_shell_command", "read_file", "edit", "replace", "write_file", "list_directory", "glob", "grep_search", "web_fetch", "web_search", "save_memory", "todo_write", "agent", "skill")),
 }
 
 _SHELLS = {("bash", "-lc"), ("bash", "-c"), ("sh", "-c"), ("zsh", "-lc"), ("zsh", "-c"), ("/bin/bash", "-lc"), ("/bin/bash", "-c"), ("/bin/sh", "-c")}
@@ -114,11 +120,15 @@ def _canonical(name: str, args: dict) -> tuple[str, dict] | None:
         return "shell", {"command": _command_of(args["command"]), "workdir": _str(args.get("workdir"))}
     if name == "Read" and _str(args.get("file_path")):
         return "read", {"file_path": args["file_path"], "offset": _int(args.get("offset")), "limit": _int(args.get("limit"))}
+    if name == "read_file" and _str(args.get("file_path") or args.get("absolute_path")) and ("offset" in args or "limit" in args) and not ("start_line" in args or "end_line" in args):
+        # Qwen Code's and older Gemini CLI's: offset counts from 0
+        offset = _int(args.get("offset"))
+        return "read", {"file_path": args.get("file_path") or args["absolute_path"], "offset": offset + 1 if offset is not None else None, "limit": _int(args.get("limit"))}
     if name == "read_file" and _str(args.get("file_path") or args.get("absolute_path")):
         start, end = _int(args.get("start_line")), _int(args.get("end_line"))
         limit = end - start + 1 if start is not None and end is not None and end >= start else None
         return "read", {"file_path": args.get("file_path") or args["absolute_path"], "offset": start, "limit": limit}
-    if name in ("Edit", "replace") and all(_str(args.get(k)) is not None for k in ("file_path", "old_string", "new_string")):
+    if name in ("Edit", "replace", "edit") and all(_str(args.get(k)) is not None for k in ("file_path", "old_string", "new_string")):
         every = args.get("replace_all") is True or args.get("allow_multiple") is True or (_int(args.get("expected_replacements")) or 1) > 1
         return "edit", {"file_path": args["file_path"], "old_string": args["old_string"], "new_string": args["new_string"], "all": every}
     if name in ("Write", "write_file") and _str(args.get("file_path")) and _str(args.get("content")) is not None:
@@ -147,6 +157,15 @@ def _render(app: str, kind: str, f: dict) -> tuple[str, dict] | None:
         if kind == "edit" and not f.get("all"):
             return "apply_patch", {"input": make_patch("edit", f)}
         return None  # Codex has no tool that reads a file, nor one that overwrites it
+    if app == "qwen-code":
+        if kind == "shell":
+            return "run_shell_command", _clean({"command": f["command"], "description": f.get("description"), "directory": f.get("workdir")})
+        if kind == "read":
+            start = f.get("offset")
+            return "read_file", _clean({"file_path": f["file_path"], "offset": start - 1 if start is not None and start > 0 else None, "limit": f.get("limit")})
+        if kind == "edit":
+            return "edit", _clean({"file_path": f["file_path"], "old_string": f["old_string"], "new_string": f["new_string"], "replace_all": f.get("all")})
+        return "write_file", {"file_path": f["file_path"], "content": f["content"]}
     if kind == "shell":
         return "run_shell_command", _clean({"command": f["command"], "description": f.get("description"), "dir_path": f.get("workdir")})
     if kind == "read":

@@ -212,7 +212,7 @@ def test_round_trip_keeps_user_and_assistant_texts(name):
     # the apps' writers give another app's calls their own tools (sessionport.toolmap)
     wanted = [map_call(name, e["toolName"], e.get("toolInput"))[0] for e in events if (e.get("meta") or {}).get("kind") == "tool_use"]
     assert calls == wanted
-    assert set(wanted) == {"Bash", "Edit"} or name in ("codex", "gemini-cli")
+    assert set(wanted) == {"Bash", "Edit"} or name in ("codex", "gemini-cli", "qwen-code")
 
 
 @pytest.mark.parametrize("name", ["portable", "portable-jsonl"])

@@ -1,4 +1,4 @@
-"""The tool-name mapping between Claude Code, Codex CLI and Gemini CLI."""
+"""The tool-name mapping between Claude Code, Codex CLI, Gemini CLI and Qwen Code."""
 
 from __future__ import annotations
 
@@ -22,6 +22,16 @@ from sessionport.toolmap import make_patch, map_call, parse_patch
         ("gemini-cli", "Edit", {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": True}, ("replace", {"file_path": "/a", "old_string": "x", "new_string": "y", "allow_multiple": True})),
         ("claude-code", "replace", {"file_path": "/a", "old_string": "x", "new_string": "y"}, ("Edit", {"file_path": "/a", "old_string": "x", "new_string": "y"})),
         ("gemini-cli", "Write", {"file_path": "/a", "content": "hi\n"}, ("write_file", {"file_path": "/a", "content": "hi\n"})),
+        # Qwen Code: Gemini CLI's names but its edit, offsets counted from 0
+        ("qwen-code", "Bash", {"command": "ls", "description": "List"}, ("run_shell_command", {"command": "ls", "description": "List"})),
+        ("qwen-code", "exec_command", {"cmd": "make", "workdir": "/w"}, ("run_shell_command", {"command": "make", "directory": "/w"})),
+        ("qwen-code", "Read", {"file_path": "/a.py", "offset": 5, "limit": 2}, ("read_file", {"file_path": "/a.py", "offset": 4, "limit": 2})),
+        ("qwen-code", "Edit", {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": True}, ("edit", {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": True})),
+        ("qwen-code", "Write", {"file_path": "/a", "content": "hi\n"}, ("write_file", {"file_path": "/a", "content": "hi\n"})),
+        ("qwen-code", "replace", {"file_path": "/a", "old_string": "x", "new_string": "y"}, ("replace", {"file_path": "/a", "old_string": "x", "new_string": "y"})),
+        ("claude-code", "read_file", {"file_path": "/a.py", "offset": 4, "limit": 2}, ("Read", {"file_path": "/a.py", "offset": 5, "limit": 2})),
+        ("claude-code", "edit", {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": True}, ("Edit", {"file_path": "/a", "old_string": "x", "new_string": "y", "replace_all": True})),
+        ("gemini-cli", "read_file", {"file_path": "/a.py", "offset": 0}, ("read_file", {"file_path": "/a.py", "offset": 0})),
         # no Codex tool reads or overwrites a file: kept as they are
         ("codex", "Read", {"file_path": "/a"}, ("Read", {"file_path": "/a"})),
         ("codex", "Write", {"file_path": "/a", "content": "x"}, ("Write", {"file_path": "/a", "content": "x"})),

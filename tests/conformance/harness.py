@@ -200,14 +200,42 @@ def _gemini(src: Path, home: Path, work: Path, out: Path) -> tuple[list[str], di
     return ["--skip-trust", "--resume", "latest", "-p", PROMPT, "-o", "json"], env
 
 
-PREPARE = {"claude-code": _claude, "codex": _codex, "gemini-cli": _gemini}
+def _qwen(src: Path, home: Path, work: Path, out: Path) -> tuple[list[str], dict]:
+    # Qwen Code looks for a session in the folder named after the working
+    # directory (every character but letters and digits made "-"), by id.
+    with src.open("rb") as handle:
+        sid = json.loads(handle.readline())["sessionId"]
+    chats = home / ".qwen" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(work)) / "chats"
+    chats.mkdir(parents=True)
+    shutil.copyfile(src, chats / f"{sid}.jsonl")
+    # Qwen Code keeps Gemini CLI's Gemini API client: the same mock.
+    settings = {
+        "security": {"auth": {"selectedType": "gemini"}},
+        # a model of 1M tokens of context, as Gemini CLI's: the history of a
+        # long source is sent whole, not compressed (which the mock cannot do)
+        "model": {"name": "gemini-3-pro-preview"},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"enableAutoUpdate": False},
+    }
+    (home / ".qwen" / "settings.json").write_text(json.dumps(settings))
+    env = {"GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{PORT}", "GEMINI_API_KEY": "dummy", "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
+    return ["--resume", sid, "-p", PROMPT, "-o", "json"], env
+
+
+PREPARE = {"claude-code": _claude, "codex": _codex, "gemini-cli": _gemini, "qwen-code": _qwen}
+
+
+def work_dir(out: Path) -> Path:
+    """The working directory of a run kept under ``out``."""
+    return out / "work"
 
 
 def run(app: str, binary: Path, src: Path, out: Path, unshare: list[str]) -> Outcome:
     """Let ``app`` resume ``src``; every file of the run is kept under ``out``."""
     if out.exists():
         shutil.rmtree(out)
-    home, work = out / "home", out / "work"
+    home, work = out / "home", work_dir(out)
     home.mkdir(parents=True)
     work.mkdir()
     argv, env = PREPARE[app](src, home, work, out)

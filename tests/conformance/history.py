@@ -197,6 +197,7 @@ def read(app: str, requests: list[dict]) -> History:
         "claude-code": (_claude, lambda p: p.endswith("/v1/messages")),
         "codex": (_codex, lambda p: p.endswith("/responses")),
         "gemini-cli": (_gemini, lambda p: ":streamGenerateContent" in p),
+        "qwen-code": (_gemini, lambda p: ":streamGenerateContent" in p or ":generateContent" in p),
     }[app]
     best: tuple[dict, list[dict]] | None = None
     compaction: tuple[dict, list[dict]] | None = None

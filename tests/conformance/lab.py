@@ -23,7 +23,7 @@ from . import apps as apps_mod
 from . import harness, history
 from .matrix import ROOT, Source, export_options, workers
 
-TARGET_NAMES = {"claude-code": "conformance.jsonl", "codex": "rollout.jsonl", "gemini-cli": "session-conformance.jsonl"}
+TARGET_NAMES = {"claude-code": "conformance.jsonl", "codex": "rollout.jsonl", "gemini-cli": "session-conformance.jsonl", "qwen-code": "conformance.jsonl"}
 
 
 @dataclass
@@ -106,6 +106,8 @@ class Lab:
             argv += export_options(source, app)[0]
             if mode == "export-legacy":
                 argv.append("--gemini-cli-legacy-json")
+            if app == "qwen-code":
+                argv += ["--qwen-code-cwd", str(harness.work_dir(out / "run"))]  # Qwen Code resumes only in the session's own project
             done = _convert(argv)
             run.convert_warnings = done.stderr.strip()
             if done.returncode != 0:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from conftest import CORPUS, FIXTURES, ROOT  # noqa: F401  (ROOT: for lab)
 
-APP_NAMES = ("claude-code", "codex", "gemini-cli")
+APP_NAMES = ("claude-code", "codex", "gemini-cli", "qwen-code")
 
 
 @dataclass(frozen=True)

@@ -34,13 +34,11 @@ import orjson
 
 from sessionport import jsonout
 from sessionport.context import WriteContext
+from sessionport.gemini_turns import NAMESPACE, gemini_timestamp, session_uuid
 from sessionport.model import sealed_reasoning
 from sessionport.registry import Exporter, Option
-from sessionport.timeparse import parse_event_time, utc_millis
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 
-NAMESPACE = uuid.UUID("0b7b6a4e-3f0e-4f55-9a51-6c1d2e8f9a10")
-_UUID_LEN = 36
 _NL = orjson.OPT_APPEND_NEWLINE
 MAX_WAITING = 64  # user records held while calls wait for their results; past that, written in place
 
@@ -50,25 +48,6 @@ LEGACY_JSON = Option(
     help="gemini-cli: write the single JSON document of Gemini CLI 0.38 and older (session-*.json) instead of the JSONL log.",
     is_flag=True,
 )
-
-
-def gemini_timestamp(value: Any) -> str | None:
-    """``2026-04-23T12:52:52.759Z`` (UTC, milliseconds), as Gemini CLI writes it."""
-    moment = parse_event_time(value)
-    if moment is None:
-        return None
-    return utc_millis(moment)
-
-
-def session_uuid(session: dict) -> str:
-    """Gemini CLI resumes by UUID (``--resume <id>``); other ids map to a stable one."""
-    sid = session.get("sessionId")
-    if isinstance(sid, str) and len(sid) == _UUID_LEN:
-        try:
-            return str(uuid.UUID(sid))
-        except ValueError:
-            pass
-    return str(uuid.uuid5(NAMESPACE, f"{sid!r}:{session.get('createdAt')!r}:{session.get('source')!r}"))
 
 
 def _tokens(usage: Any) -> dict | None:

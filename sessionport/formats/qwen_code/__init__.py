@@ -11,6 +11,7 @@ from sessionport.registry import lazy_parts
 
 _PARTS = {
     "IMPORTER": ("sessionport.formats.qwen_code.reader", "IMPORTER"),
+    "EXPORTER": ("sessionport.formats.qwen_code.writer", "EXPORTER"),
 }
 __all__ = list(_PARTS)
 

@@ -1,0 +1,280 @@
+"""``qwen-code``: write a session as a Qwen Code session log.
+
+Qwen Code resumes a session (``qwen --resume <id>``, ``--continue``) from
+``~/.qwen/projects/<project>/chats/<session-id>.jsonl``, where ``<project>``
+is the working directory with every character but letters and digits made a
+``-``.  It rebuilds the model's history from the chain of records
+(``parentUuid``), each record's ``message`` being one Gemini API ``Content``
+as it was sent: so the records are the Contents the ``gemini`` writer makes,
+in Qwen Code's envelope, one chain:
+
+- ``assistant`` (``message.role: "model"``): one answer, its thoughts
+  (``{"text", "thought": true}``), text and ``functionCall`` parts, with
+  ``model`` and ``usageMetadata`` when the stream has them;
+- ``tool_result``: one ``functionResponse`` per record, as Qwen Code records
+  them (``response`` ``{"output"}``, or ``{"error"}`` for a failed call), with
+  ``toolCallResult`` ``{callId, status}``;
+- ``user``: the user's text.
+
+A call's result comes right after the answer that made it (what waits in
+between is held back, as the ``gemini`` writer holds it).  Calls of the other
+apps' tools are renamed to Qwen Code's (``--keep-tool-names`` keeps them).
+System messages and compaction summaries have no record Qwen Code sends to
+the model: they are left out and counted, as are UI notices; encrypted
+reasoning only OpenAI's API reads is left out too.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from datetime import datetime, timezone
+from typing import Any, BinaryIO, Iterable
+
+import orjson
+
+from sessionport import jsonout
+from sessionport.context import WriteContext
+from sessionport.model import kind_of, sealed_reasoning
+from sessionport.registry import Exporter, Option
+from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
+from sessionport.gemini_turns import GeminiTurns, gemini_timestamp, session_uuid, sign_calls
+
+# Record ids: stable for the same session, so the same input writes the same bytes.
+NAMESPACE = uuid.UUID("5c1f0d3e-7a2b-4e8d-9f60-3b4a2c1d0e9f")
+# The release the records are written as (and were resumed by, tests/conformance).
+VERSION = "0.24.4"
+_NL = orjson.OPT_APPEND_NEWLINE
+
+PROJECT_CWD = Option(
+    name="qwen_code_cwd",
+    flags=("--qwen-code-cwd",),
+    help=(
+        "qwen-code: the project directory to write as the session's cwd (default: the source's). "
+        "Qwen Code resumes a session only from the directory its first record names."
+    ),
+    default=None,
+)
+
+
+class _Records:
+    """Writes each finished Content as Qwen Code records, chained."""
+
+    def __init__(self, out: BinaryIO, head: dict) -> None:
+        self.emit = out.write
+        self.head = head  # sessionId, cwd, version, gitBranch?
+        self.role: str | None = None
+        self.parts: list[dict] = []
+        self.event: dict = {}  # the message being written (its time, model, usage)
+        self.stamp: str | None = None
+        self.model: str | None = None
+        self.usage: Any = None
+        self.parent: str | None = None
+        self.count = 0
+        self.last_stamp: str | None = None
+        self.results: dict[str, bool] = {}  # call id -> failed, for toolCallResult
+
+    def add(self, role: str, part: dict) -> None:
+        if role != self.role:
+            self.flush()
+            self.role = role
+            self.stamp = None
+            self.model = None
+            self.usage = None
+        event = self.event
+        if self.stamp is None:
+            self.stamp = gemini_timestamp(event.get("timestamp"))
+        meta = event.get("meta")
+        if isinstance(meta, dict) and role == "model":
+            if isinstance(meta.get("model"), str) and meta["model"]:
+                self.model = meta["model"]
+            if isinstance(meta.get("usage"), dict):
+                self.usage = meta["usage"]
+        self.parts.append(part)
+
+    def flush(self) -> None:
+        parts, role = self.parts, self.role
+        self.parts, self.role = [], None
+        if not parts:
+            return
+        if role == "model":
+            sign_calls(parts)
+            record = self._record("assistant", "assistant_output")
+            if self.model:
+                record["model"] = self.model
+            record["message"] = {"role": "model", "parts": parts}
+            usage = _usage_metadata(self.usage)
+            if usage:
+                record["usageMetadata"] = usage
+            self._emit(record)
+            return
+        for part in parts:
+            response = part.get("functionResponse")
+            if isinstance(response, dict):
+                record = self._record("tool_result", "tool_result")
+                record["message"] = {"role": "user", "parts": [part]}
+                failed = isinstance(response.get("response"), dict) and "error" in response["response"] and "output" not in response["response"]
+                record["toolCallResult"] = {"callId": response.get("id"), "status": "error" if failed else "success", "resultDisplay": ""}
+                self._emit(record)
+            else:
+                # one record per user message, as Qwen Code records them
+                # (the stream's consecutive user messages were joined as parts)
+                self._user([part])
+
+    def _user(self, parts: list[dict]) -> None:
+        record = self._record("user", "real_user")
+        record["message"] = {"role": "user", "parts": parts}
+        self._emit(record)
+
+    def _record(self, kind: str, provenance: str) -> dict:
+        stamp = self.stamp or self.last_stamp or self.head["start"]
+        self.last_stamp = stamp
+        head = self.head
+        record: dict[str, Any] = {
+            "uuid": str(uuid.uuid5(NAMESPACE, f"{head['sessionId']}:{self.count}")),
+            "parentUuid": self.parent,
+            "sessionId": head["sessionId"],
+            "timestamp": stamp,
+            "type": kind,
+            "provenance": provenance,
+            "cwd": head["cwd"],
+            "version": VERSION,
+        }
+        if head.get("gitBranch"):
+            record["gitBranch"] = head["gitBranch"]
+        return record
+
+    def _emit(self, record: dict) -> None:
+        self.count += 1
+        self.parent = record["uuid"]
+        self.emit(jsonout.dumps(record, option=_NL))
+
+    def close(self, system: list[dict]) -> None:
+        self.flush()
+
+
+def _usage_metadata(usage: Any) -> dict | None:
+    """The shared usage shape as Gemini ``usageMetadata`` (the reader's inverse)."""
+    if not isinstance(usage, dict):
+        return None
+
+    def num(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+    thoughts = num("reasoning_output_tokens")
+    out: dict[str, int] = {"promptTokenCount": num("input_tokens"), "candidatesTokenCount": max(0, num("output_tokens") - thoughts)}
+    total = num("total_tokens") or out["promptTokenCount"] + num("output_tokens")
+    out["totalTokenCount"] = total
+    if num("cached_input_tokens"):
+        out["cachedContentTokenCount"] = num("cached_input_tokens")
+    if thoughts:
+        out["thoughtsTokenCount"] = thoughts
+    return out if any(out.values()) else None
+
+
+class _QwenSession(GeminiTurns):
+    """The ``gemini`` writer's turn building, its Contents written as records,
+    its calls in Qwen Code's tool names."""
+
+    def __init__(self, out: BinaryIO, counts: Counter, head: dict, rename: Renames) -> None:
+        super().__init__(out, counts, contents=_Records(out, head))
+        self.rename = rename
+
+    def _result(self, event: dict, meta: dict, text: str) -> None:
+        if "responseJson" in meta or "responseKey" in meta:
+            # Qwen Code's own results are {"output"} or {"error"}: the text as it is
+            meta = {k: v for k, v in meta.items() if k not in ("responseJson", "responseKey")}
+        if not meta.get("geminiPart") and self._open_id(event) is None:
+            # Qwen Code records a result only after its call: a result whose
+            # call the stream lacks (ChatGPT's internal tools) gets one.
+            self.counts["tool result(s) without a call given a call of their own (the result's tool name, an empty input)"] += 1
+            call_id = event.get("toolCallId")
+            if not isinstance(call_id, str) or not call_id or call_id in self.names:
+                self.synthetic_ids += 1
+                call_id = f"call_{self.synthetic_ids}"
+                event = {**event, "toolCallId": call_id}
+            name = event.get("toolName")
+            self._call({"role": "tool", "toolName": name if isinstance(name, str) and name else "unknown", "toolCallId": call_id, "toolInput": {}}, {})
+        super()._result(event, meta, text)
+
+    def _response(self, call_id: str, name: str, response: dict) -> None:
+        # Qwen Code's own results are {"output"} or {"error"}: another key
+        # (an SDK's "return_value") or a structured response becomes output.
+        if len(response) != 1 or not ("output" in response or "error" in response):
+            values = list(response.values())
+            text = values[0] if len(values) == 1 and isinstance(values[0], str) else jsonout.dumps(response).decode()
+            response = {"output": text}
+        super()._response(call_id, name, response)
+
+    def _write(self, event: dict) -> None:
+        self.contents.event = event
+        if kind_of(event) == "tool_use" and not (event.get("meta") or {}).get("geminiPart"):
+            name, args = self.rename(event.get("toolName"), event.get("toolInput"))
+            if name != event.get("toolName") or args is not event.get("toolInput"):
+                event = {**event, "toolName": name, "toolInput": args}
+        super()._write(event)
+
+
+def qwen_session_id(session: dict) -> str:
+    """Qwen Code resumes by an RFC 4122 UUID of versions 1 to 5 (Codex's
+    version 7 ids are not taken): any other id maps to a stable one."""
+    sid = session_uuid(session)
+    value = uuid.UUID(sid)
+    if 1 <= (value.version or 0) <= 5 and value.variant == uuid.RFC_4122:
+        return sid
+    return str(uuid.uuid5(NAMESPACE, f"session:{sid}"))
+
+
+def _head(session: dict | None, cwd: Any = None) -> dict:
+    session = session or {}
+    if not (isinstance(cwd, str) and cwd):
+        cwd = session.get("cwd")
+    metadata = session.get("metadata") if isinstance(session.get("metadata"), dict) else {}
+    branch = metadata.get("gitBranch")
+    start = gemini_timestamp(session.get("createdAt")) or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    return {
+        "sessionId": qwen_session_id(session),
+        "cwd": cwd if isinstance(cwd, str) and cwd else "/",
+        "gitBranch": branch if isinstance(branch, str) and branch else None,
+        "start": start,
+    }
+
+
+def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
+    counts: Counter = Counter()
+    rename = Renames("qwen-code", enabled=not ctx.options.get("keep_tool_names"))
+    cwd = ctx.options.get("qwen_code_cwd")
+    session: _QwenSession | None = None
+    sealed = 0
+    for event in events:
+        kind = event.get("type")
+        if kind == "message":
+            if sealed_reasoning(event):
+                sealed += 1
+                continue
+            if session is None:
+                session = _QwenSession(out, counts, _head(None, cwd), rename)
+            session.message(event)
+        elif kind == "session" and session is None:
+            session = _QwenSession(out, counts, _head(event, cwd), rename)
+    if session is not None:
+        session.finish()
+        if session.system:
+            counts["system message(s) and compaction summaries left out (Qwen Code sends none to the model)"] += len(session.system)
+    if sealed:
+        counts["reasoning item(s) kept only encrypted (readable by OpenAI's API alone) left out"] += sealed
+    if counts:
+        ctx.warn("qwen-code: " + "; ".join(f"{n} {what}" for what, n in counts.items()))
+    rename.report(ctx.warn)
+
+
+EXPORTER = Exporter(
+    name="qwen-code",
+    description="Qwen Code session log (~/.qwen/projects/<project>/chats/<session-id>.jsonl) that qwen --resume reads",
+    write=write,
+    extension=".jsonl",
+    multi_session=False,
+    cannot_carry=("responses items",),
+    options=(PROJECT_CWD, KEEP_TOOL_NAMES),
+)
