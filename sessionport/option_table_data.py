@@ -42,6 +42,10 @@ OPTIONS = {
     'sessionport.formats.providers.openai_responses_reader:IMPORTER': (),
     'sessionport.formats.providers.openai_responses_writer:EXPORTER': (),
     'sessionport.formats.qwen_code.reader:IMPORTER': (),
+    'sessionport.formats.qwen_code.writer:EXPORTER': (
+        ('qwen_code_cwd', ('--qwen-code-cwd',), "qwen-code: the project directory to write as the session's cwd (default: the source's). Qwen Code resumes a session only from the directory its first record names.", False, False, None, None),
+        ('keep_tool_names', ('--keep-tool-names',), "Claude Code, Codex, Gemini CLI: write tool calls under their original names instead of the target app's own tools (Bash, exec_command, run_shell_command ...).", True, False, None, None),
+    ),
     'sessionport.render.html:EXPORTER': (
         ('max_output', ('--max-output',), 'Markdown/HTML: show at most N lines of each tool output, saying how many were cut (default: all).', False, False, ('click', 'IntRange', (('min', 1), ('max', None), ('min_open', False), ('max_open', False), ('clamp', False))), None),
         ('hide_thinking', ('--no-thinking',), 'Markdown/HTML: leave out thinking (reasoning) blocks.', True, False, None, None),
