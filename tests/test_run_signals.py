@@ -265,3 +265,28 @@ def test_a_plugin_import_cut_short_by_a_signal_ends_as_the_signal(monkeypatch):
     with pytest.raises(Terminated) as raised:
         registry.load_entry_point(Broken())
     assert raised.value.exit_code == 143
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_reaching_a_forked_worker_before_its_own_handlers_ends_it_quietly(signum):
+    """A --jobs worker is forked with the parent's handlers and installs its
+    own a moment later; a signal in between (CI under load, the pool ending
+    its workers because another was killed) raised the parent's exception
+    in the child, and multiprocessing printed its traceback on the run's
+    standard error."""
+    probe = (
+        "import multiprocessing, os, signal, sys, time\n"
+        "from sessionport.pipeline import signals\n"
+        "signals.raise_on_termination()\n"
+        "child = multiprocessing.get_context('fork').Process(target=time.sleep, args=(30,))\n"
+        "child.start()\n"
+        "time.sleep(0.3)\n"
+        f"os.kill(child.pid, {int(signum)})\n"
+        "child.join(10)\n"
+        "print(child.exitcode)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.split() == [str(128 + int(signum))]

@@ -10,6 +10,7 @@ instead, which unwinds through every ``finally`` like an interrupt.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -42,10 +43,21 @@ def ignore_later(signum, frame) -> None:
     clean-up happens to be."""
 
 
+def _forked_child(signum: int) -> None:
+    """A process forked from this one (a worker of ``--jobs``) runs these
+    handlers until it installs its own; a signal in that window has
+    nothing of the parent's to clean up, and raising would end the child
+    with a traceback printed by multiprocessing.  It ends quietly, as by
+    the signal's default action."""
+    if _owner is not None and os.getpid() != _owner:
+        os._exit(128 + signum)
+
+
 def _raise(signum, frame) -> None:
     # Once is enough: a second signal while cleaning up must not cut the
     # clean-up short.
     global received
+    _forked_child(signum)
     received = signum
     for sig in SIGNALS:
         signal.signal(sig, ignore_later)
@@ -56,6 +68,8 @@ def _raise(signum, frame) -> None:
 
 # The termination signal or Ctrl-C that reached this process, if one did.
 received: int | None = None
+# The process that installed the handlers (see _forked_child).
+_owner: int | None = None
 # A signal whose exception was lost.  Python runs a handler between any two
 # bytecodes, a finaliser's or a weakref callback's too (an import's module
 # lock has one), and an exception raised there goes to sys.unraisablehook,
@@ -99,6 +113,7 @@ def _interrupt(signum, frame) -> None:
     # or a key pressed twice) cut the clean-up short and ended the process
     # by the signal instead of with 130.  Once is enough here too.
     global received
+    _forked_child(signum)
     received = signal.SIGINT
     for sig in (*SIGNALS, signal.SIGINT):
         signal.signal(sig, ignore_later)
@@ -108,7 +123,8 @@ def _interrupt(signum, frame) -> None:
 def raise_on_termination() -> None:
     """Turn SIGTERM and SIGHUP into :class:`Terminated`, and make Ctrl-C
     raise KeyboardInterrupt once (main thread only)."""
-    global _previous_hook
+    global _previous_hook, _owner
+    _owner = os.getpid()
     if sys.unraisablehook is not _unraisable:
         _previous_hook = sys.unraisablehook
         sys.unraisablehook = _unraisable
