@@ -72,7 +72,6 @@ class _Records:
         self.parent: str | None = None
         self.count = 0
         self.last_stamp: str | None = None
-        self.results: dict[str, bool] = {}  # call id -> failed, for toolCallResult
 
     def add(self, role: str, part: dict) -> None:
         if role != self.role:
