@@ -39,6 +39,7 @@ from sessionport.model import kind_of, sealed_reasoning
 from sessionport.registry import Exporter, Option
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 from sessionport.gemini_turns import GeminiTurns, gemini_timestamp, session_uuid, sign_calls
+from sessionport.formats.qwen_code.records import HOOK_CONTEXT_KIND, wrap_hook_context
 
 # Record ids: stable for the same session, so the same input writes the same bytes.
 NAMESPACE = uuid.UUID("5c1f0d3e-7a2b-4e8d-9f60-3b4a2c1d0e9f")
@@ -90,6 +91,10 @@ class _Records:
                 self.model = meta["model"]
             if isinstance(meta.get("usage"), dict):
                 self.usage = meta["usage"]
+        if role == "user" and _prompt_hook_context(meta) and isinstance(part.get("text"), str) and len(part) == 1:
+            # what a UserPromptSubmit hook added: the prompt's last part, in
+            # Qwen Code's wrapper (held apart until the record is written)
+            part = {"text": wrap_hook_context(part["text"]), HOOK_MARK: part["text"]}
         self.parts.append(part)
 
     def flush(self) -> None:
@@ -108,7 +113,19 @@ class _Records:
                 record["usageMetadata"] = usage
             self._emit(record)
             return
+        prompt: dict | None = None  # the user record last made here, not yet written
         for part in parts:
+            context = part.pop(HOOK_MARK, None)
+            if context is not None and prompt is not None and HOOK_MARK not in prompt:
+                prompt["message"]["parts"].append(part)
+                shown = prompt["message"]["parts"][0].get("text")
+                prompt["systemPayload"] = {"displayText": shown if isinstance(shown, str) else "", "hookContext": context}
+                prompt[HOOK_MARK] = True
+                continue
+            if prompt is not None:
+                prompt.pop(HOOK_MARK, None)
+                self._emit(prompt)
+                prompt = None
             response = part.get("functionResponse")
             if isinstance(response, dict):
                 record = self._record("tool_result", "tool_result")
@@ -119,12 +136,11 @@ class _Records:
             else:
                 # one record per user message, as Qwen Code records them
                 # (the stream's consecutive user messages were joined as parts)
-                self._user([part])
-
-    def _user(self, parts: list[dict]) -> None:
-        record = self._record("user", "real_user")
-        record["message"] = {"role": "user", "parts": parts}
-        self._emit(record)
+                prompt = self._record("user", "real_user")
+                prompt["message"] = {"role": "user", "parts": [part]}
+        if prompt is not None:
+            prompt.pop(HOOK_MARK, None)
+            self._emit(prompt)
 
     def _record(self, kind: str, provenance: str) -> dict:
         stamp = self.stamp or self.last_stamp or self.head["start"]
@@ -151,6 +167,21 @@ class _Records:
 
     def close(self, system: list[dict]) -> None:
         self.flush()
+
+
+HOOK_MARK = "\x00hookContext"  # a part's key while it is held, never written
+
+
+def _prompt_hook_context(meta: Any) -> bool:
+    """Whether a message is the context a UserPromptSubmit hook added to
+    the prompt before it (read from Qwen Code, or from Claude Code's
+    ``hook_additional_context`` attachment of that event)."""
+    return (
+        isinstance(meta, dict)
+        and meta.get("injected") is True
+        and meta.get("injectedKind") == HOOK_CONTEXT_KIND
+        and meta.get("hookEvent") == "UserPromptSubmit"
+    )
 
 
 def _usage_metadata(usage: Any) -> dict | None:
