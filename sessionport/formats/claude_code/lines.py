@@ -366,6 +366,19 @@ class Thread:
         meta = event.get("meta")
         if not isinstance(meta, dict):
             meta = {}
+        record = self._line_for(event, meta)
+        if record.get("type") != "queue-operation":
+            # a forked session's copied line says where it came from, last
+            # (after the fields of the line it copies), as Claude Code puts it
+            request = meta.get("requestSessionId")
+            if isinstance(request, str) and request and record.get("type") == "assistant":
+                record["requestSessionId"] = request
+            fork = meta.get("forkedFrom")
+            if isinstance(fork, dict) and fork and all(isinstance(v, str) for v in fork.values()):
+                record["forkedFrom"] = {k: fork[k] for k in ("sessionId", "messageUuid") if k in fork}
+        return record
+
+    def _line_for(self, event: dict, meta: dict) -> dict:
         role = event.get("role")
         kind = meta.get("kind", "text")
         text = event.get("text")

@@ -1,0 +1,47 @@
+"""Claude Code 2.1.33x: fields and records of the newest releases, read
+into ``meta`` and written back (their shapes from the app's own bundle,
+claude-code 2.1.332)."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import FIXTURES, run_cli
+
+FORKED = FIXTURES / "claude-code" / "session-2.1.332-forked.jsonl"
+
+
+def raw(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def convert(path, to="portable-jsonl", *extra) -> list[dict]:
+    result = run_cli("convert", path, "--to", to, *extra)
+    assert result.returncode == 0, result.stderr
+    assert b"does not know" not in result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_a_forked_sessions_copied_lines_say_where_they_came_from():
+    # /branch and --fork-session copy the lines into a new session with
+    # forkedFrom {sessionId, messageUuid}; an answer also names the session
+    # its request was made in (requestSessionId)
+    events = convert(FORKED)
+    lines = raw(FORKED)
+    origin = lines[0]["forkedFrom"]["sessionId"]
+    assert events[0]["metadata"]["forkedFrom"] == origin
+    messages = [e for e in events if e["type"] == "message"]
+    assert [m.get("meta", {}).get("forkedFrom") for m in messages] == [line.get("forkedFrom") for line in lines]
+    assert [m.get("meta", {}).get("requestSessionId") for m in messages] == [line.get("requestSessionId") for line in lines]
+
+
+def test_a_forked_session_is_written_back_with_its_fork_fields(tmp_path):
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", FORKED, "--to", "claude-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    written = [r for r in raw(out) if r.get("type") in ("user", "assistant")]
+    lines = raw(FORKED)
+    assert [(r["uuid"], r.get("forkedFrom"), r.get("requestSessionId")) for r in written] == [
+        (line["uuid"], line.get("forkedFrom"), line.get("requestSessionId")) for line in lines
+    ]
+    assert convert(out)[1:] == convert(FORKED)[1:]
