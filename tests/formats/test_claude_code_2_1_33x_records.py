@@ -45,3 +45,32 @@ def test_a_forked_session_is_written_back_with_its_fork_fields(tmp_path):
         (line["uuid"], line.get("forkedFrom"), line.get("requestSessionId")) for line in lines
     ]
     assert convert(out)[1:] == convert(FORKED)[1:]
+
+
+PEER = FIXTURES / "claude-code" / "session-2.1.332-peer-message.jsonl"
+
+
+def test_a_message_from_another_session_is_injected_with_its_origin():
+    # 2.1.3xx writes who wrote a user line in origin: the user ("human"),
+    # another of the user's sessions ("peer", SendMessage across sessions,
+    # wrapped in <cross-session-message>), a channel... Claude Code frames
+    # the others as not the user's; the user's own prompt stays a prompt.
+    events = convert(PEER)
+    users = [e for e in events if e["type"] == "message" and e["role"] == "user"]
+    lines = [r for r in raw(PEER) if r["type"] == "user"]
+    assert users[0].get("meta") is None
+    assert users[1]["meta"] == {"origin": lines[1]["origin"], "injected": True, "injectedKind": "peer"}
+    assert users[2]["meta"] == {"injected": True, "origin": lines[2]["origin"], "isMeta": True, "injectedKind": "channel"}
+
+
+def test_a_message_from_another_session_is_written_back_with_its_origin(tmp_path):
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", PEER, "--to", "claude-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    written = [r for r in raw(out) if r["type"] == "user"]
+    lines = [r for r in raw(PEER) if r["type"] == "user"]
+    assert [(r["message"]["content"], r.get("origin"), r.get("isMeta")) for r in written] == [
+        (r["message"]["content"], r["origin"] if r["origin"]["kind"] != "human" else None, r.get("isMeta")) for r in lines
+    ]
+    assert convert(out)[1:] == convert(PEER)[1:]
+

@@ -171,6 +171,9 @@ class Thread:
             record["isCompactSummary"] = True
         elif meta.get("injected"):
             record["isMeta"] = True
+        origin = meta.get("origin")
+        if isinstance(origin, dict) and isinstance(origin.get("kind"), str):
+            record["origin"] = origin  # who wrote the prompt (2.1.3xx), as read
         self.api_id = None
         return self.finish(record, uid)
 
@@ -188,13 +191,18 @@ class Thread:
                 "sessionId": self.session_id,
                 "content": text,
             }
-        if kind == TASK_NOTIFICATION:
+        origin = meta.get("origin")
+        if kind == TASK_NOTIFICATION or (isinstance(origin, dict) and origin.get("kind") == kind):
             # A background task's notice is a user turn Claude Code writes
             # itself; 2.1.3xx frames it as a system notification when the
-            # line names its origin, older releases send it as it is.
+            # line names its origin, older releases send it as it is.  So
+            # with the other origins that are not the user (another
+            # session's message, a channel's, a plugin's): the line as read.
             record, uid = self.envelope(event, "user")
             record["message"] = {"role": "user", "content": text}
-            record["origin"] = {"kind": TASK_NOTIFICATION}
+            if meta.get("isMeta") is True:
+                record["isMeta"] = True
+            record["origin"] = origin if isinstance(origin, dict) and origin.get("kind") == kind else {"kind": TASK_NOTIFICATION}
             self.api_id = None
             return self.finish(record, uid)
         record, uid = self.envelope(event, "attachment")

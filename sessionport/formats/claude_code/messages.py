@@ -19,6 +19,14 @@ from sessionport.formats.claude_code.content import block_text, content_text, ob
 # Input-side blocks rendered on purpose (block_text); others are unknown.
 USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
 NOTIFICATION_PREFIX = "<task-notification>"
+# The ``origin.kind`` of a user line Claude Code 2.1.3xx frames as not the
+# user's (what it sends as a notification): other sessions' messages
+# (``peer``: SendMessage from the user's other sessions, ``remote``: a call
+# from another machine's session), channels, plugins, tasks...
+NON_USER_ORIGINS = frozenset((
+    "task-notification", "coordinator", "channel", "peer", "slack-ping", "observer", "observer-activity", "plugin",
+    "voice-call", "unclassified", "remote",
+))
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 # model_refusal_fallback (2.1.2xx): the notice that a refused request was
 # sent again to another model.
@@ -99,6 +107,17 @@ class MessageBuilder:
                 # A background task's notice, delivered as a user turn by Claude Code itself.
                 injected = True
                 event["meta"] = {**(event.get("meta") or {}), "injected": True, "injectedKind": "task-notification"}
+            origin = record.get("origin")
+            if type(origin) is dict and type(kind := origin.get("kind")) is str and kind and kind != "human" and not compact:
+                # 2.1.3xx names who wrote a prompt: another session (peer,
+                # remote), a channel, a plugin, a task... (not the user)
+                meta = event["meta"] = {**(event.get("meta") or {}), "origin": origin}
+                if kind in NON_USER_ORIGINS or injected:
+                    if injected and record.get("isMeta") is True:
+                        meta["isMeta"] = True  # written back as it was
+                    injected = True
+                    meta["injected"] = True
+                    meta.setdefault("injectedKind", kind)
             events.append(event)
             if type(content) is list and self.ctx.options.get("keep_images"):
                 media = media_of(content)
