@@ -74,3 +74,45 @@ def test_a_message_from_another_session_is_written_back_with_its_origin(tmp_path
     ]
     assert convert(out)[1:] == convert(PEER)[1:]
 
+
+
+SCHEDULED = FIXTURES / "claude-code" / "session-2.1.332-scheduled-task.jsonl"
+
+
+def test_a_scheduled_task_firing_is_a_notice_with_the_tasks_fields():
+    # scheduled_task_fire (2.1.3xx): "Running scheduled task (...)" or
+    # "Claude resuming /loop wakeup (...)", with the task's id, cron and
+    # prompt; the prompt it sends follows as an isMeta line naming the task
+    events = convert(SCHEDULED)
+    end = events[-1]
+    assert "system/scheduled_task_fire" not in (end.get("skipped") or {})
+    lines = raw(SCHEDULED)
+    fires = [e for e in events if e["type"] == "message" and e["role"] == "system"]
+    assert [f["text"] for f in fires] == [r["content"] for r in lines if r["type"] == "system"]
+    assert fires[0]["meta"] == {
+        "subtype": "scheduled_task_fire", "notice": "scheduled_task_fire",
+        "scheduledTask": {"taskId": "7c1e9a2b", "cron": "0 * * * *", "prompt": "Check the queue depth; report if it passes 1000."},
+    }
+    assert fires[1]["meta"]["scheduledTask"]["taskKind"] == "loop"
+    prompt = next(e for e in events if e.get("id") == "u4000002-0000-4000-8000-000000000002")
+    assert prompt["meta"] == {"injected": True, "scheduledTaskId": "7c1e9a2b"}
+    assert prompt["parentId"] == fires[0]["id"]
+
+
+def test_a_scheduled_task_firing_is_written_back_as_it_was(tmp_path):
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", SCHEDULED, "--to", "claude-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    keep = ("type", "subtype", "content", "isMeta", "uuid", "parentUuid", "taskId", "cron", "prompt", "taskKind", "cronKind", "scheduledTaskId")
+    def shape(records):
+        return [{k: r[k] for k in keep if k in r} for r in records if r["type"] in ("system", "user")]
+    original = shape(raw(SCHEDULED))
+    for record in original:
+        if record["type"] == "user":
+            record.setdefault("isMeta", None)
+    written = shape(raw(out))
+    for record in written:
+        if record["type"] == "user":
+            record.setdefault("isMeta", None)
+    assert written == original
+    assert convert(out)[1:] == convert(SCHEDULED)[1:]

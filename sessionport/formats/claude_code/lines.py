@@ -16,7 +16,7 @@ import uuid as uuidlib
 from collections import OrderedDict, deque
 from typing import Any
 
-from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES
+from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES, SCHEDULED_TASK_FIELDS
 
 def holds_its_summary(meta: dict, text: str) -> bool:
     """Whether a compaction is another app's, its text the summary: Claude
@@ -174,6 +174,9 @@ class Thread:
         origin = meta.get("origin")
         if isinstance(origin, dict) and isinstance(origin.get("kind"), str):
             record["origin"] = origin  # who wrote the prompt (2.1.3xx), as read
+        task = meta.get("scheduledTaskId")
+        if isinstance(task, str) and task:
+            record["scheduledTaskId"] = task  # the scheduled task that sent it
         self.api_id = None
         return self.finish(record, uid)
 
@@ -362,6 +365,18 @@ class Thread:
                 record["compactMetadata"] = meta["compactMetadata"]
             if isinstance(meta.get("logicalParentId"), str):
                 record["logicalParentUuid"] = meta["logicalParentId"]
+        elif meta.get("subtype") == "scheduled_task_fire":
+            # in the shape Claude Code writes it: no level, the task's fields after
+            record["subtype"] = "scheduled_task_fire"
+            record["content"] = text
+            record["isMeta"] = False
+            task = meta.get("scheduledTask")
+            if isinstance(task, dict):
+                for key in SCHEDULED_TASK_FIELDS:
+                    if key in task:
+                        record[key] = task[key]
+            self.api_id = None
+            return self.finish(record, uid)
         else:
             record["subtype"] = "local_command" if meta.get("subtype") == "local_command" else "informational"
             record["content"] = text

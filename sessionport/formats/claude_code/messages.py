@@ -30,7 +30,10 @@ NON_USER_ORIGINS = frozenset((
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 # model_refusal_fallback (2.1.2xx): the notice that a refused request was
 # sent again to another model.
-SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback"))
+SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback", "scheduled_task_fire"))
+# scheduled_task_fire (2.1.3xx): the notice that a scheduled task (a cron
+# job, a /loop wakeup) fired, before the prompt it sends; its own fields.
+SCHEDULED_TASK_FIELDS = ("taskId", "cron", "prompt", "taskKind", "cronKind", "noOpStreak", "streakStartedAt", "foldedUuids")
 # Compiled when a tool output first holds "agentId: " (rare).
 _AGENT_ID_IN_TEXT = lazy(r"agentId: ([0-9A-Za-z_-]{4,64})")
 
@@ -107,6 +110,10 @@ class MessageBuilder:
                 # A background task's notice, delivered as a user turn by Claude Code itself.
                 injected = True
                 event["meta"] = {**(event.get("meta") or {}), "injected": True, "injectedKind": "task-notification"}
+            task = record.get("scheduledTaskId")
+            if type(task) is str and task:
+                # 2.1.3xx: the prompt a scheduled task sent when it fired
+                event["meta"] = {**(event.get("meta") or {}), "scheduledTaskId": task}
             origin = record.get("origin")
             if type(origin) is dict and type(kind := origin.get("kind")) is str and kind and kind != "human" and not compact:
                 # 2.1.3xx names who wrote a prompt: another session (peer,
@@ -442,6 +449,14 @@ class MessageBuilder:
                 meta["logicalParentId"] = logical
         elif subtype == "local_command":
             meta["injected"] = True
+        elif subtype == "scheduled_task_fire":
+            # shown to the user, not sent to the model (the prompt follows)
+            meta["notice"] = subtype
+            task = {key: record[key] for key in SCHEDULED_TASK_FIELDS if key in record}
+            if task:
+                meta["scheduledTask"] = task
+            if not text:
+                text = "Running scheduled task"
         elif subtype == "model_refusal_fallback":
             for key in ("originalModel", "fallbackModel"):
                 model = _str(record.get(key))
