@@ -116,3 +116,28 @@ def test_a_scheduled_task_firing_is_written_back_as_it_was(tmp_path):
             record.setdefault("isMeta", None)
     assert written == original
     assert convert(out)[1:] == convert(SCHEDULED)[1:]
+
+
+STREAM_CUT = FIXTURES / "claude-code" / "session-2.1.332-stream-cut.jsonl"
+
+
+def test_a_response_stream_cut_off_keeps_why_and_that_part_of_it_came():
+    # 2.1.3xx's notice of a stream cut off: apiError (why), streamCutCause,
+    # truncatedAfterOutput (the answer above it is incomplete)
+    events = convert(STREAM_CUT)
+    notice = [e for e in events if e["type"] == "message"][-1]
+    assert notice["meta"]["apiError"] is True and notice["meta"]["apiErrorKind"] == "server_error"
+    assert notice["meta"]["apiErrorReason"] == "connection_failed"
+    assert notice["meta"]["streamCutCause"] == "server_error"
+    assert notice["meta"]["truncatedAfterOutput"] is True
+
+
+def test_a_response_stream_cut_off_is_written_back_with_its_flags(tmp_path):
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", STREAM_CUT, "--to", "claude-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    keep = ("apiError", "error", "truncatedAfterOutput", "isApiErrorMessage", "streamCutCause")
+    written = raw(out)[-1]
+    original = raw(STREAM_CUT)[-1]
+    assert [(k, written[k]) for k in written if k in keep] == [(k, original[k]) for k in original if k in keep]
+    assert convert(out)[1:] == convert(STREAM_CUT)[1:]

@@ -298,6 +298,9 @@ class Thread:
         request = meta.get("requestId")
         if isinstance(request, str):
             record["requestId"] = request
+        reason = meta.get("apiErrorReason")
+        if isinstance(reason, str) and reason:
+            record["apiError"] = reason
         if meta.get("apiError"):
             # In the order Claude Code writes them.
             kind = meta.get("apiErrorKind")
@@ -306,10 +309,17 @@ class Thread:
             details = meta.get("apiErrorDetails")
             if isinstance(details, str) and details:
                 record["errorDetails"] = details
+            if meta.get("truncatedAfterOutput") is True:
+                record["truncatedAfterOutput"] = True
             record["isApiErrorMessage"] = True
             status = meta.get("apiErrorStatus")
             if type(status) is int:
                 record["apiErrorStatus"] = status
+        elif meta.get("truncatedAfterOutput") is True:
+            record["truncatedAfterOutput"] = True
+        cause = meta.get("streamCutCause")
+        if isinstance(cause, str) and cause:
+            record["streamCutCause"] = cause
         if meta.get("abortedMidStream") is True:
             record["isAbortedMidStream"] = True
         return self.finish(record, uid)

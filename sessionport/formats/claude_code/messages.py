@@ -537,4 +537,17 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
             meta["apiErrorDetails"] = details
     if record.get("isAbortedMidStream") is True:
         meta["abortedMidStream"] = True  # 2.1.2xx: the answer was cut off while it streamed
+    # 2.1.3xx, on the notice of a response stream cut off: why
+    # (``apiError``: ``stream_idle_timeout``, ``computer_slept``,
+    # ``connection_failed``, ``max_output_tokens``...; ``streamCutCause``:
+    # ``watchdog``, ``timed_out``, ``server_error``, ``malformed_stream``...)
+    # and whether part of the answer had come (``truncatedAfterOutput``).
+    reason = record.get("apiError")
+    if type(reason) is str and reason:
+        meta["apiErrorReason"] = reason
+    cause = record.get("streamCutCause")
+    if type(cause) is str and cause:
+        meta["streamCutCause"] = cause
+    if record.get("truncatedAfterOutput") is True:
+        meta["truncatedAfterOutput"] = True
     return msg_id
