@@ -31,3 +31,23 @@ def test_each_call_of_a_batch_keeps_its_own_response():
     ]
     # the user turn that repeats them adds nothing
     assert [e["role"] for e in events if e["type"] == "message"] == ["user", "assistant", "tool", "tool", "tool", "tool", "assistant"]
+
+
+REWOUND = FIXTURES / "gemini-cli" / "session-2026-12-03T14-00-8f2d4b6a.jsonl"
+
+
+def test_messages_a_rewind_or_a_new_history_dropped_are_counted():
+    # /rewind writes {"$rewindTo": id} (that message and all after it go);
+    # a compression writes the new history as $set.messages (a summary turn
+    # and its answer, new ids, in place of the older turns): what the log
+    # recorded and no longer holds is counted, never dropped unsaid
+    events = convert(REWOUND)
+    records = [json.loads(line) for line in REWOUND.read_text().splitlines()]
+    final = [m["id"] for m in records[-1]["$set"]["messages"]]
+    recorded = [r["id"] for r in records if "id" in r]
+    assert [e["id"] for e in events if e["type"] == "message"] == final
+    # the rewind dropped the second prompt and its answer; the new history
+    # left out the first prompt and its answer
+    end = events[-1]
+    assert end["skipped"] == {"message (rewound: $rewindTo)": 2, "message (left out of a $set.messages list)": 2}
+    assert len(recorded) - len([i for i in recorded if i in final]) == 4
