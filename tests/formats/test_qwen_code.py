@@ -280,3 +280,22 @@ def test_a_wrapped_part_alone_is_the_prompt_itself(tmp_path):
     path.write_text(json.dumps(record) + "\n")
     users = [e for e in sessionport.read(str(path), format="qwen-code") if e["type"] == "message" and e["role"] == "user"]
     assert len(users) == 1 and users[0]["text"].startswith("<qwen:user-prompt-submit-context>")
+
+
+# 0.24 (ACP): the records of a turn run in the background, answering a
+# finished task's notification, carry backgroundTurn {turnId, taskId, kind,
+# toolUseId?, label?, startedAt} (chatRecordingService.createBaseRecord);
+# fixture built from that source.
+BACKGROUND = next((FIXTURES / "qwen-code-0.24-background").glob("*.jsonl"))
+
+
+def test_a_background_turns_records_keep_it_and_are_written_back_with_it(tmp_path):
+    records = [json.loads(line) for line in BACKGROUND.read_text().splitlines()]
+    events = [e for e in sessionport.read(str(BACKGROUND)) if e["type"] == "message"]
+    assert [e["meta"].get("backgroundTurn") for e in events] == [r.get("backgroundTurn") for r in records]
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", BACKGROUND, "--to", "qwen-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r.get("backgroundTurn") for r in written] == [r.get("backgroundTurn") for r in records]
+    assert all(not any(k.startswith("\x00") for k in r) and all(not any(k.startswith("\x00") for k in p) for p in r["message"]["parts"]) for r in written)

@@ -266,6 +266,11 @@ class RecordConverter:
         if parent:
             base["parentId"] = parent
         meta: dict[str, Any] = {}
+        turn = record.get("backgroundTurn")
+        if isinstance(turn, dict) and turn:
+            # 0.24: written in a turn run in the background (answering a
+            # finished task's notification): {turnId, taskId, kind, ...}
+            meta["backgroundTurn"] = turn
         if record.get("isSidechain") is True:
             meta["sidechain"] = True
             if isinstance(record.get("agentId"), str):

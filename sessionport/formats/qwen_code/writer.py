@@ -95,6 +95,9 @@ class _Records:
             # what a UserPromptSubmit hook added: the prompt's last part, in
             # Qwen Code's wrapper (held apart until the record is written)
             part = {"text": wrap_hook_context(part["text"]), HOOK_MARK: part["text"]}
+        turn = meta.get("backgroundTurn") if isinstance(meta, dict) else None
+        if isinstance(turn, dict) and turn:
+            part = {**part, TURN_MARK: turn}  # the background turn it was written in
         self.parts.append(part)
 
     def flush(self) -> None:
@@ -102,9 +105,10 @@ class _Records:
         self.parts, self.role = [], None
         if not parts:
             return
+        turns = [part.pop(TURN_MARK, None) for part in parts]
         if role == "model":
             sign_calls(parts)
-            record = self._record("assistant", "assistant_output")
+            record = self._record("assistant", "assistant_output", next((t for t in turns if t), None))
             if self.model:
                 record["model"] = self.model
             record["message"] = {"role": "model", "parts": parts}
@@ -114,7 +118,7 @@ class _Records:
             self._emit(record)
             return
         prompt: dict | None = None  # the user record last made here, not yet written
-        for part in parts:
+        for part, turn in zip(parts, turns):
             context = part.pop(HOOK_MARK, None)
             if context is not None and prompt is not None and HOOK_MARK not in prompt:
                 prompt["message"]["parts"].append(part)
@@ -128,7 +132,7 @@ class _Records:
                 prompt = None
             response = part.get("functionResponse")
             if isinstance(response, dict):
-                record = self._record("tool_result", "tool_result")
+                record = self._record("tool_result", "tool_result", turn)
                 record["message"] = {"role": "user", "parts": [part]}
                 failed = isinstance(response.get("response"), dict) and "error" in response["response"] and "output" not in response["response"]
                 record["toolCallResult"] = {"callId": response.get("id"), "status": "error" if failed else "success", "resultDisplay": ""}
@@ -136,17 +140,20 @@ class _Records:
             else:
                 # one record per user message, as Qwen Code records them
                 # (the stream's consecutive user messages were joined as parts)
-                prompt = self._record("user", "real_user")
+                prompt = self._record("user", "real_user", turn)
                 prompt["message"] = {"role": "user", "parts": [part]}
         if prompt is not None:
             prompt.pop(HOOK_MARK, None)
             self._emit(prompt)
 
-    def _record(self, kind: str, provenance: str) -> dict:
+    def _record(self, kind: str, provenance: str, turn: dict | None = None) -> dict:
         stamp = self.stamp or self.last_stamp or self.head["start"]
         self.last_stamp = stamp
         head = self.head
-        record: dict[str, Any] = {
+        # a record of a turn Qwen Code ran in the background (0.24: the
+        # answer to a finished task's notification) names it first
+        record: dict[str, Any] = {"backgroundTurn": turn} if turn else {}
+        record |= {
             "uuid": str(uuid.uuid5(NAMESPACE, f"{head['sessionId']}:{self.count}")),
             "parentUuid": self.parent,
             "sessionId": head["sessionId"],
@@ -170,6 +177,7 @@ class _Records:
 
 
 HOOK_MARK = "\x00hookContext"  # a part's key while it is held, never written
+TURN_MARK = "\x00backgroundTurn"  # the same
 
 
 def _prompt_hook_context(meta: Any) -> bool:
