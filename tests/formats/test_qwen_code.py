@@ -299,3 +299,20 @@ def test_a_background_turns_records_keep_it_and_are_written_back_with_it(tmp_pat
     written = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r.get("backgroundTurn") for r in written] == [r.get("backgroundTurn") for r in records]
     assert all(not any(k.startswith("\x00") for k in r) and all(not any(k.startswith("\x00") for k in p) for p in r["message"]["parts"]) for r in written)
+
+
+# 0.24: the records of a /goal run carry goalContext {goalId, revision,
+# turnId} (chatRecordingService: recordUserMessage, recordAssistantTurn,
+# recordGoalRuntimeMessage, copyGoalContext); fixture built from that source.
+GOAL = next((FIXTURES / "qwen-code-0.24-goal").glob("*.jsonl"))
+
+
+def test_a_goal_runs_records_keep_their_goal_and_are_written_back_with_it(tmp_path):
+    records = [json.loads(line) for line in GOAL.read_text().splitlines()]
+    events = [e for e in sessionport.read(str(GOAL)) if e["type"] == "message"]
+    assert [e["meta"].get("goalContext") for e in events] == [r["goalContext"] for r in records]
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", GOAL, "--to", "qwen-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r.get("goalContext") for r in written] == [r["goalContext"] for r in records]

@@ -271,6 +271,9 @@ class RecordConverter:
             # 0.24: written in a turn run in the background (answering a
             # finished task's notification): {turnId, taskId, kind, ...}
             meta["backgroundTurn"] = turn
+        goal = record.get("goalContext")
+        if isinstance(goal, dict) and goal:
+            meta["goalContext"] = goal  # 0.24: the /goal run it belongs to: {goalId, revision, turnId}
         if record.get("isSidechain") is True:
             meta["sidechain"] = True
             if isinstance(record.get("agentId"), str):

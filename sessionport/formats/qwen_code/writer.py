@@ -95,9 +95,11 @@ class _Records:
             # what a UserPromptSubmit hook added: the prompt's last part, in
             # Qwen Code's wrapper (held apart until the record is written)
             part = {"text": wrap_hook_context(part["text"]), HOOK_MARK: part["text"]}
-        turn = meta.get("backgroundTurn") if isinstance(meta, dict) else None
-        if isinstance(turn, dict) and turn:
-            part = {**part, TURN_MARK: turn}  # the background turn it was written in
+        if isinstance(meta, dict):
+            # the background turn and the goal it was written in
+            fields = {key: meta[key] for key in RECORD_FIELDS if isinstance(meta.get(key), dict) and meta[key]}
+            if fields:
+                part = {**part, TURN_MARK: fields}
         self.parts.append(part)
 
     def flush(self) -> None:
@@ -146,13 +148,14 @@ class _Records:
             prompt.pop(HOOK_MARK, None)
             self._emit(prompt)
 
-    def _record(self, kind: str, provenance: str, turn: dict | None = None) -> dict:
+    def _record(self, kind: str, provenance: str, fields: dict | None = None) -> dict:
         stamp = self.stamp or self.last_stamp or self.head["start"]
         self.last_stamp = stamp
         head = self.head
+        fields = fields or {}
         # a record of a turn Qwen Code ran in the background (0.24: the
         # answer to a finished task's notification) names it first
-        record: dict[str, Any] = {"backgroundTurn": turn} if turn else {}
+        record: dict[str, Any] = {"backgroundTurn": fields["backgroundTurn"]} if "backgroundTurn" in fields else {}
         record |= {
             "uuid": str(uuid.uuid5(NAMESPACE, f"{head['sessionId']}:{self.count}")),
             "parentUuid": self.parent,
@@ -165,6 +168,8 @@ class _Records:
         }
         if head.get("gitBranch"):
             record["gitBranch"] = head["gitBranch"]
+        if "goalContext" in fields:
+            record["goalContext"] = fields["goalContext"]  # the /goal run it belongs to
         return record
 
     def _emit(self, record: dict) -> None:
@@ -177,7 +182,10 @@ class _Records:
 
 
 HOOK_MARK = "\x00hookContext"  # a part's key while it is held, never written
-TURN_MARK = "\x00backgroundTurn"  # the same
+TURN_MARK = "\x00recordFields"  # the same
+# Record fields kept in meta and written back: a background turn's
+# (0.24, ACP) and a /goal run's ({goalId, revision, turnId}).
+RECORD_FIELDS = ("backgroundTurn", "goalContext")
 
 
 def _prompt_hook_context(meta: Any) -> bool:
