@@ -59,7 +59,7 @@ def test_a_message_from_another_session_is_injected_with_its_origin():
     users = [e for e in events if e["type"] == "message" and e["role"] == "user"]
     lines = [r for r in raw(PEER) if r["type"] == "user"]
     assert users[0].get("meta") is None
-    assert users[1]["meta"] == {"origin": lines[1]["origin"], "injected": True, "injectedKind": "peer"}
+    assert users[1]["meta"] == {"injected": True, "origin": lines[1]["origin"], "isMeta": True, "injectedKind": "peer"}
     assert users[2]["meta"] == {"injected": True, "origin": lines[2]["origin"], "isMeta": True, "injectedKind": "channel"}
 
 
