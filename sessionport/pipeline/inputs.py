@@ -149,7 +149,7 @@ def _companion(path: str, has_session_sibling: bool | None = None, in_export: bo
     and Gemini CLI sub-agent logs are included by their parent session) or
     holding no session (the
     sidecar files of an unpacked ChatGPT export, the other files of a Claude
-    Code session's folder, a Gemini CLI prompt log, the files of a Codex
+    Code session's folder, a Gemini CLI prompt log, a Qwen Code session's runtime sidecar, the files of a Codex
     home beside its sessions, the other JSON files of a Cline task), so a directory walk skips them.  ``has_session_sibling``:
     whether the file's folder holds a session file, when the caller knows
     (a walk lists each folder once; asking per file made a folder of
@@ -181,11 +181,12 @@ def _companion(path: str, has_session_sibling: bool | None = None, in_export: bo
         from sessionport.formats.chatgpt.export_folder import is_export_sidecar
         from sessionport.formats.gemini_cli.layout import is_prompt_log
         from sessionport.formats.providers.cline import is_task_sidecar
+        from sessionport.formats.qwen_code.layout import is_runtime_sidecar
 
         # user.json, export_manifest.json... of a ChatGPT export; a Gemini
         # CLI project's prompt log beside its chats; ui_messages.json... of
-        # a Cline task
-        return is_export_sidecar(path, in_export) or is_prompt_log(path) or is_task_sidecar(path)
+        # a Cline task; a running Qwen Code session's process sidecar
+        return is_export_sidecar(path, in_export) or is_prompt_log(path) or is_task_sidecar(path) or is_runtime_sidecar(path)
     return False
 
 

@@ -234,3 +234,85 @@ def test_telemetry_whose_event_name_is_not_a_string_stays_counted():
     assert b"Traceback" not in result.stderr
     texts = [e.get("text") for e in map(json.loads, result.stdout.splitlines()) if e["type"] == "message"]
     assert "400 Access denied, please make sure your account is in good standing." not in texts
+
+
+# Qwen Code 0.24 sends what a UserPromptSubmit hook added as the prompt's
+# last part, wrapped in <qwen:user-prompt-submit-context> (core
+# hooks/user-prompt-submit-context.ts), and records it with the prompt
+# (systemPayload {displayText, hookContext}); fixture built from that source.
+HOOKS = next((FIXTURES / "qwen-code-0.24-hooks").glob("*.jsonl"))
+HOOK_TEXT = "Branch main is 3 commits behind origin/main; last CI run failed in tests/cart.spec.ts."
+
+
+def test_user_prompt_submit_hook_context_is_an_injected_message_of_its_own():
+    warnings: list[str] = []
+    events = list(sessionport.read(str(HOOKS), context=ReadContext(on_warning=warnings.append)))
+    assert warnings == [] and "unknown" not in events[-1]
+    users = [e for e in events if e["type"] == "message" and e["role"] == "user"]
+    assert [u["text"] for u in users] == ["why does checkout fail on an empty cart?", HOOK_TEXT]
+    assert users[0]["meta"] == {"kind": "text"}  # the prompt is the user's own, as the UI showed it (no displayText)
+    assert users[1]["id"] == users[0]["id"] + "#1"
+    assert users[1]["meta"] == {"injected": True, "injectedKind": "hook_additional_context", "hookEvent": "UserPromptSubmit"}
+    assert [e["role"] for e in events if e["type"] == "message"] == ["user", "user", "assistant"]
+
+
+def test_user_prompt_submit_hook_context_is_written_back_with_its_prompt(tmp_path):
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", HOOKS, "--to", "qwen-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    original = [json.loads(line) for line in HOOKS.read_text().splitlines()]
+    assert [r["type"] for r in written] == ["user", "assistant"]
+    assert written[0]["message"] == original[0]["message"]
+    assert written[0]["systemPayload"] == original[0]["systemPayload"]
+    def users(path):
+        return [(e["text"], e.get("meta")) for e in sessionport.read(str(path)) if e["type"] == "message" and e["role"] == "user"]
+
+    assert users(out) == users(HOOKS)
+
+
+def test_a_wrapped_part_alone_is_the_prompt_itself(tmp_path):
+    # Qwen Code strips the wrapper only from a part after another one
+    record = json.loads(HOOKS.read_text().splitlines()[0])
+    record["message"]["parts"] = record["message"]["parts"][1:]
+    del record["systemPayload"]
+    path = tmp_path / f"{record['sessionId']}.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    users = [e for e in sessionport.read(str(path), format="qwen-code") if e["type"] == "message" and e["role"] == "user"]
+    assert len(users) == 1 and users[0]["text"].startswith("<qwen:user-prompt-submit-context>")
+
+
+# 0.24 (ACP): the records of a turn run in the background, answering a
+# finished task's notification, carry backgroundTurn {turnId, taskId, kind,
+# toolUseId?, label?, startedAt} (chatRecordingService.createBaseRecord);
+# fixture built from that source.
+BACKGROUND = next((FIXTURES / "qwen-code-0.24-background").glob("*.jsonl"))
+
+
+def test_a_background_turns_records_keep_it_and_are_written_back_with_it(tmp_path):
+    records = [json.loads(line) for line in BACKGROUND.read_text().splitlines()]
+    events = [e for e in sessionport.read(str(BACKGROUND)) if e["type"] == "message"]
+    assert [e["meta"].get("backgroundTurn") for e in events] == [r.get("backgroundTurn") for r in records]
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", BACKGROUND, "--to", "qwen-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r.get("backgroundTurn") for r in written] == [r.get("backgroundTurn") for r in records]
+    assert all(not any(k.startswith("\x00") for k in r) and all(not any(k.startswith("\x00") for k in p) for p in r["message"]["parts"]) for r in written)
+
+
+# 0.24: the records of a /goal run carry goalContext {goalId, revision,
+# turnId} (chatRecordingService: recordUserMessage, recordAssistantTurn,
+# recordGoalRuntimeMessage, copyGoalContext); fixture built from that source.
+GOAL = next((FIXTURES / "qwen-code-0.24-goal").glob("*.jsonl"))
+
+
+def test_a_goal_runs_records_keep_their_goal_and_are_written_back_with_it(tmp_path):
+    records = [json.loads(line) for line in GOAL.read_text().splitlines()]
+    events = [e for e in sessionport.read(str(GOAL)) if e["type"] == "message"]
+    assert [e["meta"].get("goalContext") for e in events] == [r["goalContext"] for r in records]
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", GOAL, "--to", "qwen-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r.get("goalContext") for r in written] == [r["goalContext"] for r in records]

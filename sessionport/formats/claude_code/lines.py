@@ -16,7 +16,7 @@ import uuid as uuidlib
 from collections import OrderedDict, deque
 from typing import Any
 
-from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES
+from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES, SCHEDULED_TASK_FIELDS
 
 def holds_its_summary(meta: dict, text: str) -> bool:
     """Whether a compaction is another app's, its text the summary: Claude
@@ -171,6 +171,12 @@ class Thread:
             record["isCompactSummary"] = True
         elif meta.get("injected"):
             record["isMeta"] = True
+        origin = meta.get("origin")
+        if isinstance(origin, dict) and isinstance(origin.get("kind"), str):
+            record["origin"] = origin  # who wrote the prompt (2.1.3xx), as read
+        task = meta.get("scheduledTaskId")
+        if isinstance(task, str) and task:
+            record["scheduledTaskId"] = task  # the scheduled task that sent it
         self.api_id = None
         return self.finish(record, uid)
 
@@ -188,13 +194,18 @@ class Thread:
                 "sessionId": self.session_id,
                 "content": text,
             }
-        if kind == TASK_NOTIFICATION:
+        origin = meta.get("origin")
+        if kind == TASK_NOTIFICATION or (isinstance(origin, dict) and origin.get("kind") == kind):
             # A background task's notice is a user turn Claude Code writes
             # itself; 2.1.3xx frames it as a system notification when the
-            # line names its origin, older releases send it as it is.
+            # line names its origin, older releases send it as it is.  So
+            # with the other origins that are not the user (another
+            # session's message, a channel's, a plugin's): the line as read.
             record, uid = self.envelope(event, "user")
             record["message"] = {"role": "user", "content": text}
-            record["origin"] = {"kind": TASK_NOTIFICATION}
+            if meta.get("isMeta") is True:
+                record["isMeta"] = True
+            record["origin"] = origin if isinstance(origin, dict) and origin.get("kind") == kind else {"kind": TASK_NOTIFICATION}
             self.api_id = None
             return self.finish(record, uid)
         record, uid = self.envelope(event, "attachment")
@@ -287,6 +298,9 @@ class Thread:
         request = meta.get("requestId")
         if isinstance(request, str):
             record["requestId"] = request
+        reason = meta.get("apiErrorReason")
+        if isinstance(reason, str) and reason:
+            record["apiError"] = reason
         if meta.get("apiError"):
             # In the order Claude Code writes them.
             kind = meta.get("apiErrorKind")
@@ -295,10 +309,17 @@ class Thread:
             details = meta.get("apiErrorDetails")
             if isinstance(details, str) and details:
                 record["errorDetails"] = details
+            if meta.get("truncatedAfterOutput") is True:
+                record["truncatedAfterOutput"] = True
             record["isApiErrorMessage"] = True
             status = meta.get("apiErrorStatus")
             if type(status) is int:
                 record["apiErrorStatus"] = status
+        elif meta.get("truncatedAfterOutput") is True:
+            record["truncatedAfterOutput"] = True
+        cause = meta.get("streamCutCause")
+        if isinstance(cause, str) and cause:
+            record["streamCutCause"] = cause
         if meta.get("abortedMidStream") is True:
             record["isAbortedMidStream"] = True
         return self.finish(record, uid)
@@ -354,6 +375,18 @@ class Thread:
                 record["compactMetadata"] = meta["compactMetadata"]
             if isinstance(meta.get("logicalParentId"), str):
                 record["logicalParentUuid"] = meta["logicalParentId"]
+        elif meta.get("subtype") == "scheduled_task_fire":
+            # in the shape Claude Code writes it: no level, the task's fields after
+            record["subtype"] = "scheduled_task_fire"
+            record["content"] = text
+            record["isMeta"] = False
+            task = meta.get("scheduledTask")
+            if isinstance(task, dict):
+                for key in SCHEDULED_TASK_FIELDS:
+                    if key in task:
+                        record[key] = task[key]
+            self.api_id = None
+            return self.finish(record, uid)
         else:
             record["subtype"] = "local_command" if meta.get("subtype") == "local_command" else "informational"
             record["content"] = text
@@ -366,6 +399,19 @@ class Thread:
         meta = event.get("meta")
         if not isinstance(meta, dict):
             meta = {}
+        record = self._line_for(event, meta)
+        if record.get("type") != "queue-operation":
+            # a forked session's copied line says where it came from, last
+            # (after the fields of the line it copies), as Claude Code puts it
+            request = meta.get("requestSessionId")
+            if isinstance(request, str) and request and record.get("type") == "assistant":
+                record["requestSessionId"] = request
+            fork = meta.get("forkedFrom")
+            if isinstance(fork, dict) and fork and all(isinstance(v, str) for v in fork.values()):
+                record["forkedFrom"] = {k: fork[k] for k in ("sessionId", "messageUuid") if k in fork}
+        return record
+
+    def _line_for(self, event: dict, meta: dict) -> dict:
         role = event.get("role")
         kind = meta.get("kind", "text")
         text = event.get("text")

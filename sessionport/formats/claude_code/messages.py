@@ -19,10 +19,21 @@ from sessionport.formats.claude_code.content import block_text, content_text, ob
 # Input-side blocks rendered on purpose (block_text); others are unknown.
 USER_BLOCK_TYPES = frozenset(("text", "image", "document", "tool_result", "tool_reference", "search_result"))
 NOTIFICATION_PREFIX = "<task-notification>"
+# The ``origin.kind`` of a user line Claude Code 2.1.3xx frames as not the
+# user's (what it sends as a notification): other sessions' messages
+# (``peer``: SendMessage from the user's other sessions, ``remote``: a call
+# from another machine's session), channels, plugins, tasks...
+NON_USER_ORIGINS = frozenset((
+    "task-notification", "coordinator", "channel", "peer", "slack-ping", "observer", "observer-activity", "plugin",
+    "voice-call", "unclassified", "remote",
+))
 COMPACTION_SUBTYPES = frozenset(("compact_boundary", "microcompact_boundary"))
 # model_refusal_fallback (2.1.2xx): the notice that a refused request was
 # sent again to another model.
-SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback"))
+SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_refusal_fallback", "scheduled_task_fire"))
+# scheduled_task_fire (2.1.3xx): the notice that a scheduled task (a cron
+# job, a /loop wakeup) fired, before the prompt it sends; its own fields.
+SCHEDULED_TASK_FIELDS = ("taskId", "cron", "prompt", "taskKind", "cronKind", "noOpStreak", "streakStartedAt", "foldedUuids")
 # Compiled when a tool output first holds "agentId: " (rare).
 _AGENT_ID_IN_TEXT = lazy(r"agentId: ([0-9A-Za-z_-]{4,64})")
 
@@ -99,6 +110,21 @@ class MessageBuilder:
                 # A background task's notice, delivered as a user turn by Claude Code itself.
                 injected = True
                 event["meta"] = {**(event.get("meta") or {}), "injected": True, "injectedKind": "task-notification"}
+            task = record.get("scheduledTaskId")
+            if type(task) is str and task:
+                # 2.1.3xx: the prompt a scheduled task sent when it fired
+                event["meta"] = {**(event.get("meta") or {}), "scheduledTaskId": task}
+            origin = record.get("origin")
+            if type(origin) is dict and type(kind := origin.get("kind")) is str and kind and kind != "human" and not compact:
+                # 2.1.3xx names who wrote a prompt: another session (peer,
+                # remote), a channel, a plugin, a task... (not the user)
+                meta = event["meta"] = {**(event.get("meta") or {}), "origin": origin}
+                if kind in NON_USER_ORIGINS or injected:
+                    if injected and record.get("isMeta") is True:
+                        meta["isMeta"] = True  # written back as it was
+                    injected = True
+                    meta["injected"] = True
+                    meta.setdefault("injectedKind", kind)
             events.append(event)
             if type(content) is list and self.ctx.options.get("keep_images"):
                 media = media_of(content)
@@ -423,6 +449,14 @@ class MessageBuilder:
                 meta["logicalParentId"] = logical
         elif subtype == "local_command":
             meta["injected"] = True
+        elif subtype == "scheduled_task_fire":
+            # shown to the user, not sent to the model (the prompt follows)
+            meta["notice"] = subtype
+            task = {key: record[key] for key in SCHEDULED_TASK_FIELDS if key in record}
+            if task:
+                meta["scheduledTask"] = task
+            if not text:
+                text = "Running scheduled task"
         elif subtype == "model_refusal_fallback":
             for key in ("originalModel", "fallbackModel"):
                 model = _str(record.get(key))
@@ -503,4 +537,17 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
             meta["apiErrorDetails"] = details
     if record.get("isAbortedMidStream") is True:
         meta["abortedMidStream"] = True  # 2.1.2xx: the answer was cut off while it streamed
+    # 2.1.3xx, on the notice of a response stream cut off: why
+    # (``apiError``: ``stream_idle_timeout``, ``computer_slept``,
+    # ``connection_failed``, ``max_output_tokens``...; ``streamCutCause``:
+    # ``watchdog``, ``timed_out``, ``server_error``, ``malformed_stream``...)
+    # and whether part of the answer had come (``truncatedAfterOutput``).
+    reason = record.get("apiError")
+    if type(reason) is str and reason:
+        meta["apiErrorReason"] = reason
+    cause = record.get("streamCutCause")
+    if type(cause) is str and cause:
+        meta["streamCutCause"] = cause
+    if record.get("truncatedAfterOutput") is True:
+        meta["truncatedAfterOutput"] = True
     return msg_id

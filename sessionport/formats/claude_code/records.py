@@ -225,6 +225,10 @@ class _Transcript(MessageBuilder):
                 value = record.get(key)
                 if isinstance(value, str) and (value or key == "gitBranch"):
                     env[key] = value
+        if "forkedFrom" not in env:
+            fork = _fork_origin(record.get("forkedFrom"))
+            if fork is not None and fork.get("sessionId"):
+                env["forkedFrom"] = fork["sessionId"]
         if "isSidechain" not in env and isinstance(record.get("isSidechain"), bool):
             env["isSidechain"] = record["isSidechain"]
             # A transcript whose first record is a sidechain with an agent id
@@ -237,7 +241,7 @@ class _Transcript(MessageBuilder):
     def session(self) -> dict:
         env = self.envelope
         metadata: dict[str, Any] = {}
-        for key in ("version", "gitBranch", "slug", "entrypoint", "model", "client"):
+        for key in ("version", "gitBranch", "slug", "entrypoint", "model", "client", "forkedFrom"):
             if key in env:
                 metadata[key] = env[key]
         if self.stream_json:
@@ -464,17 +468,25 @@ class _Transcript(MessageBuilder):
                         if rebuilt is not None:
                             record["message"] = rebuilt
                             self.rebuilt_streams += 1
+                    forked = "forkedFrom" in record or "requestSessionId" in record
                     common = self.common_assistant(record, uid)
                     if common is not None:
+                        if forked:
+                            _fork_meta(record, (common[2],))
                         out = grouper.assistant_event(*common)
                         messages += 1
                     else:
                         msg_id, usage, events = self.assistant_events(record)
+                        if forked:
+                            _fork_meta(record, events)
                         out = grouper.assistant(msg_id, usage, events)
                         messages += len(events)
                 else:
+                    forked = "forkedFrom" in record
                     event = self.common_tool_result(record, uid)
                     if event is not None:
+                        if forked:
+                            _fork_meta(record, (event,))
                         messages += 1
                         out = grouper.other_event(event)
                     else:
@@ -483,6 +495,8 @@ class _Transcript(MessageBuilder):
                             self.count_skip("user (empty)")
                             self.remember_skipped(record)
                             continue
+                        if forked:
+                            _fork_meta(record, events)
                         if self.queued and events[0]["role"] == "user":
                             self.delivered(events[0]["text"])
                         messages += len(events)
@@ -499,6 +513,8 @@ class _Transcript(MessageBuilder):
             elif rtype == "system" and (events := self.system_events(record)) is not None:
                 if not self.session_sent:
                     self.note_envelope(record)
+                if "forkedFrom" in record:
+                    _fork_meta(record, events)
                 messages += len(events)
                 out = grouper.other(events)
             elif rtype == "attachment":
@@ -507,6 +523,8 @@ class _Transcript(MessageBuilder):
                 events = self.attachment_events(record)
                 if not events:
                     continue
+                if "forkedFrom" in record:
+                    _fork_meta(record, events)
                 messages += len(events)
                 out = grouper.other(events)
             elif rtype == "queue-operation":
@@ -726,6 +744,35 @@ def _hook_event(attachment: dict) -> str | None:
         return event
     name = attachment.get("hookName")
     return name.split(":", 1)[0] if isinstance(name, str) else None
+
+
+def _fork_origin(value: Any) -> dict | None:
+    """``forkedFrom`` as Claude Code writes it on the lines a forked session
+    copied (``/branch``, ``--fork-session``): ``{sessionId, messageUuid}``
+    (the session and line copied), strings only; None for another shape."""
+    if type(value) is not dict or not value:
+        return None
+    fork = {k: v for k, v in value.items() if k in ("sessionId", "messageUuid") and type(v) is str and v}
+    return fork if len(fork) == len(value) else None
+
+
+def _fork_meta(record: dict, events: Any) -> None:
+    """Keep on a line's events where a forked session copied it from
+    (``meta.forkedFrom``) and the session its request was made in
+    (``meta.requestSessionId``, on an answer copied or resumed into
+    another session), as written, so the writer puts them back."""
+    fork = _fork_origin(record.get("forkedFrom"))
+    request = record.get("requestSessionId") if record.get("type") == "assistant" else None
+    if fork is None and not (type(request) is str and request):
+        return
+    for event in events:
+        meta = event.get("meta")
+        if meta is None:
+            meta = event["meta"] = {}
+        if fork is not None:
+            meta["forkedFrom"] = dict(fork)
+        if type(request) is str and request:
+            meta["requestSessionId"] = request
 
 
 def _progress_link(line: bytes, at: int) -> tuple[str, str | None] | None:

@@ -219,6 +219,9 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext, following: _Following | None
     late: dict = {}
     skipped: dict[str, int] = {}
     notes: list[str] = []
+    # ids of messages a $rewindTo dropped, or a $set.messages list left out
+    rewound: set[str] = set()
+    replaced: set[str] = set()
     started = False
     for line_no, record in iter_records(stream, ctx):
         if not isinstance(record, dict):
@@ -229,12 +232,13 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext, following: _Following | None
             if isinstance(update, dict):
                 if isinstance(update.get("messages"), list):
                     # A checkpoint of the whole history (sync or compression).
+                    replaced.update(messages)
                     messages.clear()
                     _add_messages(messages, update["messages"], kept)
                     notes.append(f"line {line_no}: the message list was replaced ($set.messages)")
                 late.update({k: v for k, v in update.items() if k != "messages"})
         elif "$rewindTo" in record:
-            _rewind(messages, record["$rewindTo"])
+            rewound.update(_rewind(messages, record["$rewindTo"]))
         elif isinstance(record.get("id"), str):
             messages[record["id"]] = record  # upsert: first position, latest content
             _keep(kept, record)
@@ -255,6 +259,15 @@ def _read_jsonl(stream: BinaryIO, ctx: ReadContext, following: _Following | None
             yield _session({}, ctx)
     if not started:
         return
+    # What the log recorded and no longer holds at its end: counted, as
+    # gemini-cli itself resumes without them.
+    rewound.difference_update(messages)
+    replaced.difference_update(messages)
+    replaced.difference_update(rewound)
+    if rewound:
+        skipped["message (rewound: $rewindTo)"] = len(rewound)
+    if replaced:
+        skipped["message (left out of a $set.messages list)"] = len(replaced)
     for index, record in enumerate(messages.values()):
         yield from converter.events(record, f"messages[{index}]")
     unknown = ctx.report_unknown()
@@ -301,13 +314,18 @@ def _add_messages(messages: dict[str, dict], records: list, kept: dict[str, dict
             messages[record["id"]] = record
 
 
-def _rewind(messages: dict[str, dict], target: Any) -> None:
+def _rewind(messages: dict[str, dict], target: Any) -> list[str]:
+    """Drop ``target`` and every message after it (all of them when it is
+    not held, as gemini-cli does); the ids dropped."""
     if not isinstance(target, str) or target not in messages:
+        dropped = list(messages)
         messages.clear()
-        return
+        return dropped
     keys = list(messages)
-    for key in keys[keys.index(target):]:
+    dropped = keys[keys.index(target):]
+    for key in dropped:
         del messages[key]
+    return dropped
 
 
 # -- checkpoints: API history ---------------------------------------------------

@@ -215,7 +215,7 @@ class RecordConverter:
             return use, None  # still running when the session was saved: the call stays unpaired
         self.pairing.response(call_id, name)
         self.answered.add(call_id)
-        text, extra, is_error = self._result_text(result, call.get("resultDisplay"))
+        text, extra, is_error = self._result_text(_own_response(result, call.get("id")), call.get("resultDisplay"))
         result_meta = {"kind": "tool_result", **extra}
         if isinstance(status, str) and status != "success":
             result_meta["status"] = status
@@ -245,6 +245,29 @@ class RecordConverter:
             else:
                 pieces.append(_text_of([part]))
         return "\n".join(p for p in pieces if p), extra, is_error
+
+
+def _own_response(result: Any, call_id: Any) -> Any:
+    """The part of a call's ``result`` that answers it.  When gemini-cli
+    writes the history back into its records (``updateMessagesFromHistory``,
+    0.4x and later: on resume, after a compression), each call of a turn
+    that made several takes the whole user turn of their responses as its
+    result, one ``functionResponse`` per call: the call keeps its own (by
+    id, with the parts that follow it), as each other call keeps its."""
+    if not isinstance(result, list) or not isinstance(call_id, str):
+        return result
+    starts = [
+        i for i, part in enumerate(result)
+        if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+    ]
+    if len(starts) < 2:
+        return result
+    ids = [result[i]["functionResponse"].get("id") for i in starts]
+    if call_id not in ids:
+        return result
+    at = starts[ids.index(call_id)]
+    later = [i for i in starts if i > at]
+    return result[at : later[0] if later else len(result)]
 
 
 def _has_thought_parts(content: Any) -> bool:

@@ -33,6 +33,32 @@ STATE_SUBTYPES = frozenset((
     "managed_session_event_v1", "managed_session_commit_v1",
 ))
 ALIAS_WINDOW = 4096
+# 0.24: the context a UserPromptSubmit hook adds goes to the model as the
+# prompt's last text part, wrapped in these tags (user-prompt-submit-context.ts)
+HOOK_CONTEXT_OPEN = "<qwen:user-prompt-submit-context>"
+HOOK_CONTEXT_CLOSE = "</qwen:user-prompt-submit-context>"
+HOOK_CONTEXT_KIND = "hook_additional_context"
+
+
+def wrap_hook_context(text: str) -> str:
+    return f"{HOOK_CONTEXT_OPEN}\n{text}\n{HOOK_CONTEXT_CLOSE}"
+
+
+def _prompt_hook_context(parts: Any) -> str | None:
+    """The hook context a prompt's last part holds (unwrapped), as Qwen Code
+    itself tells it from the prompt (a last text part, after at least one
+    other, that is the wrapper alone), or None."""
+    if type(parts) is not list or len(parts) < 2:
+        return None
+    last = parts[-1]
+    text = last.get("text") if type(last) is dict else None
+    if type(text) is not str or len(last) != 1:
+        return None
+    text = text.strip()
+    head, tail = HOOK_CONTEXT_OPEN + "\n", "\n" + HOOK_CONTEXT_CLOSE
+    if not text.startswith(head) or not text.endswith(tail) or len(text) < len(head) + len(tail):
+        return None
+    return text[len(head) : len(text) - len(tail)]
 
 
 _API_ERROR_EVENTS = frozenset(("qwen-code.api_error", "api_error"))
@@ -119,7 +145,24 @@ class RecordConverter:
             return self.skip(record, f"{rtype} (no message)")
         base = self.base(record)
         role = "assistant" if rtype == "assistant" else "user"
-        events = list(self.parts.parts_events(message.get("parts"), role, f"line {line_no}: message.parts", base=base, join_text=True))
+        parts = message.get("parts")
+        hook_context = _prompt_hook_context(parts) if rtype == "user" else None
+        if hook_context is not None:
+            parts = parts[:-1]
+        events = list(self.parts.parts_events(parts, role, f"line {line_no}: message.parts", base=base, join_text=True))
+        if hook_context is not None:
+            # 0.24: what a UserPromptSubmit hook added, sent to the model as
+            # the prompt's last part in Qwen Code's wrapper
+            payload = record.get("systemPayload")
+            given = payload.get("hookContext") if isinstance(payload, dict) else None
+            meta = {**base.get("meta", {}), "injected": True, "injectedKind": HOOK_CONTEXT_KIND, "hookEvent": "UserPromptSubmit"}
+            events.append(message_event(
+                "user",
+                given if isinstance(given, str) and given.strip() == hook_context.strip() else hook_context,
+                timestamp=base.get("timestamp"),
+                parentId=base.get("parentId"),
+                meta=meta,
+            ))
         events = self.number(events, record)
         if not events:
             return self.skip(record, f"{rtype} (empty)")
@@ -223,6 +266,14 @@ class RecordConverter:
         if parent:
             base["parentId"] = parent
         meta: dict[str, Any] = {}
+        turn = record.get("backgroundTurn")
+        if isinstance(turn, dict) and turn:
+            # 0.24: written in a turn run in the background (answering a
+            # finished task's notification): {turnId, taskId, kind, ...}
+            meta["backgroundTurn"] = turn
+        goal = record.get("goalContext")
+        if isinstance(goal, dict) and goal:
+            meta["goalContext"] = goal  # 0.24: the /goal run it belongs to: {goalId, revision, turnId}
         if record.get("isSidechain") is True:
             meta["sidechain"] = True
             if isinstance(record.get("agentId"), str):

@@ -39,6 +39,7 @@ from sessionport.model import kind_of, sealed_reasoning
 from sessionport.registry import Exporter, Option
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 from sessionport.gemini_turns import GeminiTurns, gemini_timestamp, session_uuid, sign_calls
+from sessionport.formats.qwen_code.records import HOOK_CONTEXT_KIND, wrap_hook_context
 
 # Record ids: stable for the same session, so the same input writes the same bytes.
 NAMESPACE = uuid.UUID("5c1f0d3e-7a2b-4e8d-9f60-3b4a2c1d0e9f")
@@ -89,6 +90,15 @@ class _Records:
                 self.model = meta["model"]
             if isinstance(meta.get("usage"), dict):
                 self.usage = meta["usage"]
+        if role == "user" and _prompt_hook_context(meta) and isinstance(part.get("text"), str) and len(part) == 1:
+            # what a UserPromptSubmit hook added: the prompt's last part, in
+            # Qwen Code's wrapper (held apart until the record is written)
+            part = {"text": wrap_hook_context(part["text"]), HOOK_MARK: part["text"]}
+        if isinstance(meta, dict):
+            # the background turn and the goal it was written in
+            fields = {key: meta[key] for key in RECORD_FIELDS if isinstance(meta.get(key), dict) and meta[key]}
+            if fields:
+                part = {**part, TURN_MARK: fields}
         self.parts.append(part)
 
     def flush(self) -> None:
@@ -96,9 +106,10 @@ class _Records:
         self.parts, self.role = [], None
         if not parts:
             return
+        turns = [part.pop(TURN_MARK, None) for part in parts]
         if role == "model":
             sign_calls(parts)
-            record = self._record("assistant", "assistant_output")
+            record = self._record("assistant", "assistant_output", next((t for t in turns if t), None))
             if self.model:
                 record["model"] = self.model
             record["message"] = {"role": "model", "parts": parts}
@@ -107,10 +118,22 @@ class _Records:
                 record["usageMetadata"] = usage
             self._emit(record)
             return
-        for part in parts:
+        prompt: dict | None = None  # the user record last made here, not yet written
+        for part, turn in zip(parts, turns):
+            context = part.pop(HOOK_MARK, None)
+            if context is not None and prompt is not None and HOOK_MARK not in prompt:
+                prompt["message"]["parts"].append(part)
+                shown = prompt["message"]["parts"][0].get("text")
+                prompt["systemPayload"] = {"displayText": shown if isinstance(shown, str) else "", "hookContext": context}
+                prompt[HOOK_MARK] = True
+                continue
+            if prompt is not None:
+                prompt.pop(HOOK_MARK, None)
+                self._emit(prompt)
+                prompt = None
             response = part.get("functionResponse")
             if isinstance(response, dict):
-                record = self._record("tool_result", "tool_result")
+                record = self._record("tool_result", "tool_result", turn)
                 record["message"] = {"role": "user", "parts": [part]}
                 failed = isinstance(response.get("response"), dict) and "error" in response["response"] and "output" not in response["response"]
                 record["toolCallResult"] = {"callId": response.get("id"), "status": "error" if failed else "success", "resultDisplay": ""}
@@ -118,18 +141,21 @@ class _Records:
             else:
                 # one record per user message, as Qwen Code records them
                 # (the stream's consecutive user messages were joined as parts)
-                self._user([part])
+                prompt = self._record("user", "real_user", turn)
+                prompt["message"] = {"role": "user", "parts": [part]}
+        if prompt is not None:
+            prompt.pop(HOOK_MARK, None)
+            self._emit(prompt)
 
-    def _user(self, parts: list[dict]) -> None:
-        record = self._record("user", "real_user")
-        record["message"] = {"role": "user", "parts": parts}
-        self._emit(record)
-
-    def _record(self, kind: str, provenance: str) -> dict:
+    def _record(self, kind: str, provenance: str, fields: dict | None = None) -> dict:
         stamp = self.stamp or self.last_stamp or self.head["start"]
         self.last_stamp = stamp
         head = self.head
-        record: dict[str, Any] = {
+        fields = fields or {}
+        # a record of a turn Qwen Code ran in the background (0.24: the
+        # answer to a finished task's notification) names it first
+        record: dict[str, Any] = {"backgroundTurn": fields["backgroundTurn"]} if "backgroundTurn" in fields else {}
+        record |= {
             "uuid": str(uuid.uuid5(NAMESPACE, f"{head['sessionId']}:{self.count}")),
             "parentUuid": self.parent,
             "sessionId": head["sessionId"],
@@ -141,6 +167,8 @@ class _Records:
         }
         if head.get("gitBranch"):
             record["gitBranch"] = head["gitBranch"]
+        if "goalContext" in fields:
+            record["goalContext"] = fields["goalContext"]  # the /goal run it belongs to
         return record
 
     def _emit(self, record: dict) -> None:
@@ -150,6 +178,25 @@ class _Records:
 
     def close(self, system: list[dict]) -> None:
         self.flush()
+
+
+HOOK_MARK = "\x00hookContext"  # a part's key while it is held, never written
+TURN_MARK = "\x00recordFields"  # the same
+# Record fields kept in meta and written back: a background turn's
+# (0.24, ACP) and a /goal run's ({goalId, revision, turnId}).
+RECORD_FIELDS = ("backgroundTurn", "goalContext")
+
+
+def _prompt_hook_context(meta: Any) -> bool:
+    """Whether a message is the context a UserPromptSubmit hook added to
+    the prompt before it (read from Qwen Code, or from Claude Code's
+    ``hook_additional_context`` attachment of that event)."""
+    return (
+        isinstance(meta, dict)
+        and meta.get("injected") is True
+        and meta.get("injectedKind") == HOOK_CONTEXT_KIND
+        and meta.get("hookEvent") == "UserPromptSubmit"
+    )
 
 
 def _usage_metadata(usage: Any) -> dict | None:
