@@ -384,8 +384,11 @@ def _agent_meta(record: dict, meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def _keep_passthrough(record: dict, meta: dict[str, Any]) -> None:
-    """What Codex 0.15x+ records of an agent message's parts, which it
-    sends back with the message (as for a message item)."""
+    """What Codex 0.15x+ records of an item (the turn, the kinds of a
+    message's parts), which it sends back with the item: every item type
+    carries it but a compaction trigger and a tool list (codex-rs
+    ``protocol/src/models.rs``); 0.171 writes it on reasoning, calls,
+    outputs and searches too."""
     passthrough = record.get("internal_chat_message_metadata_passthrough")
     if isinstance(passthrough, dict) and passthrough:
         meta["codexPassthrough"] = passthrough
@@ -521,6 +524,8 @@ class ItemConverter:
             meta["encryptedContent"] = encrypted
         if self.model:
             meta["model"] = self.model
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         self.counts["thinking"] += 1
         event = _base("assistant", summary, timestamp, item)
         event["meta"] = meta
@@ -536,6 +541,8 @@ class ItemConverter:
         status = item.get("status")
         if isinstance(status, str) and status != "completed":
             meta["status"] = status
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         call_id = self.open_call(call_id, name)
         self.counts["toolCalls"] += 1
         event = _base("tool", tool_text(name, tool_input), timestamp, item)
@@ -702,6 +709,8 @@ class ItemConverter:
             event["toolCallId"] = call_id
         if is_error is not None:
             event["isError"] = is_error
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         event["meta"] = meta
         return [event]
 
@@ -718,6 +727,8 @@ class ItemConverter:
             # the summary itself (only the API reads it): Codex replays the
             # item in place, so an export to Codex writes it back
             meta["encryptedContent"] = encrypted
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         return [message_event("system", text, timestamp=timestamp, meta=meta)]
 
     def _ghost_snapshot(self, item: dict, timestamp: str | None) -> list[dict]:

@@ -102,20 +102,36 @@ class RolloutWriter:
         self.prompts: list[str] = []
         self.prompt_chars = 0
 
-    def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
+    def line(self, kind: str, payload: dict, timestamp: Any = None, metadata: dict | None = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
         if stamp is None:
             stamp = self.timestamp or codex_timestamp(datetime.now(timezone.utc).isoformat())
         self.timestamp = stamp
-        self.emit(jsonout.dumps({"timestamp": stamp, "type": kind, "payload": payload}, option=_NL))
+        record: dict[str, Any] = {"timestamp": stamp, "type": kind, "payload": payload}
+        if metadata:
+            record["metadata"] = metadata
+        self.emit(jsonout.dumps(record, option=_NL))
 
     def item(self, item: dict, event: dict, ts: Any) -> None:
-        """A ``response_item`` line, with the source's item id when it is a Codex rollout's."""
+        """A ``response_item`` line, with the source's item id when it is a
+        Codex rollout's, and what that rollout kept with the item: its
+        passthrough (Codex 0.15x+ sends it back with every item but a
+        compaction trigger and a tool list) and the envelope's ``metadata``
+        (0.170: the harness's own, beside the payload)."""
+        metadata = None
         if self.keep_ids:
             item_id = event.get("id")
             if isinstance(item_id, str) and item_id:
                 item = {"type": item["type"], "id": item_id, **{k: v for k, v in item.items() if k != "type"}}
-        self.line("response_item", item, ts)
+            meta = event.get("meta")
+            if isinstance(meta, dict):
+                passthrough = meta.get("codexPassthrough")
+                if isinstance(passthrough, dict) and passthrough and "internal_chat_message_metadata_passthrough" not in item:
+                    item["internal_chat_message_metadata_passthrough"] = passthrough
+                metadata = meta.get("codexItemMetadata")
+                if not isinstance(metadata, dict):
+                    metadata = None
+        self.line("response_item", item, ts, metadata)
 
     def prompt(self, text: str) -> None:
         self.prompts.append(text)
@@ -275,8 +291,6 @@ class RolloutWriter:
         self.line("realtime_item", payload, ts)
 
     def message_item(self, item: dict, event: dict, meta: dict, ts: Any) -> None:
-        if self.keep_ids and isinstance(meta.get("codexPassthrough"), dict):
-            item["internal_chat_message_metadata_passthrough"] = meta["codexPassthrough"]
         self.item(item, event, ts)
 
     def compaction(self, event: dict, meta: dict, text: str, ts: Any) -> None:
