@@ -88,3 +88,15 @@ def test_a_line_without_metadata_gets_none(tmp_path):
     assert not any("codexItemMetadata" in (e.get("meta") or {}) for e in read)
     out = [json.loads(x) for x in sessionport.dumps(read, "codex").splitlines()]
     assert not any("metadata" in r for r in out)
+
+
+def test_the_provenance_of_the_base_instructions_is_kept_and_written_back():
+    # 0.154+ (codex-rs protocol/src/models.rs BaseInstructionsProvenance:
+    # {"type": "custom"} or {"type": "model", "model": ...}); the 0.171 line has the latter
+    meta = lines()[0]["payload"]
+    provenance = meta["base_instructions"]["provenance"]
+    assert provenance == {"type": "model", "model": "gpt-5-codex"}
+    session = events()[0]
+    assert session["metadata"]["baseInstructionsProvenance"] == provenance
+    out = [json.loads(x) for x in sessionport.dumps(sessionport.read(str(ROLLOUT)), "codex").splitlines()]
+    assert out[0]["payload"]["base_instructions"] == meta["base_instructions"]

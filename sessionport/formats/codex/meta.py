@@ -53,6 +53,12 @@ def meta_metadata(meta: dict) -> dict:
     base = meta.get("base_instructions")
     if isinstance(base, dict) and isinstance(base.get("text"), str):
         out["baseInstructions"] = base["text"]
+        # 0.154+: whether the text was configured (``{"type": "custom"}``,
+        # kept through a model change) or made from a model's template
+        # (``{"type": "model", "model": …}``, made anew for another model)
+        provenance = base.get("provenance")
+        if isinstance(provenance, dict) and provenance:
+            out["baseInstructionsProvenance"] = provenance
     elif isinstance(base, str) and base:
         out["baseInstructions"] = base
     # 0.16x paginated history: a rollout that continues another one (a

@@ -168,6 +168,9 @@ class RolloutWriter:
             payload["instructions"] = metadata["instructions"]
         if isinstance(metadata.get("baseInstructions"), str):
             payload["base_instructions"] = {"text": metadata["baseInstructions"]}
+            if self.keep_ids and isinstance(metadata.get("baseInstructionsProvenance"), dict):
+                # Codex's own record of where the text came from
+                payload["base_instructions"]["provenance"] = metadata["baseInstructionsProvenance"]
         if isinstance(metadata.get("git"), dict):
             payload["git"] = metadata["git"]
         if isinstance(metadata.get("forkedFromId"), str):
