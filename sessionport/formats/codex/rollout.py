@@ -439,6 +439,8 @@ class RolloutReader:
             end = base.get("end_ordinal_exclusive")
             upto = f" (its records before ordinal {end})" if end.__class__ is int else ""
             self.notes.append(f"continues the history of thread {base['thread_id']}{upto}, which is in that thread's rollout, not in this file")
+            # what Codex reads before this file's records is not read here
+            self.ctx.warn(f"session_meta.history_base: this rollout continues the history of thread {base['thread_id']}{upto}; that history is in the thread's own rollout, not in this file, and is not read; convert that rollout too")
         cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
         if cwd is None and not self.envelope:
             cwd = find_cwd(rest)
@@ -574,6 +576,7 @@ class RolloutReader:
         note = f"refers to the history of {where}{upto}, which is there, not in this file"
         if note not in self.notes:
             self.notes.append(note)
+            self.ctx.warn(f"line {self.line_no}: a rollout_reference names the history of {where}{upto}, which Codex reads in its place: it is in that rollout, not in this file, and is not read; convert that rollout too")
 
     def _session_meta(self, payload: dict, timestamp: Any) -> None:
         other = payload.get("id")
