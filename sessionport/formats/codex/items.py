@@ -561,12 +561,19 @@ class ItemConverter:
             extra = {"codexArgumentsText": arguments}
         if isinstance(item.get("namespace"), str):
             extra = {**(extra or {}), "namespace": item["namespace"]}
+        sealed = item.get("encrypted_function_args")
+        if isinstance(sealed, list) and sealed:
+            # 0.17x: arguments only the API can read (codex-rs
+            # ResponseItem::FunctionCall.encrypted_function_args); Codex
+            # sends them back with the call
+            extra = {**(extra or {}), "encryptedFunctionArgs": sealed}
         return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item, extra)
 
     def _custom_tool_call(self, item: dict, timestamp: str | None) -> list[dict]:
         raw = item.get("input")
         tool_input = {"input": raw if isinstance(raw, str) else orjson.dumps(raw).decode()}
-        return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item)
+        extra = {"namespace": item["namespace"]} if isinstance(item.get("namespace"), str) else None
+        return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item, extra)
 
     def _local_shell_call(self, item: dict, timestamp: str | None) -> list[dict]:
         action = item.get("action")
@@ -709,6 +716,10 @@ class ItemConverter:
             event["toolCallId"] = call_id
         if is_error is not None:
             event["isError"] = is_error
+        if isinstance(item.get("name"), str):
+            meta["codexName"] = item["name"]  # the output's own, written back
+        if isinstance(item.get("namespace"), str):
+            meta["namespace"] = item["namespace"]  # 0.17x: the tool's, as on its call
         if "internal_chat_message_metadata_passthrough" in item:
             _keep_passthrough(item, meta)
         event["meta"] = meta
@@ -747,6 +758,13 @@ class ItemConverter:
         self.skipped["response_item/additional_tools"] += 1
         return []
 
+    def _configuration_update(self, item: dict, timestamp: str | None) -> list[dict]:
+        # 0.17x: a setting for the responses after it (``{reasoning:
+        # {effort}}``, "a durable input control interpreted by the backend
+        # at its position in history"), not conversation: counted.
+        self.skipped["response_item/configuration_update"] += 1
+        return []
+
 
 def _base(role: str, text: str, timestamp: str | None, item: dict) -> dict:
     """The start of a message event, keys in ``model.MESSAGE_FIELDS`` order
@@ -780,6 +798,7 @@ _HANDLERS = {
     "compaction_trigger": ItemConverter._compaction_trigger,
     "ghost_snapshot": ItemConverter._ghost_snapshot,
     "additional_tools": ItemConverter._additional_tools,
+    "configuration_update": ItemConverter._configuration_update,
 }
 _IMAGE_HANDLERS = {
     **_HANDLERS,

@@ -284,6 +284,8 @@ def call_output(conv, item: FunctionCallOutput, timestamp: str) -> list[dict]:
         event["toolCallId"] = call_id
     if is_error is not None:
         event["isError"] = is_error
+    if item.name is not None:
+        meta["codexName"] = item.name
     event["meta"] = meta
     return [event]
 

@@ -216,7 +216,10 @@ class RolloutWriter:
         elif role == "user" and self.keep_ids and meta.get("injectedKind") == "agent_message":
             self.agent_message(event, meta, text, ts)
         elif role == "user":
-            self.message_item({"type": "message", "role": "user", "content": _parts("input_text", text, meta, event)}, event, meta, ts)
+            item = {"type": "message", "role": "user", "content": _parts("input_text", text, meta, event)}
+            if self.keep_ids and meta.get("phase") == "input":
+                item["phase"] = "input"  # 0.146+: Codex's mark of the typed prompt
+            self.message_item(item, event, meta, ts)
             if not meta.get("injected"):
                 self.line("event_msg", {"type": "user_message", "message": text, "images": []}, ts)
                 self.prompt(text)
@@ -367,8 +370,10 @@ class RolloutWriter:
                 "status": meta.get("status", "completed"),
                 "call_id": call_id,
                 "name": name,
-                "input": raw if isinstance(raw, str) else jsonout.dumps(tool_input).decode(),
             }
+            if isinstance(meta.get("namespace"), str):
+                item["namespace"] = meta["namespace"]
+            item["input"] = raw if isinstance(raw, str) else jsonout.dumps(tool_input).decode()
         elif codex_type == "tool_search_call":
             execution = meta.get("execution") if isinstance(meta.get("execution"), str) else "client"
             item = {"type": "tool_search_call", "call_id": call_id, "status": meta.get("status", "completed"), "execution": execution, "arguments": tool_input}
@@ -383,9 +388,14 @@ class RolloutWriter:
                 arguments = jsonout.dumps(tool_input["value"]).decode()
             else:
                 arguments = _arguments_as_written(meta.get("codexArgumentsText"), tool_input) or jsonout.dumps(tool_input).decode()
-            item = {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
+            item = {"type": "function_call", "name": name}
             if isinstance(meta.get("namespace"), str):
                 item["namespace"] = meta["namespace"]
+            item["arguments"] = arguments
+            sealed = meta.get("encryptedFunctionArgs")
+            if isinstance(sealed, list) and sealed and all(isinstance(x, str) for x in sealed):
+                item["encrypted_function_args"] = sealed
+            item["call_id"] = call_id
         self.calls[call_id] = codex_type
         self.item(item, event, ts)
         return call_id
@@ -440,7 +450,13 @@ class RolloutWriter:
                         part["detail"] = detail
             self.item({"type": out_type, "call_id": call_id, "output": parts}, event, ts)
             return
-        self.item({"type": out_type, "call_id": call_id, "output": output}, event, ts)
+        written: dict[str, Any] = {"type": out_type, "call_id": call_id}
+        if self.keep_ids and isinstance(meta.get("codexName"), str) and out_type in ("function_call_output", "custom_tool_call_output"):
+            written["name"] = meta["codexName"]
+        if out_type == "function_call_output" and isinstance(meta.get("namespace"), str):
+            written["namespace"] = meta["namespace"]
+        written["output"] = output
+        self.item(written, event, ts)
 
     def end(self, event: dict) -> None:
         """``token_count``: the session's cumulative usage, and what the last

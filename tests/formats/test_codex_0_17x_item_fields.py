@@ -1,0 +1,79 @@
+"""Codex 0.17x response item fields, in the serde shapes of codex-rs
+``protocol/src/models.rs`` (``ResponseItem``, 2026-11): a function call's
+``encrypted_function_args`` and ``namespace``, an output's ``name`` and
+``namespace``, a custom tool call's ``namespace``, the ``phase: "input"`` of
+a typed prompt, and the ``configuration_update`` item (``{reasoning:
+{effort}}``, a setting for the responses after it).
+
+``fixtures/codex/rollout-0.17x-item-fields.jsonl`` is written for these
+tests in those shapes (invented texts and ids).  Each field is read into
+``meta`` and written back as it was on an export to ``codex``; the
+configuration update is counted.  Expectations come from the raw lines.
+"""
+
+from __future__ import annotations
+
+import json
+
+import sessionport
+from conftest import FIXTURES, run_cli
+
+ROLLOUT = FIXTURES / "codex" / "rollout-0.17x-item-fields.jsonl"
+
+
+def lines() -> list[dict]:
+    return [json.loads(line) for line in ROLLOUT.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def items(records, kind=None) -> list[dict]:
+    return [r for r in records if r["type"] == "response_item" and (kind is None or r["payload"]["type"] == kind)]
+
+
+def events() -> list[dict]:
+    return list(sessionport.read(str(ROLLOUT)))
+
+
+def exported() -> list[dict]:
+    return [json.loads(x) for x in sessionport.dumps(sessionport.read(str(ROLLOUT)), "codex").splitlines()]
+
+
+def test_nothing_is_unknown_and_the_configuration_update_is_counted():
+    result = run_cli("convert", ROLLOUT, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    assert b"does not know" not in result.stderr
+    end = json.loads(result.stdout.splitlines()[-1])
+    assert "unknown" not in end
+    assert end["skipped"]["response_item/configuration_update"] == len(items(lines(), "configuration_update")) == 1
+
+
+def test_the_new_fields_are_read():
+    by_id = {e["id"]: e for e in events() if e.get("type") == "message" and e.get("id")}
+    call = items(lines(), "function_call")[0]["payload"]
+    meta = by_id[call["id"]]["meta"]
+    assert meta["encryptedFunctionArgs"] == call["encrypted_function_args"]
+    assert meta["namespace"] == call["namespace"]
+    output = items(lines(), "function_call_output")[0]["payload"]
+    meta = by_id[output["id"]]["meta"]
+    assert meta["namespace"] == output["namespace"] and meta["codexName"] == output["name"]
+    custom = items(lines(), "custom_tool_call")[0]["payload"]
+    assert by_id[custom["id"]]["meta"]["namespace"] == custom["namespace"]
+    prompt = items(lines(), "message")[0]["payload"]
+    assert by_id[prompt["id"]]["meta"]["phase"] == prompt["phase"] == "input"
+
+
+def test_an_export_to_codex_writes_every_item_back_as_it_was():
+    theirs = [r for r in items(lines()) if r["payload"]["type"] != "configuration_update"]
+    ours = items(exported())
+    assert len(ours) == len(theirs)
+    for mine, original in zip(ours, theirs):
+        assert mine["payload"] == original["payload"], original["payload"]["type"]
+        assert list(mine["payload"]) == list(original["payload"]), original["payload"]["type"]
+        assert mine.get("metadata") == original.get("metadata")
+
+
+def test_another_apps_export_has_no_output_name_or_input_phase():
+    source = events()
+    source[0]["source"] = "gemini-cli"
+    out = items([json.loads(x) for x in sessionport.dumps(source, "codex").splitlines()])
+    assert not any(r["payload"].get("phase") == "input" for r in out)
+    assert not any("name" in r["payload"] for r in out if r["payload"]["type"].endswith("_output"))
