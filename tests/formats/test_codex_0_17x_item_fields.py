@@ -77,3 +77,26 @@ def test_another_apps_export_has_no_output_name_or_input_phase():
     out = items([json.loads(x) for x in sessionport.dumps(source, "codex").splitlines()])
     assert not any(r["payload"].get("phase") == "input" for r in out)
     assert not any("name" in r["payload"] for r in out if r["payload"]["type"].endswith("_output"))
+
+
+# session_meta.dynamic_tools as Codex Desktop 0.145.0-alpha.27 writes it (a
+# line another project's format notes quote, its tool schemas left out)
+DYNAMIC_TOOLS = [{"type": "namespace", "name": "codex_app", "description": "Tools provided by the Codex app.", "tools": [
+    {"type": "function", "name": "open_file", "description": "Open a file in the app.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}}]}]
+
+
+def test_dynamic_tools_are_kept_and_their_loss_on_export_is_warned(tmp_path):
+    records = lines()
+    records[0]["payload"]["dynamic_tools"] = DYNAMIC_TOOLS
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    session = next(iter(sessionport.read(str(path))))
+    assert session["metadata"]["dynamicTools"] == DYNAMIC_TOOLS
+    result = run_cli("convert", path, "--to", "codex", "-o", tmp_path / "out.jsonl")
+    assert result.returncode == 0, result.stderr
+    assert b"dynamic_tools" in result.stderr
+    written = json.loads((tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert "dynamic_tools" not in written["payload"]
+    # a session without them says nothing
+    result = run_cli("convert", ROLLOUT, "--to", "codex", "-o", tmp_path / "plain.jsonl")
+    assert b"dynamic" not in result.stderr

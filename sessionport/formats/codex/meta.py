@@ -67,6 +67,11 @@ def meta_metadata(meta: dict) -> dict:
     history_base = meta.get("history_base")
     if isinstance(history_base, dict) and isinstance(history_base.get("thread_id"), str):
         out["historyBase"] = history_base
+    # 0.118+: tools a host (Codex Desktop, an SDK) offered the thread, which
+    # Codex offers the model again on resume (``dynamic_tools``)
+    tools = meta.get("dynamic_tools")
+    if isinstance(tools, list) and tools:
+        out["dynamicTools"] = tools
     git = meta.get("git")
     if isinstance(git, dict) and git:
         out["git"] = {k: scrub_url(v) if k == "repository_url" else v for k, v in git.items()}

@@ -179,6 +179,12 @@ class RolloutWriter:
         # the team's instructions only when its session_meta names the version
         if isinstance(metadata.get("multiAgentVersion"), str) and metadata["multiAgentVersion"]:
             payload["multi_agent_version"] = metadata["multiAgentVersion"]
+        tools = metadata.get("dynamicTools")
+        if isinstance(tools, list) and tools:
+            # Codex offers them again on resume and calls them through the
+            # host that gave them (Codex Desktop's codex_app): resumed
+            # elsewhere, a thread naming them fails to start
+            self.ctx.warn(f"the session's {len(tools)} dynamic tool set(s) (session_meta.dynamic_tools, offered by the app that ran it) are not written: Codex resumes a thread naming them only under that app")
         self.line("session_meta", payload, created)
 
     # -- messages -------------------------------------------------------
