@@ -100,3 +100,18 @@ def test_dynamic_tools_are_kept_and_their_loss_on_export_is_warned(tmp_path):
     # a session without them says nothing
     result = run_cli("convert", ROLLOUT, "--to", "codex", "-o", tmp_path / "plain.jsonl")
     assert b"dynamic" not in result.stderr
+
+
+def test_a_messages_status_encrypted_content_and_part_annotations_are_kept():
+    # codex-rs history/src/rollout_payload.rs (5ef96ab2) builds a Message
+    # with status and encrypted_content, its output_text with annotations
+    # and logprobs
+    message = next(r["payload"] for r in items(lines(), "message") if "encrypted_content" in r["payload"])
+    event = next(e for e in events() if e.get("id") == message["id"])
+    assert event["text"] == message["content"][0]["text"]
+    assert event["meta"]["encryptedContent"] == message["encrypted_content"]
+    assert event["meta"]["codexStatus"] == message["status"]
+    part = message["content"][0]
+    assert event["meta"]["codexPartExtras"] == [{"annotations": part["annotations"], "logprobs": part["logprobs"]}]
+    written = next(r["payload"] for r in items(exported()) if r["payload"].get("id") == message["id"])
+    assert written == message

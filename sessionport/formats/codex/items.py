@@ -383,6 +383,26 @@ def _agent_meta(record: dict, meta: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
+def _message_extras(item: dict, meta: dict[str, Any]) -> None:
+    """What a 0.17x message holds beyond its text, for a Codex export to
+    write back: an ``encrypted_content`` of the message (codex-rs
+    ``ResponseItem::Message``, readable by the API alone), and the other
+    keys of its text parts (``annotations``, ``logprobs`` of an
+    ``output_text``), one object a part in ``meta.codexPartExtras``."""
+    sealed = item.get("encrypted_content")
+    if isinstance(sealed, str) and sealed:
+        meta["encryptedContent"] = sealed
+    content = item.get("content")
+    if not isinstance(content, list):
+        return
+    extras = [
+        {k: v for k, v in part.items() if k not in ("type", "text")} if isinstance(part, dict) and part.get("type") in _TEXT_PARTS else {}
+        for part in content
+    ]
+    if any(extras):
+        meta["codexPartExtras"] = extras
+
+
 def _keep_passthrough(record: dict, meta: dict[str, Any]) -> None:
     """What Codex 0.15x+ records of an item (the turn, the kinds of a
     message's parts), which it sends back with the item: every item type
@@ -493,6 +513,11 @@ class ItemConverter:
             # what Codex 0.15x+ records of the message's parts; it sends it
             # back with the message (inlined: most items of a rollout)
             meta["codexPassthrough"] = passthrough
+        status = item.get("status")
+        if status.__class__ is str:
+            meta["codexStatus"] = status  # 0.171: "completed" on an answer
+        if len(item) > 4:  # more than type, role, content and one other
+            _message_extras(item, meta)
         self.counts["messages"] += 1
         event = _base(out_role, text, timestamp, item)
         if meta:
@@ -539,8 +564,11 @@ class ItemConverter:
         if self.model:
             meta["model"] = self.model
         status = item.get("status")
-        if isinstance(status, str) and status != "completed":
-            meta["status"] = status
+        if isinstance(status, str):
+            if status != "completed":
+                meta["status"] = status
+            elif item.get("type") == "function_call":
+                meta["codexStatus"] = status  # 0.171 writes it; written back
         if "internal_chat_message_metadata_passthrough" in item:
             _keep_passthrough(item, meta)
         call_id = self.open_call(call_id, name)

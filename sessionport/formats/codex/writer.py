@@ -122,7 +122,10 @@ class RolloutWriter:
         if self.keep_ids:
             item_id = event.get("id")
             if isinstance(item_id, str) and item_id:
-                item = {"type": item["type"], "id": item_id, **{k: v for k, v in item.items() if k != "type"}}
+                # after the type (and the status of a message or function
+                # call, where 0.171 writes it)
+                head = ("type", "status") if item["type"] in ("message", "function_call") and "status" in item else ("type",)
+                item = {**{k: item[k] for k in head}, "id": item_id, **{k: v for k, v in item.items() if k not in head}}
             meta = event.get("meta")
             if isinstance(meta, dict):
                 passthrough = meta.get("codexPassthrough")
@@ -303,6 +306,18 @@ class RolloutWriter:
         self.line("realtime_item", payload, ts)
 
     def message_item(self, item: dict, event: dict, meta: dict, ts: Any) -> None:
+        if self.keep_ids and item["type"] == "message":
+            # what a Codex rollout's message held beyond its text
+            if isinstance(meta.get("codexStatus"), str):
+                item = {"type": "message", "status": meta["codexStatus"], **{k: v for k, v in item.items() if k != "type"}}
+            extras = meta.get("codexPartExtras")
+            content = item.get("content")
+            if isinstance(extras, list) and isinstance(content, list) and len(extras) == len(content):
+                for part, extra in zip(content, extras):
+                    if isinstance(extra, dict) and extra and part.get("type") in ("input_text", "output_text"):
+                        part.update(extra)
+            if isinstance(meta.get("encryptedContent"), str) and meta["encryptedContent"]:
+                item["encrypted_content"] = meta["encryptedContent"]
         self.item(item, event, ts)
 
     def compaction(self, event: dict, meta: dict, text: str, ts: Any) -> None:
@@ -394,7 +409,11 @@ class RolloutWriter:
                 arguments = jsonout.dumps(tool_input["value"]).decode()
             else:
                 arguments = _arguments_as_written(meta.get("codexArgumentsText"), tool_input) or jsonout.dumps(tool_input).decode()
-            item = {"type": "function_call", "name": name}
+            item = {"type": "function_call"}
+            status = meta.get("status") or meta.get("codexStatus")
+            if self.keep_ids and isinstance(status, str):
+                item["status"] = status
+            item["name"] = name
             if isinstance(meta.get("namespace"), str):
                 item["namespace"] = meta["namespace"]
             item["arguments"] = arguments
