@@ -555,6 +555,12 @@ class RolloutReader:
                 last = history[-1]
                 if isinstance(last, dict) and last.get("type") in ("compaction", "compaction_summary") and isinstance(last.get("encrypted_content"), str) and last["encrypted_content"]:
                     meta["encryptedContent"] = last["encrypted_content"]
+            if len(payload) > 2 or (len(payload) == 2 and "replacement_history" not in payload):
+                # 0.17x: the compaction's window chain, response id, usage
+                # and resume checkpoints (codex-rs CompactedItemWire)
+                extras = {k: v for k, v in payload.items() if k not in ("message", "replacement_history")}
+                if extras:
+                    meta["codexCompacted"] = extras
             self._push(message_event("system", text, timestamp=ts, meta=meta))
             self.items.counts["compactions"] += 1
             self.last_compaction = True  # a compaction item right after it is the same boundary

@@ -321,6 +321,13 @@ class RolloutWriter:
         self.item(item, event, ts)
 
     def compaction(self, event: dict, meta: dict, text: str, ts: Any) -> None:
+        extras = meta.get("codexCompacted")
+        if isinstance(extras, dict) and extras:
+            # Codex falls back to rebuilding them, as for a compaction of an
+            # earlier version; written back, they would name windows and
+            # history (replacement_history_metadata: one entry an item) of
+            # the original's replacement, which the export rebuilds
+            self.warn_once("compacted-extras", "a compaction's " + ", ".join(f"`{k}`" for k in sorted(extras)) + " are not written (Codex rebuilds them on resume as for an older rollout)")
         encrypted = meta.get("encryptedContent") if isinstance(meta.get("encryptedContent"), str) and meta["encryptedContent"] else None
         codex_type = meta.get("codexType")
         if encrypted is not None and codex_type in _COMPACTION_ITEMS:
