@@ -100,3 +100,10 @@ def test_the_provenance_of_the_base_instructions_is_kept_and_written_back():
     assert session["metadata"]["baseInstructionsProvenance"] == provenance
     out = [json.loads(x) for x in sessionport.dumps(sessionport.read(str(ROLLOUT)), "codex").splitlines()]
     assert out[0]["payload"]["base_instructions"] == meta["base_instructions"]
+
+
+def test_the_other_session_meta_fields_are_kept_as_written():
+    meta = lines()[0]["payload"]
+    rest = events()[0]["metadata"]["codexSessionMeta"]
+    # 0.171's fields no other key of the session event holds
+    assert rest == {k: meta[k] for k in ("account_scoped", "runtime_workspace_roots", "context_window")}
