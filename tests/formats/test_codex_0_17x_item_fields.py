@@ -115,3 +115,19 @@ def test_a_messages_status_encrypted_content_and_part_annotations_are_kept():
     assert event["meta"]["codexPartExtras"] == [{"annotations": part["annotations"], "logprobs": part["logprobs"]}]
     written = next(r["payload"] for r in items(exported()) if r["payload"].get("id") == message["id"])
     assert written == message
+
+
+def test_an_empty_list_of_encrypted_arguments_is_kept_as_the_mark_it_is(tmp_path):
+    # other projects' readers of 0.17x rollouts check for an explicit
+    # "encrypted_function_args": [] on collaboration calls (spawn_agent):
+    # the call's arguments are in plain text
+    records = lines()
+    call = next(r for r in records if r["type"] == "response_item" and r["payload"]["type"] == "function_call")
+    call["payload"].update(name="spawn_agent", namespace="collaboration", arguments='{"task_name":"child","message":"draw"}', encrypted_function_args=[])
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    read = list(sessionport.read(str(path)))
+    event = next(e for e in read if e.get("id") == call["payload"]["id"])
+    assert event["meta"]["encryptedFunctionArgs"] == []
+    out = items([json.loads(x) for x in sessionport.dumps(read, "codex").splitlines()], "function_call")
+    assert out[0]["payload"] == call["payload"]

@@ -590,10 +590,11 @@ class ItemConverter:
         if isinstance(item.get("namespace"), str):
             extra = {**(extra or {}), "namespace": item["namespace"]}
         sealed = item.get("encrypted_function_args")
-        if isinstance(sealed, list) and sealed:
+        if sealed.__class__ is list:
             # 0.17x: arguments only the API can read (codex-rs
-            # ResponseItem::FunctionCall.encrypted_function_args); Codex
-            # sends them back with the call
+            # ResponseItem::FunctionCall.encrypted_function_args), which
+            # Codex sends back with the call; an empty list is a mark of
+            # its own (a call in plain text: collaboration's spawn_agent)
             extra = {**(extra or {}), "encryptedFunctionArgs": sealed}
         return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item, extra)
 

@@ -425,7 +425,7 @@ class RolloutWriter:
                 item["namespace"] = meta["namespace"]
             item["arguments"] = arguments
             sealed = meta.get("encryptedFunctionArgs")
-            if isinstance(sealed, list) and sealed and all(isinstance(x, str) for x in sealed):
+            if isinstance(sealed, list) and all(isinstance(x, str) for x in sealed):
                 item["encrypted_function_args"] = sealed
             item["call_id"] = call_id
         self.calls[call_id] = codex_type
