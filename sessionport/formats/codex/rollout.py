@@ -1125,6 +1125,11 @@ class RolloutReader:
                 "items: the conversation of this rollout is only in those copies, which are not read"
             )
         unknown = self.ctx.report_unknown()
+        metadata = self.late_metadata
+        writes = self.usage.cache_writes()
+        if writes is not None:
+            # 0.153+: no place in the usage; as codex exec --json's reader keeps it
+            metadata = {**metadata, "cacheWriteInputTokens": writes}
         yield end_event(
             usage=self.usage.usage(),
             lastRequestUsage=self.usage.last_request(),
@@ -1132,7 +1137,7 @@ class RolloutReader:
             skipped=skipped or None,
             notes=self.notes or None,
             title=self.title,
-            metadata=self.late_metadata or None,
+            metadata=metadata or None,
             unknown=unknown or None,
         )
 
