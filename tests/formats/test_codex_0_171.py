@@ -123,3 +123,12 @@ def test_the_tokens_written_to_the_cache_are_kept_beside_the_usage(tmp_path):
     end = json.loads(result.stdout.splitlines()[-1])
     assert end["metadata"]["cacheWriteInputTokens"] == 340  # the two segments
     assert "cache_write_input_tokens" not in end["usage"] and "cache_write_input_tokens" not in end["lastRequestUsage"]
+
+
+def test_a_codex_export_writes_the_cache_writes_back_in_the_total():
+    import sessionport
+    out = [json.loads(x) for x in sessionport.dumps(sessionport.read(str(ROLLOUT)), "codex").splitlines()]
+    (count,) = [r for r in out if r["type"] == "event_msg" and r["payload"]["type"] == "token_count"]
+    last = [r for r in records() if r["type"] == "event_msg" and r["payload"]["type"] == "token_count"][-1]
+    assert count["payload"]["info"]["total_token_usage"] == last["payload"]["info"]["total_token_usage"]
+    assert list(count["payload"]["info"]["total_token_usage"]) == list(last["payload"]["info"]["total_token_usage"])

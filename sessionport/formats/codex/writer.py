@@ -499,6 +499,13 @@ class RolloutWriter:
         if not isinstance(usage, dict) or not usage:
             return
         total = _token_usage(usage)
+        metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+        writes = metadata.get("cacheWriteInputTokens")
+        if self.keep_ids and type(writes) is int and writes >= 0 and total:
+            # a Codex rollout's (0.153+), where 0.171 writes it
+            keys = list(total)
+            at = keys.index("cached_input_tokens") + 1 if "cached_input_tokens" in keys else len(keys)
+            total = {**{k: total[k] for k in keys[:at]}, "cache_write_input_tokens": writes, **{k: total[k] for k in keys[at:]}}
         last = event.get("lastRequestUsage")
         last = _token_usage(last if isinstance(last, dict) and last else self.request_usage or {})
         if not last:
