@@ -140,6 +140,9 @@ def test_session_meta_of_0_161_continuing_another_rollout():
     assert session["metadata"]["historyBase"] == meta["history_base"]
     end = events[-1]
     assert any(meta["history_base"]["thread_id"] in note and "not in this file" in note for note in end["notes"])
+    # and a warning: the history before this file's records is not read
+    warned = [line for line in stderr.decode().splitlines() if "history_base" in line]
+    assert len(warned) == 1 and meta["history_base"]["thread_id"] in warned[0] and "not read" in warned[0]
     # nothing of its own is marked as copied history
     assert not any(m["meta"].get("inherited") for m in messages(events))
 
@@ -195,6 +198,8 @@ def test_a_rollout_reference_is_noted_not_reported_unknown():
     assert end["skipped"]["rollout_reference"] == 1
     assert "unknown" not in end
     assert any("thread 01a11a40-0c11-7d20-9a3e-5b1f0c2d4e61" in n and "before its user message 2" in n for n in end["notes"])
+    warned = [line for line in result.stderr.decode().splitlines() if "rollout_reference" in line]
+    assert len(warned) == 1 and "01a11a40-0c11-7d20-9a3e-5b1f0c2d4e61" in warned[0] and "not read" in warned[0]
     assert [m["text"] for m in messages([json.loads(l) for l in result.stdout.splitlines()])] == [
         "Fix the rounding in src/cart.ts.", "Fixed: the total now rounds half up."]
 

@@ -103,3 +103,32 @@ def test_the_other_policy_events_are_counted_without_a_warning():
     for name in POLICY_EVENTS:
         assert events[-1]["skipped"][f"event_msg/{name}"] == 1
     assert [e for e in events if e["type"] == "message"] == [e for e in convert() if e["type"] == "message"]
+
+
+def test_the_tokens_written_to_the_cache_are_kept_beside_the_usage(tmp_path):
+    # 0.153+ token counts carry cache_write_input_tokens, which the usage
+    # has no key for: the end's metadata keeps the session's total (as the
+    # codex exec --json reader does), summed over a reset like the usage
+    lines = records()
+    counts = [r for r in lines if r["type"] == "event_msg" and r["payload"]["type"] == "token_count"]
+    assert all("cache_write_input_tokens" in r["payload"]["info"]["total_token_usage"] for r in counts)
+    assert convert()[-1]["metadata"]["cacheWriteInputTokens"] == counts[-1]["payload"]["info"]["total_token_usage"]["cache_write_input_tokens"]
+    first, last = counts[0], counts[-1]
+    first["payload"]["info"]["total_token_usage"]["cache_write_input_tokens"] = 300
+    last["payload"]["info"]["total_token_usage"] = {**first["payload"]["info"]["total_token_usage"], "total_tokens": 10, "cache_write_input_tokens": 40}
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    result = run_cli("convert", path, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    end = json.loads(result.stdout.splitlines()[-1])
+    assert end["metadata"]["cacheWriteInputTokens"] == 340  # the two segments
+    assert "cache_write_input_tokens" not in end["usage"] and "cache_write_input_tokens" not in end["lastRequestUsage"]
+
+
+def test_a_codex_export_writes_the_cache_writes_back_in_the_total():
+    import sessionport
+    out = [json.loads(x) for x in sessionport.dumps(sessionport.read(str(ROLLOUT)), "codex").splitlines()]
+    (count,) = [r for r in out if r["type"] == "event_msg" and r["payload"]["type"] == "token_count"]
+    last = [r for r in records() if r["type"] == "event_msg" and r["payload"]["type"] == "token_count"][-1]
+    assert count["payload"]["info"]["total_token_usage"] == last["payload"]["info"]["total_token_usage"]
+    assert list(count["payload"]["info"]["total_token_usage"]) == list(last["payload"]["info"]["total_token_usage"])

@@ -383,9 +383,32 @@ def _agent_meta(record: dict, meta: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
+def _message_extras(item: dict, meta: dict[str, Any]) -> None:
+    """What a 0.17x message holds beyond its text, for a Codex export to
+    write back: an ``encrypted_content`` of the message (codex-rs
+    ``ResponseItem::Message``, readable by the API alone), and the other
+    keys of its text parts (``annotations``, ``logprobs`` of an
+    ``output_text``), one object a part in ``meta.codexPartExtras``."""
+    sealed = item.get("encrypted_content")
+    if isinstance(sealed, str) and sealed:
+        meta["encryptedContent"] = sealed
+    content = item.get("content")
+    if not isinstance(content, list):
+        return
+    extras = [
+        {k: v for k, v in part.items() if k not in ("type", "text")} if isinstance(part, dict) and part.get("type") in _TEXT_PARTS else {}
+        for part in content
+    ]
+    if any(extras):
+        meta["codexPartExtras"] = extras
+
+
 def _keep_passthrough(record: dict, meta: dict[str, Any]) -> None:
-    """What Codex 0.15x+ records of an agent message's parts, which it
-    sends back with the message (as for a message item)."""
+    """What Codex 0.15x+ records of an item (the turn, the kinds of a
+    message's parts), which it sends back with the item: every item type
+    carries it but a compaction trigger and a tool list (codex-rs
+    ``protocol/src/models.rs``); 0.171 writes it on reasoning, calls,
+    outputs and searches too."""
     passthrough = record.get("internal_chat_message_metadata_passthrough")
     if isinstance(passthrough, dict) and passthrough:
         meta["codexPassthrough"] = passthrough
@@ -490,6 +513,11 @@ class ItemConverter:
             # what Codex 0.15x+ records of the message's parts; it sends it
             # back with the message (inlined: most items of a rollout)
             meta["codexPassthrough"] = passthrough
+        status = item.get("status")
+        if status.__class__ is str:
+            meta["codexStatus"] = status  # 0.171: "completed" on an answer
+        if len(item) > 4:  # more than type, role, content and one other
+            _message_extras(item, meta)
         self.counts["messages"] += 1
         event = _base(out_role, text, timestamp, item)
         if meta:
@@ -521,6 +549,8 @@ class ItemConverter:
             meta["encryptedContent"] = encrypted
         if self.model:
             meta["model"] = self.model
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         self.counts["thinking"] += 1
         event = _base("assistant", summary, timestamp, item)
         event["meta"] = meta
@@ -534,8 +564,13 @@ class ItemConverter:
         if self.model:
             meta["model"] = self.model
         status = item.get("status")
-        if isinstance(status, str) and status != "completed":
-            meta["status"] = status
+        if isinstance(status, str):
+            if status != "completed":
+                meta["status"] = status
+            elif item.get("type") == "function_call":
+                meta["codexStatus"] = status  # 0.171 writes it; written back
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         call_id = self.open_call(call_id, name)
         self.counts["toolCalls"] += 1
         event = _base("tool", tool_text(name, tool_input), timestamp, item)
@@ -554,12 +589,20 @@ class ItemConverter:
             extra = {"codexArgumentsText": arguments}
         if isinstance(item.get("namespace"), str):
             extra = {**(extra or {}), "namespace": item["namespace"]}
+        sealed = item.get("encrypted_function_args")
+        if sealed.__class__ is list:
+            # 0.17x: arguments only the API can read (codex-rs
+            # ResponseItem::FunctionCall.encrypted_function_args), which
+            # Codex sends back with the call; an empty list is a mark of
+            # its own (a call in plain text: collaboration's spawn_agent)
+            extra = {**(extra or {}), "encryptedFunctionArgs": sealed}
         return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item, extra)
 
     def _custom_tool_call(self, item: dict, timestamp: str | None) -> list[dict]:
         raw = item.get("input")
         tool_input = {"input": raw if isinstance(raw, str) else orjson.dumps(raw).decode()}
-        return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item)
+        extra = {"namespace": item["namespace"]} if isinstance(item.get("namespace"), str) else None
+        return self._call(str(item.get("name") or "unknown"), item.get("call_id"), tool_input, timestamp, item, extra)
 
     def _local_shell_call(self, item: dict, timestamp: str | None) -> list[dict]:
         action = item.get("action")
@@ -702,6 +745,12 @@ class ItemConverter:
             event["toolCallId"] = call_id
         if is_error is not None:
             event["isError"] = is_error
+        if isinstance(item.get("name"), str):
+            meta["codexName"] = item["name"]  # the output's own, written back
+        if isinstance(item.get("namespace"), str):
+            meta["namespace"] = item["namespace"]  # 0.17x: the tool's, as on its call
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         event["meta"] = meta
         return [event]
 
@@ -718,6 +767,8 @@ class ItemConverter:
             # the summary itself (only the API reads it): Codex replays the
             # item in place, so an export to Codex writes it back
             meta["encryptedContent"] = encrypted
+        if "internal_chat_message_metadata_passthrough" in item:
+            _keep_passthrough(item, meta)
         return [message_event("system", text, timestamp=timestamp, meta=meta)]
 
     def _ghost_snapshot(self, item: dict, timestamp: str | None) -> list[dict]:
@@ -734,6 +785,13 @@ class ItemConverter:
         # 0.15x: the tool definitions offered to the model (a developer
         # item), not conversation: counted.
         self.skipped["response_item/additional_tools"] += 1
+        return []
+
+    def _configuration_update(self, item: dict, timestamp: str | None) -> list[dict]:
+        # 0.17x: a setting for the responses after it (``{reasoning:
+        # {effort}}``, "a durable input control interpreted by the backend
+        # at its position in history"), not conversation: counted.
+        self.skipped["response_item/configuration_update"] += 1
         return []
 
 
@@ -769,6 +827,7 @@ _HANDLERS = {
     "compaction_trigger": ItemConverter._compaction_trigger,
     "ghost_snapshot": ItemConverter._ghost_snapshot,
     "additional_tools": ItemConverter._additional_tools,
+    "configuration_update": ItemConverter._configuration_update,
 }
 _IMAGE_HANDLERS = {
     **_HANDLERS,

@@ -352,7 +352,7 @@ class RolloutReader:
                 if record.get("type") == "response_item" and payload.__class__ is dict:
                     # Most lines of a rollout: one call instead of the _record ->
                     # _item chain, and no trip through the queue when nothing waits.
-                    events = self._response_item(line_no, payload, record.get("timestamp"), match is not None)
+                    events = self._response_item(line_no, payload, record.get("timestamp"), match is not None, record.get("metadata"))
                 else:
                     self._record(line_no, record, match is not None)
                     events = None
@@ -439,6 +439,8 @@ class RolloutReader:
             end = base.get("end_ordinal_exclusive")
             upto = f" (its records before ordinal {end})" if end.__class__ is int else ""
             self.notes.append(f"continues the history of thread {base['thread_id']}{upto}, which is in that thread's rollout, not in this file")
+            # what Codex reads before this file's records is not read here
+            self.ctx.warn(f"session_meta.history_base: this rollout continues the history of thread {base['thread_id']}{upto}; that history is in the thread's own rollout, not in this file, and is not read; convert that rollout too")
         cwd = first.get("cwd") if isinstance(first.get("cwd"), str) else None
         if cwd is None and not self.envelope:
             cwd = find_cwd(rest)
@@ -472,7 +474,7 @@ class RolloutReader:
                 if self.inherit_from is not None and not clocked:
                     self._copy_clock(timestamp, record.get("ordinal"))
                 if kind == "response_item":  # most lines: go straight to the item
-                    self._item(line_no, payload, timestamp if timestamp.__class__ is str else None)
+                    self._item(line_no, payload, timestamp if timestamp.__class__ is str else None, record.get("metadata"))
                 else:
                     self._envelope(line_no, kind, payload, timestamp)
             elif "record_type" in record:
@@ -486,14 +488,14 @@ class RolloutReader:
         except (TypeError, AttributeError, ValueError, KeyError) as exc:
             self._malformed(line_no, kind, payload, exc)
 
-    def _response_item(self, line_no: int, item: dict, timestamp: Any, clocked: bool) -> list[dict] | None:
+    def _response_item(self, line_no: int, item: dict, timestamp: Any, clocked: bool, metadata: Any = None) -> list[dict] | None:
         """What ``_record`` and ``_item`` do for a ``response_item`` envelope,
         with fewer calls: :meth:`_item_events` after the copy clock, with the
         same handling of a malformed item."""
         try:
             if self.inherit_from is not None and not clocked:
                 self._copy_clock(timestamp)
-            return self._item_events(line_no, item, timestamp if timestamp.__class__ is str else None)
+            return self._item_events(line_no, item, timestamp if timestamp.__class__ is str else None, metadata)
         except (TypeError, AttributeError, ValueError, KeyError) as exc:
             self._malformed(line_no, "response_item", item, exc)
             return None
@@ -553,6 +555,12 @@ class RolloutReader:
                 last = history[-1]
                 if isinstance(last, dict) and last.get("type") in ("compaction", "compaction_summary") and isinstance(last.get("encrypted_content"), str) and last["encrypted_content"]:
                     meta["encryptedContent"] = last["encrypted_content"]
+            if len(payload) > 2 or (len(payload) == 2 and "replacement_history" not in payload):
+                # 0.17x: the compaction's window chain, response id, usage
+                # and resume checkpoints (codex-rs CompactedItemWire)
+                extras = {k: v for k, v in payload.items() if k not in ("message", "replacement_history")}
+                if extras:
+                    meta["codexCompacted"] = extras
             self._push(message_event("system", text, timestamp=ts, meta=meta))
             self.items.counts["compactions"] += 1
             self.last_compaction = True  # a compaction item right after it is the same boundary
@@ -574,6 +582,7 @@ class RolloutReader:
         note = f"refers to the history of {where}{upto}, which is there, not in this file"
         if note not in self.notes:
             self.notes.append(note)
+            self.ctx.warn(f"line {self.line_no}: a rollout_reference names the history of {where}{upto}, which Codex reads in its place: it is in that rollout, not in this file, and is not read; convert that rollout too")
 
     def _session_meta(self, payload: dict, timestamp: Any) -> None:
         other = payload.get("id")
@@ -607,8 +616,8 @@ class RolloutReader:
         else:
             self.inherit_from = now
 
-    def _item(self, line_no: int, item: dict, ts: str | None) -> None:
-        events = self._item_events(line_no, item, ts)
+    def _item(self, line_no: int, item: dict, ts: str | None, metadata: Any = None) -> None:
+        events = self._item_events(line_no, item, ts, metadata)
         if events:
             queue = self.queue
             for event in events:
@@ -628,11 +637,13 @@ class RolloutReader:
                 event.setdefault("meta", {})["inherited"] = True
             self.queue.append(event)
 
-    def _item_events(self, line_no: int, item: dict, ts: str | None) -> list[dict] | None:
+    def _item_events(self, line_no: int, item: dict, ts: str | None, metadata: Any = None) -> list[dict] | None:
         """The events of a response item, not yet tagged ``inherited``; None
         when there are none to write now: a compaction item repeating the
         boundary just written, or a user message item, which goes to the
-        queue to wait for its event."""
+        queue to wait for its event.  ``metadata``: the envelope's own
+        ``metadata`` beside the payload (0.170: what the harness keeps of
+        the item, never sent to the model), kept on the item's event."""
         kind = item.get("type")
         if kind.__class__ is not str:
             kind = None
@@ -661,6 +672,10 @@ class RolloutReader:
                 if len(self.image_calls) > 64:
                     self.image_calls.popitem(last=False)
         events = self.items.convert(item, ts)
+        if metadata.__class__ is dict and metadata and events:
+            # on the item's own event (the first: an image generation's
+            # result after it is not an item of its own)
+            events[0].setdefault("meta", {})["codexItemMetadata"] = metadata
         if kind == "message" and events and events[0]["role"] == "user":
             if item.get("phase") == "input" and not looks_injected(events[0]["text"]):
                 return self._input_item(events[0])
@@ -1110,6 +1125,11 @@ class RolloutReader:
                 "items: the conversation of this rollout is only in those copies, which are not read"
             )
         unknown = self.ctx.report_unknown()
+        metadata = self.late_metadata
+        writes = self.usage.cache_writes()
+        if writes is not None:
+            # 0.153+: no place in the usage; as codex exec --json's reader keeps it
+            metadata = {**metadata, "cacheWriteInputTokens": writes}
         yield end_event(
             usage=self.usage.usage(),
             lastRequestUsage=self.usage.last_request(),
@@ -1117,7 +1137,7 @@ class RolloutReader:
             skipped=skipped or None,
             notes=self.notes or None,
             title=self.title,
-            metadata=self.late_metadata or None,
+            metadata=metadata or None,
             unknown=unknown or None,
         )
 

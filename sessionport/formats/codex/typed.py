@@ -174,6 +174,8 @@ def message(conv, item: Message, timestamp: str) -> list[dict]:
         meta = {"injected": True, "codexRole": role}
     if content.__class__ is list and len(content) > 1 and all(part.text is not None for part in content):
         meta["contentParts"] = [part.text for part in content]
+    if item.status is not None:
+        meta["codexStatus"] = item.status
     if meta:
         event["meta"] = meta
     conv.counts["messages"] += 1
@@ -230,6 +232,8 @@ def function_call(conv, item: FunctionCall, timestamp: str) -> list[dict]:
         meta["codexArgumentsText"] = arguments
     if item.namespace is not None:
         meta["namespace"] = item.namespace
+    if item.status == "completed":
+        meta["codexStatus"] = "completed"  # written back (0.171 writes it)
     return _call(conv, item.name or "unknown", tool_input, timestamp, item, meta)
 
 
@@ -284,6 +288,8 @@ def call_output(conv, item: FunctionCallOutput, timestamp: str) -> list[dict]:
         event["toolCallId"] = call_id
     if is_error is not None:
         event["isError"] = is_error
+    if item.name is not None:
+        meta["codexName"] = item.name
     event["meta"] = meta
     return [event]
 

@@ -18,18 +18,21 @@ from typing import Any
 import orjson
 
 USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+# The totals summed: the usage, and the tokens written to the prompt cache
+# (0.153+), which the end event carries beside the usage.
+_TOTAL_KEYS = (*USAGE_KEYS, "cache_write_input_tokens")
 
 
-def usage_of(total: Any) -> dict[str, int]:
+def usage_of(total: Any, keys: tuple[str, ...] = USAGE_KEYS) -> dict[str, int]:
     if not isinstance(total, dict):
         return {}
-    return {k: v for k in USAGE_KEYS if isinstance(v := total.get(k), int) and not isinstance(v, bool)}
+    return {k: v for k in keys if isinstance(v := total.get(k), int) and not isinstance(v, bool)}
 
 
 def _usage_of_line(line: bytes) -> dict[str, int]:
     try:
         record = orjson.loads(line)
-        return usage_of(record["payload"]["info"]["total_token_usage"])
+        return usage_of(record["payload"]["info"]["total_token_usage"], _TOTAL_KEYS)
     except (orjson.JSONDecodeError, KeyError, TypeError):
         return {}
 
@@ -54,7 +57,7 @@ class TokenTotals:
         self.last = self.request = line
 
     def add_usage(self, total: Any, last: Any = None) -> None:
-        usage = usage_of(total)
+        usage = usage_of(total, _TOTAL_KEYS)
         if usage:
             self._segment(usage.get("total_tokens", 0))
             self.last = usage
@@ -88,10 +91,21 @@ class TokenTotals:
             last = self.last = _usage_of_line(last)
         return last or {}
 
-    def usage(self) -> dict[str, int] | None:
-        if self.last is None:
-            return None
+    def _summed(self) -> dict[str, int]:
         result = dict(self.base)
         for key, value in self._last_usage().items():
             result[key] = result.get(key, 0) + value
+        return result
+
+    def usage(self) -> dict[str, int] | None:
+        if self.last is None:
+            return None
+        result = self._summed()
         return {k: result[k] for k in USAGE_KEYS if k in result} or None
+
+    def cache_writes(self) -> int | None:
+        """The session's ``cache_write_input_tokens`` (0.153+), summed like
+        the usage; None when the counts have none."""
+        if self.last is None:
+            return None
+        return self._summed().get("cache_write_input_tokens")

@@ -102,20 +102,39 @@ class RolloutWriter:
         self.prompts: list[str] = []
         self.prompt_chars = 0
 
-    def line(self, kind: str, payload: dict, timestamp: Any = None) -> None:
+    def line(self, kind: str, payload: dict, timestamp: Any = None, metadata: dict | None = None) -> None:
         stamp = codex_timestamp(timestamp) if timestamp is not None else None
         if stamp is None:
             stamp = self.timestamp or codex_timestamp(datetime.now(timezone.utc).isoformat())
         self.timestamp = stamp
-        self.emit(jsonout.dumps({"timestamp": stamp, "type": kind, "payload": payload}, option=_NL))
+        record: dict[str, Any] = {"timestamp": stamp, "type": kind, "payload": payload}
+        if metadata:
+            record["metadata"] = metadata
+        self.emit(jsonout.dumps(record, option=_NL))
 
     def item(self, item: dict, event: dict, ts: Any) -> None:
-        """A ``response_item`` line, with the source's item id when it is a Codex rollout's."""
+        """A ``response_item`` line, with the source's item id when it is a
+        Codex rollout's, and what that rollout kept with the item: its
+        passthrough (Codex 0.15x+ sends it back with every item but a
+        compaction trigger and a tool list) and the envelope's ``metadata``
+        (0.170: the harness's own, beside the payload)."""
+        metadata = None
         if self.keep_ids:
             item_id = event.get("id")
             if isinstance(item_id, str) and item_id:
-                item = {"type": item["type"], "id": item_id, **{k: v for k, v in item.items() if k != "type"}}
-        self.line("response_item", item, ts)
+                # after the type (and the status of a message or function
+                # call, where 0.171 writes it)
+                head = ("type", "status") if item["type"] in ("message", "function_call") and "status" in item else ("type",)
+                item = {**{k: item[k] for k in head}, "id": item_id, **{k: v for k, v in item.items() if k not in head}}
+            meta = event.get("meta")
+            if isinstance(meta, dict):
+                passthrough = meta.get("codexPassthrough")
+                if isinstance(passthrough, dict) and passthrough and "internal_chat_message_metadata_passthrough" not in item:
+                    item["internal_chat_message_metadata_passthrough"] = passthrough
+                metadata = meta.get("codexItemMetadata")
+                if not isinstance(metadata, dict):
+                    metadata = None
+        self.line("response_item", item, ts, metadata)
 
     def prompt(self, text: str) -> None:
         self.prompts.append(text)
@@ -152,6 +171,9 @@ class RolloutWriter:
             payload["instructions"] = metadata["instructions"]
         if isinstance(metadata.get("baseInstructions"), str):
             payload["base_instructions"] = {"text": metadata["baseInstructions"]}
+            if self.keep_ids and isinstance(metadata.get("baseInstructionsProvenance"), dict):
+                # Codex's own record of where the text came from
+                payload["base_instructions"]["provenance"] = metadata["baseInstructionsProvenance"]
         if isinstance(metadata.get("git"), dict):
             payload["git"] = metadata["git"]
         if isinstance(metadata.get("forkedFromId"), str):
@@ -160,6 +182,12 @@ class RolloutWriter:
         # the team's instructions only when its session_meta names the version
         if isinstance(metadata.get("multiAgentVersion"), str) and metadata["multiAgentVersion"]:
             payload["multi_agent_version"] = metadata["multiAgentVersion"]
+        tools = metadata.get("dynamicTools")
+        if isinstance(tools, list) and tools:
+            # Codex offers them again on resume and calls them through the
+            # host that gave them (Codex Desktop's codex_app): resumed
+            # elsewhere, a thread naming them fails to start
+            self.ctx.warn(f"the session's {len(tools)} dynamic tool set(s) (session_meta.dynamic_tools, offered by the app that ran it) are not written: Codex resumes a thread naming them only under that app")
         self.line("session_meta", payload, created)
 
     # -- messages -------------------------------------------------------
@@ -197,7 +225,10 @@ class RolloutWriter:
         elif role == "user" and self.keep_ids and meta.get("injectedKind") == "agent_message":
             self.agent_message(event, meta, text, ts)
         elif role == "user":
-            self.message_item({"type": "message", "role": "user", "content": _parts("input_text", text, meta, event)}, event, meta, ts)
+            item = {"type": "message", "role": "user", "content": _parts("input_text", text, meta, event)}
+            if self.keep_ids and meta.get("phase") == "input":
+                item["phase"] = "input"  # 0.146+: Codex's mark of the typed prompt
+            self.message_item(item, event, meta, ts)
             if not meta.get("injected"):
                 self.line("event_msg", {"type": "user_message", "message": text, "images": []}, ts)
                 self.prompt(text)
@@ -275,11 +306,28 @@ class RolloutWriter:
         self.line("realtime_item", payload, ts)
 
     def message_item(self, item: dict, event: dict, meta: dict, ts: Any) -> None:
-        if self.keep_ids and isinstance(meta.get("codexPassthrough"), dict):
-            item["internal_chat_message_metadata_passthrough"] = meta["codexPassthrough"]
+        if self.keep_ids and item["type"] == "message":
+            # what a Codex rollout's message held beyond its text
+            if isinstance(meta.get("codexStatus"), str):
+                item = {"type": "message", "status": meta["codexStatus"], **{k: v for k, v in item.items() if k != "type"}}
+            extras = meta.get("codexPartExtras")
+            content = item.get("content")
+            if isinstance(extras, list) and isinstance(content, list) and len(extras) == len(content):
+                for part, extra in zip(content, extras):
+                    if isinstance(extra, dict) and extra and part.get("type") in ("input_text", "output_text"):
+                        part.update(extra)
+            if isinstance(meta.get("encryptedContent"), str) and meta["encryptedContent"]:
+                item["encrypted_content"] = meta["encryptedContent"]
         self.item(item, event, ts)
 
     def compaction(self, event: dict, meta: dict, text: str, ts: Any) -> None:
+        extras = meta.get("codexCompacted")
+        if isinstance(extras, dict) and extras:
+            # Codex falls back to rebuilding them, as for a compaction of an
+            # earlier version; written back, they would name windows and
+            # history (replacement_history_metadata: one entry an item) of
+            # the original's replacement, which the export rebuilds
+            self.warn_once("compacted-extras", "a compaction's " + ", ".join(f"`{k}`" for k in sorted(extras)) + " are not written (Codex rebuilds them on resume as for an older rollout)")
         encrypted = meta.get("encryptedContent") if isinstance(meta.get("encryptedContent"), str) and meta["encryptedContent"] else None
         codex_type = meta.get("codexType")
         if encrypted is not None and codex_type in _COMPACTION_ITEMS:
@@ -350,8 +398,10 @@ class RolloutWriter:
                 "status": meta.get("status", "completed"),
                 "call_id": call_id,
                 "name": name,
-                "input": raw if isinstance(raw, str) else jsonout.dumps(tool_input).decode(),
             }
+            if isinstance(meta.get("namespace"), str):
+                item["namespace"] = meta["namespace"]
+            item["input"] = raw if isinstance(raw, str) else jsonout.dumps(tool_input).decode()
         elif codex_type == "tool_search_call":
             execution = meta.get("execution") if isinstance(meta.get("execution"), str) else "client"
             item = {"type": "tool_search_call", "call_id": call_id, "status": meta.get("status", "completed"), "execution": execution, "arguments": tool_input}
@@ -366,9 +416,18 @@ class RolloutWriter:
                 arguments = jsonout.dumps(tool_input["value"]).decode()
             else:
                 arguments = _arguments_as_written(meta.get("codexArgumentsText"), tool_input) or jsonout.dumps(tool_input).decode()
-            item = {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
+            item = {"type": "function_call"}
+            status = meta.get("status") or meta.get("codexStatus")
+            if self.keep_ids and isinstance(status, str):
+                item["status"] = status
+            item["name"] = name
             if isinstance(meta.get("namespace"), str):
                 item["namespace"] = meta["namespace"]
+            item["arguments"] = arguments
+            sealed = meta.get("encryptedFunctionArgs")
+            if isinstance(sealed, list) and all(isinstance(x, str) for x in sealed):
+                item["encrypted_function_args"] = sealed
+            item["call_id"] = call_id
         self.calls[call_id] = codex_type
         self.item(item, event, ts)
         return call_id
@@ -423,7 +482,13 @@ class RolloutWriter:
                         part["detail"] = detail
             self.item({"type": out_type, "call_id": call_id, "output": parts}, event, ts)
             return
-        self.item({"type": out_type, "call_id": call_id, "output": output}, event, ts)
+        written: dict[str, Any] = {"type": out_type, "call_id": call_id}
+        if self.keep_ids and isinstance(meta.get("codexName"), str) and out_type in ("function_call_output", "custom_tool_call_output"):
+            written["name"] = meta["codexName"]
+        if out_type == "function_call_output" and isinstance(meta.get("namespace"), str):
+            written["namespace"] = meta["namespace"]
+        written["output"] = output
+        self.item(written, event, ts)
 
     def end(self, event: dict) -> None:
         """``token_count``: the session's cumulative usage, and what the last
@@ -434,6 +499,13 @@ class RolloutWriter:
         if not isinstance(usage, dict) or not usage:
             return
         total = _token_usage(usage)
+        metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
+        writes = metadata.get("cacheWriteInputTokens")
+        if self.keep_ids and type(writes) is int and writes >= 0 and total:
+            # a Codex rollout's (0.153+), where 0.171 writes it
+            keys = list(total)
+            at = keys.index("cached_input_tokens") + 1 if "cached_input_tokens" in keys else len(keys)
+            total = {**{k: total[k] for k in keys[:at]}, "cache_write_input_tokens": writes, **{k: total[k] for k in keys[at:]}}
         last = event.get("lastRequestUsage")
         last = _token_usage(last if isinstance(last, dict) and last else self.request_usage or {})
         if not last:
