@@ -135,6 +135,9 @@ class ResponsesReader(ProviderReader):
         extra = compact_extras(item, ("type", "role", "content", "phase", "id", "status"))
         for number, part in enumerate(parts):
             text, meta = _part(part)
+            if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(part.get("annotations"), list) and part["annotations"]:
+                # url_citation, file_citation, container_file_citation, file_path: offsets into this text
+                meta["annotations"] = part["annotations"]
             if item.get("role") == "developer":
                 meta["sourceRole"] = "developer"
             if isinstance(item.get("phase"), str):

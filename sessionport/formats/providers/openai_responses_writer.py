@@ -35,6 +35,7 @@ class _Writer(TurnWriter):
         self.hosted_calls: dict[str, str] = {}
         self.unanswered_hosted = 0
         self.screenshots_left_out = 0
+        self.annotations_left_out = 0
 
     def open(self, instructions: str | None = None) -> None:
         if not self.doc.opened:
@@ -85,6 +86,14 @@ class _Writer(TurnWriter):
             self.doc.item(self.reasoning(event, meta))
         elif event.get("text"):
             item = {"type": "message", "role": "assistant", "content": event["text"]}
+            annotations = meta.get("annotations")
+            if isinstance(annotations, list) and annotations:
+                if isinstance(meta.get("itemId"), str) and meta["itemId"]:
+                    # only the output-message shape (its id and status) holds output_text with its annotations
+                    item = {"type": "message", "role": "assistant", "id": meta["itemId"], "status": "completed",
+                            "content": [{"type": "output_text", "text": event["text"], "annotations": annotations}]}
+                else:
+                    self.annotations_left_out += len(annotations)
             if meta.get("phase") in ("commentary", "final_answer"):
                 item["phase"] = meta["phase"]
             self.doc.item(item)
@@ -146,6 +155,11 @@ class _Writer(TurnWriter):
             self.ctx.warn(
                 f"{self.screenshots_left_out} computer_call_output item(s) were written without their screenshot (read without "
                 "--keep-images, only its placeholder was kept); the API refuses to replay such an item"
+            )
+        if self.annotations_left_out:
+            self.ctx.warn(
+                f"{self.annotations_left_out} output_text annotation(s) (citations) left out: their message has no Responses "
+                "item id, and only an output message (id and status) carries them"
             )
         if self.synthesized_reasoning:
             self.ctx.warn(
