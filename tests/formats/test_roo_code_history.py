@@ -98,10 +98,45 @@ def test_keep_images_carries_the_images_of_parts_and_tool_outputs():
     assert all(m["media"][0]["mediaType"] == "image/png" for m in with_media)
 
 
-def test_round_trip_through_portable_and_back_to_anthropic_messages(tmp_path):
+def test_round_trip_through_portable_writes_the_versioned_history_again(tmp_path):
+    portable = tmp_path / "x.jsonl"
+    done = run_cli("convert", str(SAMPLE), "--to", "portable-jsonl", "-o", str(portable), "--keep-images")
+    assert done.returncode == 0, done.stderr
+    back = tmp_path / TASK / "api_conversation_history.json"
+    back.parent.mkdir()
+    done = run_cli("convert", str(portable), "--to", "anthropic-messages", "-o", str(back))
+    assert done.returncode == 0, done.stderr
+    source = json.loads(SAMPLE.read_text())
+    document = json.loads(back.read_text())
+    # the envelope Roo Code reads (any other object it takes for an empty history)
+    assert set(document) == {"version", "messages"} and document["version"] == 2
+    written, original = document["messages"], source["messages"]
+    assert [m.get("role", m.get("type")) for m in written] == [m.get("role", m.get("type")) for m in original]
+    flags = ("ts", "condenseId", "condenseParent", "isSummary", "truncationId", "isTruncationMarker", "providerOptions")
+    assert [{k: m.get(k) for k in flags} for m in written] == [{k: m.get(k) for k in flags} for m in original]
+    parts = [p for m in written if isinstance(m.get("content"), list) for p in m["content"]]
+    assert [p["toolCallId"] for p in parts if p["type"] == "tool-call"] == ["toolu_01A", "toolu_01B", "toolu_01C", "toolu_01D"]
+    assert [p["toolCallId"] for p in parts if p["type"] == "tool-result"] == ["toolu_01A", "toolu_01B", "toolu_01C", "toolu_01D"]
+    assert [p["output"]["type"] for p in parts if p["type"] == "tool-result"] == ["text", "text", "error-text", "text"]
+    reasoning = next(p for p in parts if p["type"] == "reasoning")
+    assert reasoning["providerOptions"] == {"anthropic": {"signature": "EqQBCkYIBxgCKkBsig=="}}
+    assert written[8] == original[8]  # the standalone encrypted reasoning item
+    assert next(p for p in parts if p["type"] == "image")["image"] == original[0]["content"][1]["image"]
+    # and it reads back as the same conversation
+    again = [e for e in sessionport.read(str(back)) if e["type"] == "message"]
+    first = _messages(keep_images=True)
+    assert [(m["role"], m["meta"]["kind"], m.get("toolCallId")) for m in again] == [
+        (m["role"], m["meta"]["kind"], m.get("toolCallId")) for m in first]
+
+
+def test_a_session_from_elsewhere_is_still_a_request_document(tmp_path):
     portable = tmp_path / "x.jsonl"
     done = run_cli("convert", str(SAMPLE), "--to", "portable-jsonl", "-o", str(portable))
     assert done.returncode == 0, done.stderr
+    lines = portable.read_text().splitlines()
+    session = json.loads(lines[0])
+    session["metadata"] = {}
+    portable.write_text("\n".join([json.dumps(session), *lines[1:]]) + "\n")
     back = tmp_path / "back.json"
     done = run_cli("convert", str(portable), "--to", "anthropic-messages", "-o", str(back))
     assert done.returncode == 0, done.stderr

@@ -12,12 +12,14 @@ See docs/formats/anthropic-messages.md.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import BinaryIO, Iterable
 
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.formats.providers.document import TurnWriter
+from sessionport.formats.providers.roo_writer import RooHistoryWriter, is_roo_history
 from sessionport.formats.providers.turns import Turn, call_name, meta_of, result_output, user_text
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -137,7 +139,13 @@ class _Writer(TurnWriter):
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    _Writer(out, ctx).write(events, normalize_id=_normalize_id, id_prefix="toolu_sp")
+    """A request document; a session read from Roo Code's versioned history
+    goes back to that envelope (:mod:`.roo_writer`)."""
+    stream = iter(events)
+    first = next(stream, None)
+    head = [first] if first is not None else []
+    writer = RooHistoryWriter if is_roo_history(first) else _Writer
+    writer(out, ctx).write(itertools.chain(head, stream), normalize_id=_normalize_id, id_prefix="toolu_sp")
 
 
 EXPORTER = Exporter(
