@@ -78,13 +78,24 @@ def _source_placeholder(kind: str, source: Any, label: str | None = None) -> str
     if stype == "url":
         return url_placeholder(kind, source.get("url"), media)
     if stype == "file":
-        return placeholder(kind, media, label=label or source.get("file_id"))
+        names = [n for n in (label, source.get("file_id")) if isinstance(n, str) and n]
+        return placeholder(kind, media, label=", ".join(dict.fromkeys(names)) or None)
     if stype == "text":
         head = placeholder(kind, media or "text/plain", label=label)
         return f"{head}\n{text_of(source.get('data'))}"
     if stype == "content":
         return f"{placeholder(kind, label=label)}\n{_blocks_text(source.get('content'))}"
     return placeholder(kind, media, label=label)
+
+
+def _is_reference(source: Any) -> bool:
+    """Whether an image's or document's source names its bytes (a URL, a
+    Files API id) rather than holding them."""
+    if not isinstance(source, dict):
+        return False
+    if source.get("type") == "url":
+        return isinstance(source.get("url"), str) and bool(source["url"]) and not source["url"].startswith("data:")
+    return source.get("type") == "file" and isinstance(source.get("file_id"), str) and bool(source["file_id"])
 
 
 def _blocks_text(content: Any) -> str:
@@ -642,7 +653,13 @@ class AnthropicReader(ProviderReader):
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
-            event = message_event(role, text, meta=_meta("text", extra=extra, attachment=btype))
+            meta = _meta("text", extra=extra, attachment=btype)
+            if _is_reference(block.get("source")):
+                # a URL or a Files API id, no bytes: written back as it was; the
+                # source under "reference" (a key redaction reads, unlike "source")
+                meta["mediaRef"] = {"type": btype, "reference": block["source"],
+                                    **{k: v for k, v in block.items() if k not in ("type", "source")}}
+            event = message_event(role, text, meta=meta)
             if btype == "image" and self.ctx.options.get("keep_images"):
                 media.attach(event, _images([block]))
             yield event

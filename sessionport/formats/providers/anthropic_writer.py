@@ -34,6 +34,25 @@ def _text_block(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
+def media_reference(part) -> dict | None:
+    """The image or document block of a user part that named its bytes by a
+    URL or a Files API id (``meta.mediaRef``): an Anthropic block as it was
+    read, an OpenAI image or file URL as the same URL source."""
+    if part.kind != "text":
+        return None
+    ref = meta_of(part).get("mediaRef")
+    if not isinstance(ref, dict):
+        return None
+    if ref.get("type") in ("image", "document") and isinstance(ref.get("reference"), dict):
+        return {"type": ref["type"], "source": ref["reference"], **{k: v for k, v in ref.items() if k not in ("type", "reference")}}
+    if ref.get("type") == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
+        return {"type": "image", "source": {"type": "url", "url": ref["image_url"]}}
+    url = ref.get("file_url")
+    if ref.get("type") == "input_file" and isinstance(url, str) and url.lower().split("?")[0].endswith(".pdf"):
+        return {"type": "document", "source": {"type": "url", "url": url}}
+    return None  # another vendor's file id names nothing here: the placeholder text stays
+
+
 class _Writer(TurnWriter):
     def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
         super().__init__(out, ctx, "messages")
@@ -89,6 +108,10 @@ class _Writer(TurnWriter):
                 if (part.event or {}).get("isError") is True:
                     block["is_error"] = True
                 blocks.append(block)
+                continue
+            reference = media_reference(part)
+            if reference is not None:
+                blocks.append(reference)
                 continue
             text = user_text(part)
             if text.strip():

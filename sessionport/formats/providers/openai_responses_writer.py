@@ -137,11 +137,18 @@ class _Writer(TurnWriter):
                 kind = "custom_tool_call_output" if part.call_id in self.custom_calls else "function_call_output"
                 self.doc.item({"type": kind, "call_id": part.call_id, "output": output})
             else:
+                reference = media_reference(part)
+                if reference is not None:
+                    texts.append(reference)
+                    continue
                 text = user_text(part)
                 if text:
                     texts.append(text)
-        if texts:
+        if texts and all(isinstance(t, str) for t in texts):
             self.doc.item({"type": "message", "role": "user", "content": text_content(texts, "input_text")})
+        elif texts:
+            content = [t if isinstance(t, dict) else {"type": "input_text", "text": t} for t in texts]
+            self.doc.item({"type": "message", "role": "user", "content": content})
 
     def close(self) -> None:
         self.open()
@@ -189,6 +196,26 @@ def _self_answered_as_items(events: Iterable[dict]) -> Iterator[dict]:
                 continue
         waiting = None
         yield event
+
+
+def media_reference(part: Part) -> dict | None:
+    """The ``input_image`` / ``input_file`` part of a user part that named its
+    bytes by a URL or a file id (``meta.mediaRef``): a Responses part as it
+    was read, an Anthropic or Chat Completions URL image as the same URL."""
+    if part.kind != "text":
+        return None
+    ref = meta_of(part).get("mediaRef")
+    if not isinstance(ref, dict):
+        return None
+    if ref.get("type") in ("input_image", "input_file"):
+        return ref
+    source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
+    if source.get("type") == "url" and isinstance(source.get("url"), str):
+        if ref.get("type") == "image":
+            return {"type": "input_image", "image_url": source["url"], "detail": "auto"}
+        if ref.get("type") == "document":
+            return {"type": "input_file", "file_url": source["url"]}
+    return None  # another vendor's file id names nothing here: the placeholder text stays
 
 
 def kept_item(part: Part) -> dict | None:
