@@ -98,6 +98,21 @@ def _is_reference(source: Any) -> bool:
     return source.get("type") == "file" and isinstance(source.get("file_id"), str) and bool(source["file_id"])
 
 
+def _search_result_text(block: dict) -> str:
+    return f"[search_result: {block.get('title', '')} {block.get('source', '')}]\n{_blocks_text(block.get('content'))}"
+
+
+def search_result_kept(block: dict) -> dict:
+    """A ``search_result`` block for ``meta``: its ``source`` (a URL or a
+    name) under ``reference``, a key redaction reads (``source`` it passes by
+    as a format's name), the other keys as they are."""
+    return {"type": "search_result", "reference": block.get("source"), **{k: v for k, v in block.items() if k not in ("type", "source")}}
+
+
+def _has_search_result(content: Any) -> bool:
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "search_result" for b in content)
+
+
 def _blocks_text(content: Any) -> str:
     """Readable text of a tool_result's or document's content blocks."""
     if not isinstance(content, list):
@@ -119,7 +134,7 @@ def _blocks_text(content: Any) -> str:
         elif btype == "tool_reference":
             pieces.append(f"[tool_reference: {block.get('tool_name', '')}]")
         elif btype == "search_result":
-            pieces.append(f"[search_result: {block.get('title', '')} {block.get('source', '')}]\n{_blocks_text(block.get('content'))}")
+            pieces.append(_search_result_text(block))
         else:
             pieces.append(text_of(block))
     return "\n".join(pieces)
@@ -584,7 +599,15 @@ class AnthropicReader(ProviderReader):
                     "tool", text, toolName=call[0] if call[1] is None else None, toolCallId=call[1], meta=_meta("tool_result", extra=extra)
                 )
                 return
-            meta = _meta("text", extra=extra)
+            citations = extra.pop("citations", None) if extra else None
+            meta = _meta("text", extra=extra or None)
+            if isinstance(citations, list) and citations:
+                # what the text cites (a search result, a document, a web page): written back on it;
+                # a location's source under "reference", a key redaction reads
+                meta["citations"] = [{"reference" if k == "source" else k: v for k, v in c.items()} if isinstance(c, dict) else c
+                                     for c in citations]
+            elif citations is not None:
+                meta.setdefault("extra", {})["citations"] = citations
             if role == "user" and (self.cline_history or self.cline3):
                 injected = _cline_injected(text)
                 if injected is not None:
@@ -650,6 +673,11 @@ class AnthropicReader(ProviderReader):
             if self.ctx.options.get("keep_images"):
                 media.attach(event, images)
             yield event
+        elif btype == "search_result":
+            # a search result given to the model to cite (search_result_location citations)
+            meta = _meta("text")
+            meta["searchResult"] = search_result_kept(block)
+            yield message_event(role, _search_result_text(block), meta=meta)
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
@@ -681,7 +709,12 @@ class AnthropicReader(ProviderReader):
             extra = compact_extras(block, ("type", "tool_use_id", "content", "is_error"))
             is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
             self._close_call(block.get("tool_use_id"))
-            event = message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
+            meta = _meta("tool_result", extra=extra)
+            if _has_search_result(block.get("content")):
+                # a RAG tool's results, which the model cites: the blocks are kept to be written back
+                meta["resultContent"] = [search_result_kept(b) if isinstance(b, dict) and b.get("type") == "search_result" else b
+                                         for b in block["content"]]
+            event = message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=meta)
             if self.ctx.options.get("keep_images") and isinstance(block.get("content"), list):
                 media.attach(event, _images(block["content"]))
             yield event

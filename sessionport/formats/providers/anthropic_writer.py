@@ -34,6 +34,11 @@ def _text_block(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
+def _search_result_block(kept: dict) -> dict:
+    """A ``search_result`` block from its form in ``meta`` (the source under ``reference``)."""
+    return {"type": "search_result", "source": kept.get("reference"), **{k: v for k, v in kept.items() if k not in ("type", "reference")}}
+
+
 def media_reference(part) -> dict | None:
     """The image or document block of a user part that named its bytes by a
     URL or a Files API id (``meta.mediaRef``): an Anthropic block as it was
@@ -92,7 +97,12 @@ class _Writer(TurnWriter):
                 else:
                     self.unsigned_thinking += 1
             elif (event.get("text") or "").strip():
-                blocks.append(_text_block(event["text"]))
+                block = _text_block(event["text"])
+                citations = meta.get("citations")
+                if isinstance(citations, list) and citations:
+                    block["citations"] = [{"source" if k == "reference" else k: v for k, v in c.items()} if isinstance(c, dict) else c
+                                          for c in citations]
+                blocks.append(block)
             else:
                 self.dropped_empty += 1
         return blocks
@@ -103,7 +113,10 @@ class _Writer(TurnWriter):
             output = result_output(part)
             if output is not None:
                 block = {"type": "tool_result", "tool_use_id": part.call_id}
-                if output:
+                kept = meta_of(part).get("resultContent") if part.kind == "tool_result" else None
+                if isinstance(kept, list) and kept:
+                    block["content"] = [_search_result_block(b) if isinstance(b, dict) and b.get("type") == "search_result" else b for b in kept]
+                elif output:
                     block["content"] = output
                 if (part.event or {}).get("isError") is True:
                     block["is_error"] = True
@@ -112,6 +125,10 @@ class _Writer(TurnWriter):
             reference = media_reference(part)
             if reference is not None:
                 blocks.append(reference)
+                continue
+            kept = meta_of(part).get("searchResult") if part.kind == "text" else None
+            if isinstance(kept, dict):
+                blocks.append(_search_result_block(kept))
                 continue
             text = user_text(part)
             if text.strip():
