@@ -431,3 +431,29 @@ def test_a_cline_ui_messages_file_alone_says_where_the_conversation_is(tmp_path)
         assert result.returncode == 1, name
         assert b"a Cline task's ui_messages.json" in result.stderr and b"api_conversation_history.json" in result.stderr, name
         assert b"Traceback" not in result.stderr
+
+
+def test_task_metadata_beside_a_history_gives_the_session_metadata(tmp_path):
+    task = FIXTURES / "cline-tasks" / "1767600000000"
+    source = json.loads((task / "task_metadata.json").read_text())
+    session = next(iter(sessionport.read(str(task / "api_conversation_history.json"))))
+    metadata = session["metadata"]
+    assert metadata["client"] == "cline"
+    assert metadata["filesInContext"] == source["files_in_context"]
+    assert metadata["modelUsage"] == source["model_usage"]
+    assert metadata["environmentHistory"] == source["environment_history"]
+    assert (metadata["model"], metadata["provider"], metadata["clientVersion"]) == ("claude-opus-4-5-20251101", "anthropic", "3.46.1")
+    # Roo Code's file records (roo_read_date) tell its plain-array history from Cline's; a key not known is named
+    roo = tmp_path / "0f1e2d3c-0000-4000-8000-000000000000"
+    roo.mkdir()
+    (roo / "api_conversation_history.json").write_bytes((task / "api_conversation_history.json").read_bytes())
+    (roo / "task_metadata.json").write_text(json.dumps({"files_in_context": [
+        {"path": "a.py", "record_state": "active", "record_source": "read_tool", "roo_read_date": 1, "roo_edit_date": None}],
+        "initial_info": {"x": 1}}))
+    metadata = next(iter(sessionport.read(str(roo / "api_conversation_history.json"))))["metadata"]
+    assert metadata["client"] == "roo-code" and metadata["taskMetadataKeys"] == ["initial_info"]
+    # an unreadable file is said, and the history still read
+    (roo / "task_metadata.json").write_text("{torn")
+    warnings: list[str] = []
+    events = list(sessionport.read(str(roo / "api_conversation_history.json"), context=ReadContext(on_warning=warnings.append)))
+    assert any("task_metadata.json cannot be read" in w for w in warnings) and events[-1]["type"] == "end"

@@ -22,7 +22,9 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
-from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, session_manifest, ui_messages, session_messages_id
+from sessionport.formats.providers.cline import (
+    MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, roo_task_metadata, session_manifest, session_messages_id, task_metadata, ui_messages,
+)
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -361,6 +363,11 @@ class AnthropicReader(ProviderReader):
             metadata["historyVersion"] = header["version"]
         elif self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES or _is_cline_session(header):
             metadata["client"] = "cline"
+        if self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES:
+            found = task_metadata(self.ctx.path, self.ctx)
+            if roo_task_metadata(found):
+                metadata["client"] = "roo-code"  # a plain-array history of Roo Code's, told by its file records
+            metadata.update(found)
         if _is_cline_session(header):
             for key, name in (("agent", "agent"), ("taskType", "taskType"), ("origin", "origin"), ("updated_at", "updatedAt")):
                 if header.get(key) is not None:
