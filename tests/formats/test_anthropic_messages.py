@@ -457,3 +457,13 @@ def test_task_metadata_beside_a_history_gives_the_session_metadata(tmp_path):
     warnings: list[str] = []
     events = list(sessionport.read(str(roo / "api_conversation_history.json"), context=ReadContext(on_warning=warnings.append)))
     assert any("task_metadata.json cannot be read" in w for w in warnings) and events[-1]["type"] == "end"
+
+
+def test_the_extension_folder_of_a_task_names_its_client(tmp_path):
+    task = FIXTURES / "cline-tasks" / "1769100000000"
+    for folder, client in (("kilocode.kilo-code", "kilo-code"), ("rooveterinaryinc.roo-cline", "roo-code"), ("saoudrizwan.claude-dev", "cline")):
+        home = tmp_path / "globalStorage" / folder / "tasks" / task.name
+        home.mkdir(parents=True)
+        (home / "api_conversation_history.json").write_bytes((task / "api_conversation_history.json").read_bytes())
+        session = next(iter(sessionport.read(str(home / "api_conversation_history.json"))))
+        assert session["metadata"]["client"] == client

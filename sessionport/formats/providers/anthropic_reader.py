@@ -23,7 +23,7 @@ from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
 from sessionport.formats.providers.cline import (
-    MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, roo_task_metadata, session_manifest, session_messages_id, task_metadata, ui_messages,
+    MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, client_by_folder, roo_task_metadata, session_manifest, session_messages_id, task_metadata, ui_messages,
 )
 from sessionport.formats.providers.content import (
     base64_size,
@@ -368,6 +368,9 @@ class AnthropicReader(ProviderReader):
             if roo_task_metadata(found):
                 metadata["client"] = "roo-code"  # a plain-array history of Roo Code's, told by its file records
             metadata.update(found)
+            by_folder = client_by_folder(self.ctx.path)
+            if by_folder is not None:
+                metadata["client"] = by_folder  # Kilo Code, a fork of Roo Code, writes the same files
         if _is_cline_session(header):
             for key, name in (("agent", "agent"), ("taskType", "taskType"), ("origin", "origin"), ("updated_at", "updatedAt")):
                 if header.get(key) is not None:

@@ -201,6 +201,25 @@ def task_metadata(history_path: str, ctx: ReadContext) -> dict:
     return found
 
 
+# The VS Code global-storage folders of the extensions (their ids): a task
+# read where the app keeps it says which of them wrote it.
+_EXTENSION_FOLDERS = (
+    ("saoudrizwan.claude-dev", "cline"),
+    ("rooveterinaryinc.roo-cline", "roo-code"),
+    ("kilocode.kilo-code", "kilo-code"),
+)
+
+
+def client_by_folder(history_path: str) -> str | None:
+    """The extension whose global-storage folder holds ``history_path``
+    (``…/globalStorage/kilocode.kilo-code/tasks/<id>/…``), if any."""
+    parts = [p.lower() for p in os.path.abspath(history_path).split(os.sep)]
+    for folder, client in _EXTENSION_FOLDERS:
+        if folder in parts:
+            return client
+    return None
+
+
 def roo_task_metadata(found: dict) -> bool:
     """Whether task metadata is Roo Code's (its file records say ``roo_read_date``)."""
     return any(isinstance(f, dict) and any(k.startswith("roo_") for k in f) for f in found.get("filesInContext", []))

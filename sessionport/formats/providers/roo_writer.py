@@ -28,7 +28,7 @@ HISTORY_VERSION = 2
 def is_roo_history(session: dict | None) -> bool:
     """Whether a session event says it was read from Roo Code's versioned history."""
     metadata = (session or {}).get("metadata") if isinstance(session, dict) else None
-    return (isinstance(metadata, dict) and metadata.get("client") == "roo-code"
+    return (isinstance(metadata, dict) and metadata.get("client") in ("roo-code", "kilo-code")
             and metadata.get("historyVersion") == HISTORY_VERSION)
 
 
