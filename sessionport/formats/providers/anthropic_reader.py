@@ -748,6 +748,21 @@ class AnthropicReader(ProviderReader):
             if file_id:
                 meta["fileId"] = file_id
             yield message_event(role, placeholder("file", label=file_id), meta=meta)
+        elif btype == "mid_conv_system":
+            # system instructions given mid-conversation (a beta block, the trailing block of a
+            # user turn: Claude Code sends its agent and skill lists so to the Claude 5 models)
+            content = block.get("content")
+            items = content if isinstance(content, list) else [content]
+            texts = [text_of(b.get("text")) if isinstance(b, dict) else text_of(b) for b in items
+                     if isinstance(b, str) or (isinstance(b, dict) and b.get("type", "text") == "text")]
+            meta = _meta("text", extra=compact_extras(block, ("type", "content")))
+            meta["midConvSystem"] = True
+            others = [b for b in items if isinstance(b, dict) and b.get("type", "text") != "text"]
+            if others:
+                meta["midConvContent"] = content  # tool additions or removals beside the text: kept whole
+            label = ", ".join(sorted({str(b.get("type")) for b in others}))
+            text = "\n\n".join(t for t in texts if t) or f"[mid_conv_system: {label or 'empty'}]"
+            yield message_event("system", text, meta=meta)
         elif btype == "compaction":
             # The server's summary of the turns before it (null when the
             # summary failed); the signature and encrypted part are kept.

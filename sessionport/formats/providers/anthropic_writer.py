@@ -65,6 +65,7 @@ class _Writer(TurnWriter):
         self.last: dict | None = None
         self.unsigned_thinking = 0
         self.dropped_empty = 0
+        self.mid_conv_left_out = 0
 
     # -- turns -> messages ---------------------------------------------------
     def turn(self, turn: Turn) -> None:
@@ -72,12 +73,34 @@ class _Writer(TurnWriter):
             texts = [p.event["text"] for p in turn.parts if p.event and (p.event.get("text") or "").strip()]
             if turn.leading:
                 self.system.extend(texts)
-            elif texts:
-                self.message("system", [_text_block(t) for t in texts])
+            else:
+                self.later_system(turn)
             return
         blocks = self.assistant_blocks(turn) if turn.role == "assistant" else self.user_blocks(turn)
         if blocks:
             self.message(turn.role, blocks)
+
+    def later_system(self, turn: Turn) -> None:
+        """System messages after the conversation began: ``role: "system"``
+        messages.  One read from a ``mid_conv_system`` block (a beta block
+        the SDK's request types do not declare) keeps its ``cache_control``
+        on its text; what else the block held (tool additions, removals)
+        has no place there and is counted."""
+        blocks: list[dict] = []
+        for part in turn.parts:
+            event, meta = part.event or {}, meta_of(part)
+            if not (event.get("text") or "").strip():
+                continue
+            block = _text_block(event["text"])
+            if meta.get("midConvSystem") is True:
+                extra = meta.get("extra") if isinstance(meta.get("extra"), dict) else {}
+                if isinstance(extra.get("cache_control"), dict):
+                    block["cache_control"] = extra["cache_control"]
+                if isinstance(meta.get("midConvContent"), list):
+                    self.mid_conv_left_out += sum(1 for b in meta["midConvContent"] if isinstance(b, dict) and b.get("type", "text") != "text")
+            blocks.append(block)
+        if blocks:
+            self.message("system", blocks)
 
     def assistant_blocks(self, turn: Turn) -> list[dict]:
         blocks = []
@@ -172,6 +195,10 @@ class _Writer(TurnWriter):
         self.close_document()
         if self.dropped_empty:
             self.ctx.warn(f"{self.dropped_empty} empty or blank text(s) left out: the Messages API rejects blank text blocks")
+        if self.mid_conv_left_out:
+            self.ctx.warn(
+                f"{self.mid_conv_left_out} tool addition(s) or removal(s) of mid_conv_system blocks left out: a system message holds text only"
+            )
         if self.unsigned_thinking:
             self.ctx.warn(
                 f"{self.unsigned_thinking} thinking block(s) without a signature dropped: the Messages API rejects unsigned thinking"
