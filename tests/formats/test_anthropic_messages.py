@@ -467,3 +467,21 @@ def test_the_extension_folder_of_a_task_names_its_client(tmp_path):
         (home / "api_conversation_history.json").write_bytes((task / "api_conversation_history.json").read_bytes())
         session = next(iter(sessionport.read(str(home / "api_conversation_history.json"))))
         assert session["metadata"]["client"] == client
+
+
+def test_a_block_of_a_type_not_known_is_written_back_as_it_was(tmp_path):
+    """A newer API's block (a ``fallback`` echoed back from a response, any
+    other) is reported on reading and kept; written back it is that block,
+    not its ``[type]`` placeholder, which would change the prompt."""
+    raw = {"model": "claude-x", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "fallback", "model": "claude-y"}, {"type": "text", "text": "hello"}]},
+        {"role": "user", "content": [{"type": "hologram", "data": {"x": 1}}, {"type": "text", "text": "more"}]},
+    ]}
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(raw))
+    warnings: list[str] = []
+    events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
+    assert events[-1]["unknown"] == {"content block": {"fallback": 1, "hologram": 1}}
+    document = orjson.loads(sessionport.dumps(events, format="anthropic-messages"))
+    assert document["messages"][1:] == [{"role": m["role"], "content": m["content"]} for m in raw["messages"][1:]]

@@ -34,6 +34,13 @@ def _text_block(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
+def _unknown_block(part) -> dict | None:
+    """A content block of a type the reader did not know (``meta.block``),
+    written back as it was rather than as its ``[type]`` placeholder."""
+    block = meta_of(part).get("block") if part.kind == "text" else None
+    return block if isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] else None
+
+
 def _search_result_block(kept: dict) -> dict:
     """A ``search_result`` block from its form in ``meta`` (the source under ``reference``)."""
     return {"type": "search_result", "source": kept.get("reference"), **{k: v for k, v in kept.items() if k not in ("type", "reference")}}
@@ -119,6 +126,8 @@ class _Writer(TurnWriter):
                     blocks.append({"type": "redacted_thinking", "data": meta["redactedThinking"]})
                 else:
                     self.unsigned_thinking += 1
+            elif _unknown_block(part) is not None:
+                blocks.append(_unknown_block(part))
             elif (event.get("text") or "").strip():
                 block = _text_block(event["text"])
                 citations = meta.get("citations")
@@ -144,6 +153,10 @@ class _Writer(TurnWriter):
                 if (part.event or {}).get("isError") is True:
                     block["is_error"] = True
                 blocks.append(block)
+                continue
+            unknown = _unknown_block(part)
+            if unknown is not None:
+                blocks.append(unknown)
                 continue
             reference = media_reference(part)
             if reference is not None:
