@@ -228,6 +228,22 @@ def _sdk_payload_media(payload: Any, media_type: Any) -> dict | None:
     return None
 
 
+def _sdk_output_kept(output: Any) -> dict | None:
+    """An AI SDK tool output whose shape its text does not say (``json``,
+    ``error-json``, ``execution-denied``, ``content`` without inline bytes),
+    kept whole; None for text outputs and for content that holds media data
+    (readers keep no media bytes)."""
+    if not isinstance(output, dict):
+        return None
+    kind = output.get("type")
+    if kind in ("json", "error-json", "execution-denied"):
+        return output
+    if kind == "content" and isinstance(output.get("value"), list):
+        inline = any(isinstance(i, dict) and i.get("type") in ("media", "image-data", "file-data") for i in output["value"])
+        return None if inline else output
+    return None
+
+
 def _sdk_output(output: Any) -> tuple[str, bool | None, list]:
     """Text, error flag and base64 images of an AI SDK ``tool-result`` output.
     Roo marks a failed tool by starting its text with ``[ERROR]``."""
@@ -677,8 +693,12 @@ class AnthropicReader(ProviderReader):
             call_id = nonempty_str(block.get("toolCallId"))
             self._close_call(call_id)
             extra = compact_extras(block, ("type", "toolCallId", "toolName", "output", "result"))
+            meta = _meta("tool_result", extra=extra)
+            kept = _sdk_output_kept(block.get("output"))
+            if kept is not None:
+                meta["sdkOutput"] = kept  # its shape, for Roo Code's history written back
             event = message_event(
-                "tool", text, toolName=nonempty_str(block.get("toolName")), toolCallId=call_id, isError=is_error, meta=_meta("tool_result", extra=extra)
+                "tool", text, toolName=nonempty_str(block.get("toolName")), toolCallId=call_id, isError=is_error, meta=meta
             )
             if self.ctx.options.get("keep_images"):
                 media.attach(event, images)

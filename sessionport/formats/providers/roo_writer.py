@@ -66,8 +66,9 @@ class RooHistoryWriter(TurnWriter):
         output = result_output(part) if role == "user" else None
         if output is not None:
             kind = "error-text" if event.get("isError") is True else "text"
+            kept = meta.get("sdkOutput") if part.kind == "tool_result" else None
             piece = {"type": "tool-result", "toolCallId": part.call_id, "toolName": call_name(part),
-                     "output": {"type": kind, "value": output}}
+                     "output": kept if isinstance(kept, dict) else {"type": kind, "value": output}}
             self.add("tool", part, piece)
         elif role == "assistant":
             piece = self.assistant_piece(part, event, meta)
