@@ -65,3 +65,22 @@ def test_the_loss_report_counts_only_media_without_a_name(tmp_path):
     done = run_cli("convert", str(ANTHROPIC), "--to", "anthropic-messages", "-o", str(tmp_path / "a.json"))
     assert done.returncode == 0, done.stderr
     assert b"the bytes of 1 image(s) or document(s)" in done.stderr
+
+
+CHAT = FIXTURES / "openai-chat" / "media-references.json"
+
+
+def test_chat_completions_references_come_back_and_cross_to_the_other_apis():
+    original = json.loads(CHAT.read_text())["messages"][0]["content"]
+    written = _write(CHAT, "openai-chat")["messages"][0]["content"]
+    assert written[1:3] == original[1:3]
+    assert written[3]["type"] == "text"  # inline bytes: the placeholder
+    responses = _write(CHAT, "openai-responses")["input"][0]["content"]
+    assert responses[1] == {"type": "input_image", "image_url": "https://example.com/chart.png", "detail": "high"}
+    assert responses[2] == {"type": "input_file", "file_id": "file-Kb6X7f8YDBsVxRyzXhfiyZ"}
+    anthropic = _write(CHAT, "anthropic-messages")["messages"][0]["content"]
+    assert anthropic[1] == {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.png"}}
+    # and back from the Responses API
+    chat = _write(RESPONSES, "openai-chat")["messages"][0]["content"]
+    assert chat[1] == {"type": "image_url", "image_url": {"url": "https://example.com/chart.png", "detail": "high"}}
+    assert chat[3] == {"type": "file", "file": {"file_id": "file-Kb6X7f8YDBsVxRyzXhfiyZ"}}

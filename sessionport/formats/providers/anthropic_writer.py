@@ -59,6 +59,10 @@ def media_reference(part) -> dict | None:
         return {"type": ref["type"], "source": ref["reference"], **{k: v for k, v in ref.items() if k not in ("type", "reference")}}
     if ref.get("type") == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
         return {"type": "image", "source": {"type": "url", "url": ref["image_url"]}}
+    image = ref.get("image_url") if ref.get("type") == "image_url" else None  # Chat Completions
+    url = image.get("url") if isinstance(image, dict) else image
+    if isinstance(url, str) and url:
+        return {"type": "image", "source": {"type": "url", "url": url}}
     url = ref.get("file_url")
     if ref.get("type") == "input_file" and isinstance(url, str) and url.lower().split("?")[0].endswith(".pdf"):
         return {"type": "document", "source": {"type": "url", "url": url}}

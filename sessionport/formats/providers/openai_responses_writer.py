@@ -209,6 +209,13 @@ def media_reference(part: Part) -> dict | None:
         return None
     if ref.get("type") in ("input_image", "input_file"):
         return ref
+    if ref.get("type") == "image_url":  # Chat Completions
+        image = ref.get("image_url")
+        url = image.get("url") if isinstance(image, dict) else image
+        detail = image.get("detail") if isinstance(image, dict) and image.get("detail") in ("auto", "low", "high") else "auto"
+        return {"type": "input_image", "image_url": url, "detail": detail} if isinstance(url, str) and url else None
+    if ref.get("type") == "file" and isinstance(ref.get("file"), dict) and isinstance(ref["file"].get("file_id"), str):
+        return {"type": "input_file", "file_id": ref["file"]["file_id"]}
     source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
     if source.get("type") == "url" and isinstance(source.get("url"), str):
         if ref.get("type") == "image":
