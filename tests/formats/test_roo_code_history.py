@@ -310,3 +310,19 @@ def test_a_tool_message_of_other_parts_is_a_bad_record(tmp_path):
     path.write_text(json.dumps({"version": 2, "messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": [{"type": "text", "text": "x"}]}]}))
     done = run_cli("convert", str(path), "--to", "markdown")
     assert done.returncode != 0 and b"tool message of tool-result parts" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_an_image_named_by_its_url_is_written_back_as_that_part(tmp_path):
+    raw = json.loads(SAMPLE.read_text())
+    part = {"type": "image", "image": "https://example.com/screen.png", "mediaType": "image/png"}
+    raw["messages"][0]["content"][1] = part
+    task = tmp_path / TASK
+    task.mkdir()
+    (task / "api_conversation_history.json").write_text(json.dumps(raw))
+    events = list(sessionport.read(str(task / "api_conversation_history.json")))
+    document = json.loads(sessionport.dumps(events, format="anthropic-messages"))
+    assert document["messages"][0]["content"][1] == part
+    # the same link, sent to the Messages API, is a URL image
+    session = dict(events[0], metadata={})
+    request = json.loads(sessionport.dumps([session, *events[1:]], format="anthropic-messages"))
+    assert request["messages"][0]["content"][1] == {"type": "image", "source": {"type": "url", "url": part["image"]}}

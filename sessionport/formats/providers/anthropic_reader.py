@@ -191,6 +191,11 @@ def _cline_media_text(block: dict) -> str:
 ROO_HISTORY_VERSION = 2
 
 
+def _is_web_url(payload: Any) -> bool:
+    """Whether an AI SDK payload is a link (not a data URL, not base64)."""
+    return isinstance(payload, str) and payload[:8].lower().startswith(("https://", "http://"))
+
+
 def _sdk_payload_text(kind: str, payload: Any, media_type: Any, label: Any = None) -> str:
     """The placeholder of an AI SDK image or file payload: a data or web URL,
     or bare base64 (never copied)."""
@@ -662,7 +667,10 @@ class AnthropicReader(ProviderReader):
             # AI SDK (Roo Code's v2 history): {type, image, mediaType}
             text = _sdk_payload_text("image", block.get("image"), block.get("mediaType"))
             extra = compact_extras(block, ("type", "image", "mediaType"))
-            event = message_event(role, text, meta=_meta("text", extra=extra, attachment="image"))
+            meta = _meta("text", extra=extra, attachment="image")
+            if _is_web_url(block.get("image")):
+                meta["mediaRef"] = block  # an AI SDK image part named by its URL: written back as it is
+            event = message_event(role, text, meta=meta)
             if self.ctx.options.get("keep_images"):
                 entry = _sdk_payload_media(block.get("image"), block.get("mediaType"))
                 media.attach(event, [entry] if entry is not None else [])
@@ -674,6 +682,8 @@ class AnthropicReader(ProviderReader):
             text = _sdk_payload_text(kind, block.get("data"), mime, block.get("filename"))
             extra = compact_extras(block, ("type", "data", "mediaType", "filename"))
             meta = _meta("text", extra=extra, attachment="file")
+            if _is_web_url(block.get("data")):
+                meta["mediaRef"] = block  # an AI SDK file part named by its URL
             if isinstance(block.get("filename"), str) and block["filename"]:
                 meta["fileName"] = block["filename"]
             event = message_event(role, text, meta=meta)

@@ -59,6 +59,8 @@ def media_reference(part) -> dict | None:
         return {"type": ref["type"], "source": ref["reference"], **{k: v for k, v in ref.items() if k not in ("type", "reference")}}
     if ref.get("type") == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
         return {"type": "image", "source": {"type": "url", "url": ref["image_url"]}}
+    if ref.get("type") == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
+        return {"type": "image", "source": {"type": "url", "url": ref["image"]}}  # an AI SDK image part (Roo Code)
     image = ref.get("image_url") if ref.get("type") == "image_url" else None  # Chat Completions
     url = image.get("url") if isinstance(image, dict) else image
     if isinstance(url, str) and url:

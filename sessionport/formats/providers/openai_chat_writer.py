@@ -37,6 +37,8 @@ def media_reference(part: Part) -> dict | None:
         return {"type": "image_url", "image_url": image}
     if rtype == "input_file" and isinstance(ref.get("file_id"), str) and ref["file_id"]:
         return {"type": "file", "file": {"file_id": ref["file_id"]}}  # the same OpenAI Files API
+    if rtype == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
+        return {"type": "image_url", "image_url": {"url": ref["image"]}}  # an AI SDK image part (Roo Code)
     source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
     if rtype == "image" and source.get("type") == "url" and isinstance(source.get("url"), str):
         return {"type": "image_url", "image_url": {"url": source["url"]}}

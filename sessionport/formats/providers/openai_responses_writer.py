@@ -216,6 +216,8 @@ def media_reference(part: Part) -> dict | None:
         return {"type": "input_image", "image_url": url, "detail": detail} if isinstance(url, str) and url else None
     if ref.get("type") == "file" and isinstance(ref.get("file"), dict) and isinstance(ref["file"].get("file_id"), str):
         return {"type": "input_file", "file_id": ref["file"]["file_id"]}
+    if ref.get("type") == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
+        return {"type": "input_image", "image_url": ref["image"], "detail": "auto"}  # an AI SDK image part (Roo Code)
     source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
     if source.get("type") == "url" and isinstance(source.get("url"), str):
         if ref.get("type") == "image":

@@ -104,6 +104,13 @@ class RooHistoryWriter(TurnWriter):
         return None
 
     def user_pieces(self, part: Part, event: dict, meta: dict) -> list[dict]:
+        ref = meta.get("mediaRef")
+        if isinstance(ref, dict) and ((ref.get("type") == "image" and isinstance(ref.get("image"), str))
+                                      or (ref.get("type") == "file" and isinstance(ref.get("data"), str))):
+            return [ref]  # an image or file part named by its URL, as it was read
+        source = ref.get("reference") if isinstance(ref, dict) and isinstance(ref.get("reference"), dict) else {}
+        if isinstance(ref, dict) and ref.get("type") == "image" and source.get("type") == "url" and isinstance(source.get("url"), str):
+            return [{"type": "image", "image": source["url"]}]  # an Anthropic URL image
         images = [m for m in event.get("media") or [] if isinstance(m, dict) and m.get("data") and m.get("mediaType")]
         if meta.get("attachment") == "image" and images:
             return [{"type": "image", "image": f"data:{m['mediaType']};base64,{m['data']}", "mediaType": m["mediaType"]}
