@@ -259,7 +259,10 @@ class PartConverter:
                     event["media"] = [entry]
             yield event
         elif _get(part, "fileData", "file_data") is not None:
-            yield message_event(speaker, file_placeholder(_get(part, "fileData", "file_data")), **fields, meta={"kind": "text", **meta, "attachment": True})
+            data = _get(part, "fileData", "file_data")
+            more = {"mediaRef": {"fileData": data}} if isinstance(data, dict) and _get(data, "fileUri", "file_uri") else {}
+            # a file named by its URI holds no bytes: the part is kept and written back
+            yield message_event(speaker, file_placeholder(data), **fields, meta={"kind": "text", **meta, "attachment": True, **more})
         elif _get(part, "executableCode", "executable_code") is not None:
             code = _get(part, "executableCode", "executable_code")
             code = code if isinstance(code, dict) else {"code": code}

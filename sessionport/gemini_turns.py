@@ -225,6 +225,10 @@ class GeminiTurns:
         if isinstance(meta.get("geminiPart"), dict):
             self.contents.add("model" if role == "assistant" else "user", meta["geminiPart"])
             return
+        ref = meta.get("mediaRef")
+        if kind == "text" and role in ("user", "assistant") and isinstance(ref, dict) and isinstance(ref.get("fileData"), dict):
+            self.contents.add("model" if role == "assistant" else "user", {"fileData": ref["fileData"]})
+            return
         if kind == "tool_use":
             self._call(event, meta)
         elif kind == "tool_result":

@@ -213,13 +213,15 @@ def _media_count(event: dict) -> int:
     # (``[image: image/png, 1.0 MB]``, see model.human_size) or meta.attachment.
     if event.get("type") != "message":
         return 0
+    meta = event.get("meta")
+    if isinstance(meta, dict) and isinstance(meta.get("mediaRef"), dict):
+        return 0  # named by a URL or file id (kept in meta.mediaRef), which its placeholder shows: no bytes to lose
     text = event.get("text")
     found = 0
     if isinstance(text, str) and ("[image" in text or "[document" in text):
         import re
 
         found = len(re.findall(r"\[(?:image|document)(?::[^\]\n]*)?\]", text))
-    meta = event.get("meta")
     if not found and isinstance(meta, dict) and meta.get("attachment"):
         found = 1
     return found

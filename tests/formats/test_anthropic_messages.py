@@ -431,3 +431,57 @@ def test_a_cline_ui_messages_file_alone_says_where_the_conversation_is(tmp_path)
         assert result.returncode == 1, name
         assert b"a Cline task's ui_messages.json" in result.stderr and b"api_conversation_history.json" in result.stderr, name
         assert b"Traceback" not in result.stderr
+
+
+def test_task_metadata_beside_a_history_gives_the_session_metadata(tmp_path):
+    task = FIXTURES / "cline-tasks" / "1767600000000"
+    source = json.loads((task / "task_metadata.json").read_text())
+    session = next(iter(sessionport.read(str(task / "api_conversation_history.json"))))
+    metadata = session["metadata"]
+    assert metadata["client"] == "cline"
+    assert metadata["filesInContext"] == source["files_in_context"]
+    assert metadata["modelUsage"] == source["model_usage"]
+    assert metadata["environmentHistory"] == source["environment_history"]
+    assert (metadata["model"], metadata["provider"], metadata["clientVersion"]) == ("claude-opus-4-5-20251101", "anthropic", "3.46.1")
+    # Roo Code's file records (roo_read_date) tell its plain-array history from Cline's; a key not known is named
+    roo = tmp_path / "0f1e2d3c-0000-4000-8000-000000000000"
+    roo.mkdir()
+    (roo / "api_conversation_history.json").write_bytes((task / "api_conversation_history.json").read_bytes())
+    (roo / "task_metadata.json").write_text(json.dumps({"files_in_context": [
+        {"path": "a.py", "record_state": "active", "record_source": "read_tool", "roo_read_date": 1, "roo_edit_date": None}],
+        "initial_info": {"x": 1}}))
+    metadata = next(iter(sessionport.read(str(roo / "api_conversation_history.json"))))["metadata"]
+    assert metadata["client"] == "roo-code" and metadata["taskMetadataKeys"] == ["initial_info"]
+    # an unreadable file is said, and the history still read
+    (roo / "task_metadata.json").write_text("{torn")
+    warnings: list[str] = []
+    events = list(sessionport.read(str(roo / "api_conversation_history.json"), context=ReadContext(on_warning=warnings.append)))
+    assert any("task_metadata.json cannot be read" in w for w in warnings) and events[-1]["type"] == "end"
+
+
+def test_the_extension_folder_of_a_task_names_its_client(tmp_path):
+    task = FIXTURES / "cline-tasks" / "1769100000000"
+    for folder, client in (("kilocode.kilo-code", "kilo-code"), ("rooveterinaryinc.roo-cline", "roo-code"), ("saoudrizwan.claude-dev", "cline")):
+        home = tmp_path / "globalStorage" / folder / "tasks" / task.name
+        home.mkdir(parents=True)
+        (home / "api_conversation_history.json").write_bytes((task / "api_conversation_history.json").read_bytes())
+        session = next(iter(sessionport.read(str(home / "api_conversation_history.json"))))
+        assert session["metadata"]["client"] == client
+
+
+def test_a_block_of_a_type_not_known_is_written_back_as_it_was(tmp_path):
+    """A newer API's block (a ``fallback`` echoed back from a response, any
+    other) is reported on reading and kept; written back it is that block,
+    not its ``[type]`` placeholder, which would change the prompt."""
+    raw = {"model": "claude-x", "messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "fallback", "model": "claude-y"}, {"type": "text", "text": "hello"}]},
+        {"role": "user", "content": [{"type": "hologram", "data": {"x": 1}}, {"type": "text", "text": "more"}]},
+    ]}
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps(raw))
+    warnings: list[str] = []
+    events = list(sessionport.read(str(path), context=ReadContext(on_warning=warnings.append)))
+    assert events[-1]["unknown"] == {"content block": {"fallback": 1, "hologram": 1}}
+    document = orjson.loads(sessionport.dumps(events, format="anthropic-messages"))
+    assert document["messages"][1:] == [{"role": m["role"], "content": m["content"]} for m in raw["messages"][1:]]

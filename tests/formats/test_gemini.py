@@ -445,3 +445,18 @@ def test_cli_converts_from_stdin_with_detection():
     result = run_cli("convert", "-", "--to", "gemini", input=data)
     assert result.returncode == 0, result.stderr.decode()
     assert json.loads(result.stdout)["contents"][0]["parts"][0]["text"] == "List the files, then read README.md."
+
+
+def test_file_data_named_by_uri_is_written_back_and_not_counted_as_lost_bytes(tmp_path):
+    sample = FIXTURES / "gemini" / "file-data.json"
+    original = json.loads(sample.read_text())["contents"][0]["parts"]
+    events = list(sessionport.read(str(sample)))
+    refs = [m["meta"]["mediaRef"] for m in messages(events) if "mediaRef" in m["meta"]]
+    assert refs == [{"fileData": p["fileData"]} for p in original[1:3]]
+    out = tmp_path / "back.json"
+    done = run_cli("convert", str(sample), "--to", "gemini", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    written = json.loads(out.read_text())["contents"][0]["parts"]
+    assert written[1:3] == original[1:3]
+    assert "text" in written[3]  # inline bytes: the placeholder, as before
+    assert b"the bytes of 1 image(s) or document(s)" in done.stderr

@@ -106,3 +106,33 @@ def test_detection_prefers_responses_for_item_lists():
     assert s(b'[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"x"}]') > 50
     assert s(b'{"session":{"id":"x"},"items":[{"type":"message","role":"user","content":[]}]}') == 0  # codex TS rollout
     assert s(b'{"messages":[{"role":"user","content":"x"}]}') == 0
+
+
+def test_output_text_annotations_are_kept_and_written_back_on_the_output_message():
+    import io
+
+    from sessionport.context import WriteContext
+    from sessionport.pipeline.stream import write_events
+
+    from test_provider_roundtrip import assert_api_valid
+
+    sample = FIXTURES / "openai-responses" / "output-text-annotations.json"
+    source = orjson.loads(sample.read_bytes())["input"][2]["content"][0]["annotations"]
+    events = list(sessionport.read(str(sample)))
+    answer = [m for m in messages(events) if m["role"] == "assistant" and m["meta"].get("itemId") == "msg_1"][0]
+    assert answer["meta"]["annotations"] == source
+    out, warnings = io.BytesIO(), []
+    write_events(events, out, format="openai-responses", context=WriteContext(on_warning=warnings.append))
+    document = orjson.loads(out.getvalue())
+    assert_api_valid("openai-responses", document)
+    written = [i for i in document["input"] if i.get("id") == "msg_1"][0]
+    assert written["status"] == "completed"
+    assert written["content"] == [{"type": "output_text", "text": answer["text"], "annotations": source}]
+    assert warnings == []
+    # without the item id the output-message shape cannot be written: the loss is counted
+    for event in events:
+        if event.get("meta", {}).get("itemId") == "msg_1":
+            del event["meta"]["itemId"]
+    out, warnings = io.BytesIO(), []
+    write_events(events, out, format="openai-responses", context=WriteContext(on_warning=warnings.append))
+    assert any("2 output_text annotation(s)" in w for w in warnings)

@@ -98,10 +98,48 @@ def test_keep_images_carries_the_images_of_parts_and_tool_outputs():
     assert all(m["media"][0]["mediaType"] == "image/png" for m in with_media)
 
 
-def test_round_trip_through_portable_and_back_to_anthropic_messages(tmp_path):
+def test_round_trip_through_portable_writes_the_versioned_history_again(tmp_path):
+    portable = tmp_path / "x.jsonl"
+    done = run_cli("convert", str(SAMPLE), "--to", "portable-jsonl", "-o", str(portable), "--keep-images")
+    assert done.returncode == 0, done.stderr
+    back = tmp_path / TASK / "api_conversation_history.json"
+    back.parent.mkdir()
+    done = run_cli("convert", str(portable), "--to", "anthropic-messages", "-o", str(back))
+    assert done.returncode == 0, done.stderr
+    source = json.loads(SAMPLE.read_text())
+    document = json.loads(back.read_text())
+    # the envelope Roo Code reads (any other object it takes for an empty history)
+    assert set(document) == {"version", "messages"} and document["version"] == 2
+    written, original = document["messages"], source["messages"]
+    assert [m.get("role", m.get("type")) for m in written] == [m.get("role", m.get("type")) for m in original]
+    flags = ("ts", "condenseId", "condenseParent", "isSummary", "truncationId", "isTruncationMarker", "providerOptions")
+    assert [{k: m.get(k) for k in flags} for m in written] == [{k: m.get(k) for k in flags} for m in original]
+    parts = [p for m in written if isinstance(m.get("content"), list) for p in m["content"]]
+    assert [p["toolCallId"] for p in parts if p["type"] == "tool-call"] == ["toolu_01A", "toolu_01B", "toolu_01C", "toolu_01D"]
+    assert [p["toolCallId"] for p in parts if p["type"] == "tool-result"] == ["toolu_01A", "toolu_01B", "toolu_01C", "toolu_01D"]
+    outputs = [p["output"] for p in parts if p["type"] == "tool-result"]
+    assert [o["type"] for o in outputs] == ["text", "json", "error-text", "text"]
+    assert outputs[1] == original[5]["content"][0]["output"]  # a json output keeps its value
+    # the content output held an image's bytes, which are not kept: its text, placeholder included
+    reasoning = next(p for p in parts if p["type"] == "reasoning")
+    assert reasoning["providerOptions"] == {"anthropic": {"signature": "EqQBCkYIBxgCKkBsig=="}}
+    assert written[8] == original[8]  # the standalone encrypted reasoning item
+    assert next(p for p in parts if p["type"] == "image")["image"] == original[0]["content"][1]["image"]
+    # and it reads back as the same conversation
+    again = [e for e in sessionport.read(str(back)) if e["type"] == "message"]
+    first = _messages(keep_images=True)
+    assert [(m["role"], m["meta"]["kind"], m.get("toolCallId")) for m in again] == [
+        (m["role"], m["meta"]["kind"], m.get("toolCallId")) for m in first]
+
+
+def test_a_session_from_elsewhere_is_still_a_request_document(tmp_path):
     portable = tmp_path / "x.jsonl"
     done = run_cli("convert", str(SAMPLE), "--to", "portable-jsonl", "-o", str(portable))
     assert done.returncode == 0, done.stderr
+    lines = portable.read_text().splitlines()
+    session = json.loads(lines[0])
+    session["metadata"] = {}
+    portable.write_text("\n".join([json.dumps(session), *lines[1:]]) + "\n")
     back = tmp_path / "back.json"
     done = run_cli("convert", str(portable), "--to", "anthropic-messages", "-o", str(back))
     assert done.returncode == 0, done.stderr
@@ -272,3 +310,19 @@ def test_a_tool_message_of_other_parts_is_a_bad_record(tmp_path):
     path.write_text(json.dumps({"version": 2, "messages": [{"role": "user", "content": "hi"}, {"role": "tool", "content": [{"type": "text", "text": "x"}]}]}))
     done = run_cli("convert", str(path), "--to", "markdown")
     assert done.returncode != 0 and b"tool message of tool-result parts" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_an_image_named_by_its_url_is_written_back_as_that_part(tmp_path):
+    raw = json.loads(SAMPLE.read_text())
+    part = {"type": "image", "image": "https://example.com/screen.png", "mediaType": "image/png"}
+    raw["messages"][0]["content"][1] = part
+    task = tmp_path / TASK
+    task.mkdir()
+    (task / "api_conversation_history.json").write_text(json.dumps(raw))
+    events = list(sessionport.read(str(task / "api_conversation_history.json")))
+    document = json.loads(sessionport.dumps(events, format="anthropic-messages"))
+    assert document["messages"][0]["content"][1] == part
+    # the same link, sent to the Messages API, is a URL image
+    session = dict(events[0], metadata={})
+    request = json.loads(sessionport.dumps([session, *events[1:]], format="anthropic-messages"))
+    assert request["messages"][0]["content"][1] == {"type": "image", "source": {"type": "url", "url": part["image"]}}

@@ -22,7 +22,9 @@ from sessionport.context import ReadContext
 from sessionport.model import message_event
 from sessionport.registry import Importer
 from sessionport.formats.providers.cassette import RecordedTraffic
-from sessionport.formats.providers.cline import MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, session_manifest, ui_messages, session_messages_id
+from sessionport.formats.providers.cline import (
+    MANIFEST_FIELDS, HISTORY_FILES, UI_MESSAGES, UI_REASONING, client_by_folder, roo_task_metadata, session_manifest, session_messages_id, task_metadata, ui_messages,
+)
 from sessionport.formats.providers.content import (
     base64_size,
     compact_extras,
@@ -78,13 +80,39 @@ def _source_placeholder(kind: str, source: Any, label: str | None = None) -> str
     if stype == "url":
         return url_placeholder(kind, source.get("url"), media)
     if stype == "file":
-        return placeholder(kind, media, label=label or source.get("file_id"))
+        names = [n for n in (label, source.get("file_id")) if isinstance(n, str) and n]
+        return placeholder(kind, media, label=", ".join(dict.fromkeys(names)) or None)
     if stype == "text":
         head = placeholder(kind, media or "text/plain", label=label)
         return f"{head}\n{text_of(source.get('data'))}"
     if stype == "content":
         return f"{placeholder(kind, label=label)}\n{_blocks_text(source.get('content'))}"
     return placeholder(kind, media, label=label)
+
+
+def _is_reference(source: Any) -> bool:
+    """Whether an image's or document's source names its bytes (a URL, a
+    Files API id) rather than holding them."""
+    if not isinstance(source, dict):
+        return False
+    if source.get("type") == "url":
+        return isinstance(source.get("url"), str) and bool(source["url"]) and not source["url"].startswith("data:")
+    return source.get("type") == "file" and isinstance(source.get("file_id"), str) and bool(source["file_id"])
+
+
+def _search_result_text(block: dict) -> str:
+    return f"[search_result: {block.get('title', '')} {block.get('source', '')}]\n{_blocks_text(block.get('content'))}"
+
+
+def search_result_kept(block: dict) -> dict:
+    """A ``search_result`` block for ``meta``: its ``source`` (a URL or a
+    name) under ``reference``, a key redaction reads (``source`` it passes by
+    as a format's name), the other keys as they are."""
+    return {"type": "search_result", "reference": block.get("source"), **{k: v for k, v in block.items() if k not in ("type", "source")}}
+
+
+def _has_search_result(content: Any) -> bool:
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "search_result" for b in content)
 
 
 def _blocks_text(content: Any) -> str:
@@ -108,7 +136,7 @@ def _blocks_text(content: Any) -> str:
         elif btype == "tool_reference":
             pieces.append(f"[tool_reference: {block.get('tool_name', '')}]")
         elif btype == "search_result":
-            pieces.append(f"[search_result: {block.get('title', '')} {block.get('source', '')}]\n{_blocks_text(block.get('content'))}")
+            pieces.append(_search_result_text(block))
         else:
             pieces.append(text_of(block))
     return "\n".join(pieces)
@@ -163,6 +191,11 @@ def _cline_media_text(block: dict) -> str:
 ROO_HISTORY_VERSION = 2
 
 
+def _is_web_url(payload: Any) -> bool:
+    """Whether an AI SDK payload is a link (not a data URL, not base64)."""
+    return isinstance(payload, str) and payload[:8].lower().startswith(("https://", "http://"))
+
+
 def _sdk_payload_text(kind: str, payload: Any, media_type: Any, label: Any = None) -> str:
     """The placeholder of an AI SDK image or file payload: a data or web URL,
     or bare base64 (never copied)."""
@@ -197,6 +230,22 @@ def _sdk_payload_media(payload: Any, media_type: Any) -> dict | None:
         return media.from_data_url(payload)
     if isinstance(payload, str) and "://" not in payload[:16]:
         return media.from_base64(media_type, payload)
+    return None
+
+
+def _sdk_output_kept(output: Any) -> dict | None:
+    """An AI SDK tool output whose shape its text does not say (``json``,
+    ``error-json``, ``execution-denied``, ``content`` without inline bytes),
+    kept whole; None for text outputs and for content that holds media data
+    (readers keep no media bytes)."""
+    if not isinstance(output, dict):
+        return None
+    kind = output.get("type")
+    if kind in ("json", "error-json", "execution-denied"):
+        return output
+    if kind == "content" and isinstance(output.get("value"), list):
+        inline = any(isinstance(i, dict) and i.get("type") in ("media", "image-data", "file-data") for i in output["value"])
+        return None if inline else output
     return None
 
 
@@ -335,6 +384,14 @@ class AnthropicReader(ProviderReader):
             metadata["historyVersion"] = header["version"]
         elif self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES or _is_cline_session(header):
             metadata["client"] = "cline"
+        if self.ctx.path and os.path.basename(self.ctx.path) in _CLINE_FILES:
+            found = task_metadata(self.ctx.path, self.ctx)
+            if roo_task_metadata(found):
+                metadata["client"] = "roo-code"  # a plain-array history of Roo Code's, told by its file records
+            metadata.update(found)
+            by_folder = client_by_folder(self.ctx.path)
+            if by_folder is not None:
+                metadata["client"] = by_folder  # Kilo Code, a fork of Roo Code, writes the same files
         if _is_cline_session(header):
             for key, name in (("agent", "agent"), ("taskType", "taskType"), ("origin", "origin"), ("updated_at", "updatedAt")):
                 if header.get(key) is not None:
@@ -573,7 +630,15 @@ class AnthropicReader(ProviderReader):
                     "tool", text, toolName=call[0] if call[1] is None else None, toolCallId=call[1], meta=_meta("tool_result", extra=extra)
                 )
                 return
-            meta = _meta("text", extra=extra)
+            citations = extra.pop("citations", None) if extra else None
+            meta = _meta("text", extra=extra or None)
+            if isinstance(citations, list) and citations:
+                # what the text cites (a search result, a document, a web page): written back on it;
+                # a location's source under "reference", a key redaction reads
+                meta["citations"] = [{"reference" if k == "source" else k: v for k, v in c.items()} if isinstance(c, dict) else c
+                                     for c in citations]
+            elif citations is not None:
+                meta.setdefault("extra", {})["citations"] = citations
             if role == "user" and (self.cline_history or self.cline3):
                 injected = _cline_injected(text)
                 if injected is not None:
@@ -602,7 +667,10 @@ class AnthropicReader(ProviderReader):
             # AI SDK (Roo Code's v2 history): {type, image, mediaType}
             text = _sdk_payload_text("image", block.get("image"), block.get("mediaType"))
             extra = compact_extras(block, ("type", "image", "mediaType"))
-            event = message_event(role, text, meta=_meta("text", extra=extra, attachment="image"))
+            meta = _meta("text", extra=extra, attachment="image")
+            if _is_web_url(block.get("image")):
+                meta["mediaRef"] = block  # an AI SDK image part named by its URL: written back as it is
+            event = message_event(role, text, meta=meta)
             if self.ctx.options.get("keep_images"):
                 entry = _sdk_payload_media(block.get("image"), block.get("mediaType"))
                 media.attach(event, [entry] if entry is not None else [])
@@ -614,6 +682,8 @@ class AnthropicReader(ProviderReader):
             text = _sdk_payload_text(kind, block.get("data"), mime, block.get("filename"))
             extra = compact_extras(block, ("type", "data", "mediaType", "filename"))
             meta = _meta("text", extra=extra, attachment="file")
+            if _is_web_url(block.get("data")):
+                meta["mediaRef"] = block  # an AI SDK file part named by its URL
             if isinstance(block.get("filename"), str) and block["filename"]:
                 meta["fileName"] = block["filename"]
             event = message_event(role, text, meta=meta)
@@ -633,16 +703,31 @@ class AnthropicReader(ProviderReader):
             call_id = nonempty_str(block.get("toolCallId"))
             self._close_call(call_id)
             extra = compact_extras(block, ("type", "toolCallId", "toolName", "output", "result"))
+            meta = _meta("tool_result", extra=extra)
+            kept = _sdk_output_kept(block.get("output"))
+            if kept is not None:
+                meta["sdkOutput"] = kept  # its shape, for Roo Code's history written back
             event = message_event(
-                "tool", text, toolName=nonempty_str(block.get("toolName")), toolCallId=call_id, isError=is_error, meta=_meta("tool_result", extra=extra)
+                "tool", text, toolName=nonempty_str(block.get("toolName")), toolCallId=call_id, isError=is_error, meta=meta
             )
             if self.ctx.options.get("keep_images"):
                 media.attach(event, images)
             yield event
+        elif btype == "search_result":
+            # a search result given to the model to cite (search_result_location citations)
+            meta = _meta("text")
+            meta["searchResult"] = search_result_kept(block)
+            yield message_event(role, _search_result_text(block), meta=meta)
         elif btype in ("image", "document"):
             text = _source_placeholder(btype, block.get("source"), block.get("title") if isinstance(block.get("title"), str) else None)
             extra = compact_extras(block, ("type", "source", "title"))
-            event = message_event(role, text, meta=_meta("text", extra=extra, attachment=btype))
+            meta = _meta("text", extra=extra, attachment=btype)
+            if _is_reference(block.get("source")):
+                # a URL or a Files API id, no bytes: written back as it was; the
+                # source under "reference" (a key redaction reads, unlike "source")
+                meta["mediaRef"] = {"type": btype, "reference": block["source"],
+                                    **{k: v for k, v in block.items() if k not in ("type", "source")}}
+            event = message_event(role, text, meta=meta)
             if btype == "image" and self.ctx.options.get("keep_images"):
                 media.attach(event, _images([block]))
             yield event
@@ -664,7 +749,12 @@ class AnthropicReader(ProviderReader):
             extra = compact_extras(block, ("type", "tool_use_id", "content", "is_error"))
             is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
             self._close_call(block.get("tool_use_id"))
-            event = message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=_meta("tool_result", extra=extra))
+            meta = _meta("tool_result", extra=extra)
+            if _has_search_result(block.get("content")):
+                # a RAG tool's results, which the model cites: the blocks are kept to be written back
+                meta["resultContent"] = [search_result_kept(b) if isinstance(b, dict) and b.get("type") == "search_result" else b
+                                         for b in block["content"]]
+            event = message_event("tool", text, toolCallId=nonempty_str(block.get("tool_use_id")), isError=is_error, meta=meta)
             if self.ctx.options.get("keep_images") and isinstance(block.get("content"), list):
                 media.attach(event, _images(block["content"]))
             yield event
@@ -688,6 +778,21 @@ class AnthropicReader(ProviderReader):
             if file_id:
                 meta["fileId"] = file_id
             yield message_event(role, placeholder("file", label=file_id), meta=meta)
+        elif btype == "mid_conv_system":
+            # system instructions given mid-conversation (a beta block, the trailing block of a
+            # user turn: Claude Code sends its agent and skill lists so to the Claude 5 models)
+            content = block.get("content")
+            items = content if isinstance(content, list) else [content]
+            texts = [text_of(b.get("text")) if isinstance(b, dict) else text_of(b) for b in items
+                     if isinstance(b, str) or (isinstance(b, dict) and b.get("type", "text") == "text")]
+            meta = _meta("text", extra=compact_extras(block, ("type", "content")))
+            meta["midConvSystem"] = True
+            others = [b for b in items if isinstance(b, dict) and b.get("type", "text") != "text"]
+            if others:
+                meta["midConvContent"] = content  # tool additions or removals beside the text: kept whole
+            label = ", ".join(sorted({str(b.get("type")) for b in others}))
+            text = "\n\n".join(t for t in texts if t) or f"[mid_conv_system: {label or 'empty'}]"
+            yield message_event("system", text, meta=meta)
         elif btype == "compaction":
             # The server's summary of the turns before it (null when the
             # summary failed); the signature and encrypted part are kept.

@@ -12,12 +12,14 @@ See docs/formats/anthropic-messages.md.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import BinaryIO, Iterable
 
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.formats.providers.document import TurnWriter
+from sessionport.formats.providers.roo_writer import RooHistoryWriter, is_roo_history
 from sessionport.formats.providers.turns import Turn, call_name, meta_of, result_output, user_text
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
@@ -32,6 +34,43 @@ def _text_block(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
+def _unknown_block(part) -> dict | None:
+    """A content block of a type the reader did not know (``meta.block``),
+    written back as it was rather than as its ``[type]`` placeholder."""
+    block = meta_of(part).get("block") if part.kind == "text" else None
+    return block if isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] else None
+
+
+def _search_result_block(kept: dict) -> dict:
+    """A ``search_result`` block from its form in ``meta`` (the source under ``reference``)."""
+    return {"type": "search_result", "source": kept.get("reference"), **{k: v for k, v in kept.items() if k not in ("type", "reference")}}
+
+
+def media_reference(part) -> dict | None:
+    """The image or document block of a user part that named its bytes by a
+    URL or a Files API id (``meta.mediaRef``): an Anthropic block as it was
+    read, an OpenAI image or file URL as the same URL source."""
+    if part.kind != "text":
+        return None
+    ref = meta_of(part).get("mediaRef")
+    if not isinstance(ref, dict):
+        return None
+    if ref.get("type") in ("image", "document") and isinstance(ref.get("reference"), dict):
+        return {"type": ref["type"], "source": ref["reference"], **{k: v for k, v in ref.items() if k not in ("type", "reference")}}
+    if ref.get("type") == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
+        return {"type": "image", "source": {"type": "url", "url": ref["image_url"]}}
+    if ref.get("type") == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
+        return {"type": "image", "source": {"type": "url", "url": ref["image"]}}  # an AI SDK image part (Roo Code)
+    image = ref.get("image_url") if ref.get("type") == "image_url" else None  # Chat Completions
+    url = image.get("url") if isinstance(image, dict) else image
+    if isinstance(url, str) and url:
+        return {"type": "image", "source": {"type": "url", "url": url}}
+    url = ref.get("file_url")
+    if ref.get("type") == "input_file" and isinstance(url, str) and url.lower().split("?")[0].endswith(".pdf"):
+        return {"type": "document", "source": {"type": "url", "url": url}}
+    return None  # another vendor's file id names nothing here: the placeholder text stays
+
+
 class _Writer(TurnWriter):
     def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
         super().__init__(out, ctx, "messages")
@@ -39,6 +78,7 @@ class _Writer(TurnWriter):
         self.last: dict | None = None
         self.unsigned_thinking = 0
         self.dropped_empty = 0
+        self.mid_conv_left_out = 0
 
     # -- turns -> messages ---------------------------------------------------
     def turn(self, turn: Turn) -> None:
@@ -46,12 +86,34 @@ class _Writer(TurnWriter):
             texts = [p.event["text"] for p in turn.parts if p.event and (p.event.get("text") or "").strip()]
             if turn.leading:
                 self.system.extend(texts)
-            elif texts:
-                self.message("system", [_text_block(t) for t in texts])
+            else:
+                self.later_system(turn)
             return
         blocks = self.assistant_blocks(turn) if turn.role == "assistant" else self.user_blocks(turn)
         if blocks:
             self.message(turn.role, blocks)
+
+    def later_system(self, turn: Turn) -> None:
+        """System messages after the conversation began: ``role: "system"``
+        messages.  One read from a ``mid_conv_system`` block (a beta block
+        the SDK's request types do not declare) keeps its ``cache_control``
+        on its text; what else the block held (tool additions, removals)
+        has no place there and is counted."""
+        blocks: list[dict] = []
+        for part in turn.parts:
+            event, meta = part.event or {}, meta_of(part)
+            if not (event.get("text") or "").strip():
+                continue
+            block = _text_block(event["text"])
+            if meta.get("midConvSystem") is True:
+                extra = meta.get("extra") if isinstance(meta.get("extra"), dict) else {}
+                if isinstance(extra.get("cache_control"), dict):
+                    block["cache_control"] = extra["cache_control"]
+                if isinstance(meta.get("midConvContent"), list):
+                    self.mid_conv_left_out += sum(1 for b in meta["midConvContent"] if isinstance(b, dict) and b.get("type", "text") != "text")
+            blocks.append(block)
+        if blocks:
+            self.message("system", blocks)
 
     def assistant_blocks(self, turn: Turn) -> list[dict]:
         blocks = []
@@ -70,8 +132,15 @@ class _Writer(TurnWriter):
                     blocks.append({"type": "redacted_thinking", "data": meta["redactedThinking"]})
                 else:
                     self.unsigned_thinking += 1
+            elif _unknown_block(part) is not None:
+                blocks.append(_unknown_block(part))
             elif (event.get("text") or "").strip():
-                blocks.append(_text_block(event["text"]))
+                block = _text_block(event["text"])
+                citations = meta.get("citations")
+                if isinstance(citations, list) and citations:
+                    block["citations"] = [{"source" if k == "reference" else k: v for k, v in c.items()} if isinstance(c, dict) else c
+                                          for c in citations]
+                blocks.append(block)
             else:
                 self.dropped_empty += 1
         return blocks
@@ -82,11 +151,26 @@ class _Writer(TurnWriter):
             output = result_output(part)
             if output is not None:
                 block = {"type": "tool_result", "tool_use_id": part.call_id}
-                if output:
+                kept = meta_of(part).get("resultContent") if part.kind == "tool_result" else None
+                if isinstance(kept, list) and kept:
+                    block["content"] = [_search_result_block(b) if isinstance(b, dict) and b.get("type") == "search_result" else b for b in kept]
+                elif output:
                     block["content"] = output
                 if (part.event or {}).get("isError") is True:
                     block["is_error"] = True
                 blocks.append(block)
+                continue
+            unknown = _unknown_block(part)
+            if unknown is not None:
+                blocks.append(unknown)
+                continue
+            reference = media_reference(part)
+            if reference is not None:
+                blocks.append(reference)
+                continue
+            kept = meta_of(part).get("searchResult") if part.kind == "text" else None
+            if isinstance(kept, dict):
+                blocks.append(_search_result_block(kept))
                 continue
             text = user_text(part)
             if text.strip():
@@ -130,6 +214,10 @@ class _Writer(TurnWriter):
         self.close_document()
         if self.dropped_empty:
             self.ctx.warn(f"{self.dropped_empty} empty or blank text(s) left out: the Messages API rejects blank text blocks")
+        if self.mid_conv_left_out:
+            self.ctx.warn(
+                f"{self.mid_conv_left_out} tool addition(s) or removal(s) of mid_conv_system blocks left out: a system message holds text only"
+            )
         if self.unsigned_thinking:
             self.ctx.warn(
                 f"{self.unsigned_thinking} thinking block(s) without a signature dropped: the Messages API rejects unsigned thinking"
@@ -137,7 +225,13 @@ class _Writer(TurnWriter):
 
 
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
-    _Writer(out, ctx).write(events, normalize_id=_normalize_id, id_prefix="toolu_sp")
+    """A request document; a session read from Roo Code's versioned history
+    goes back to that envelope (:mod:`.roo_writer`)."""
+    stream = iter(events)
+    first = next(stream, None)
+    head = [first] if first is not None else []
+    writer = RooHistoryWriter if is_roo_history(first) else _Writer
+    writer(out, ctx).write(itertools.chain(head, stream), normalize_id=_normalize_id, id_prefix="toolu_sp")
 
 
 EXPORTER = Exporter(

@@ -155,6 +155,76 @@ def ui_messages(history_path: str, ctx: ReadContext) -> UiMessages:
     return UiMessages(found, notices)
 
 
+TASK_METADATA = "task_metadata.json"
+# More than this is not a task's metadata file (real ones are a few KB).
+_TASK_METADATA_MAX = 8 << 20
+
+
+def task_metadata(history_path: str, ctx: ReadContext) -> dict:
+    """Session metadata from the ``task_metadata.json`` beside a task's
+    history (Cline's FileContextTracker and model tracking; Roo Code and its
+    forks write ``files_in_context`` only): ``filesInContext``,
+    ``modelUsage`` and ``environmentHistory`` verbatim, the last model used
+    as ``model`` / ``provider``, the last ``cline_version`` as
+    ``clientVersion``; ``{}`` when there is none, and a warning when it
+    cannot be read."""
+    path = os.path.join(os.path.dirname(history_path), TASK_METADATA)
+    if not os.path.isfile(path):
+        return {}
+    try:
+        with open_regular(path) as handle:
+            raw = handle.read(_TASK_METADATA_MAX + 1)
+        if len(raw) > _TASK_METADATA_MAX:
+            raise SessionportError(f"larger than {_TASK_METADATA_MAX >> 20} MB")
+        document = orjson.loads(raw)
+    except (OSError, SessionportError, orjson.JSONDecodeError) as exc:
+        ctx.warn(f"{path} cannot be read ({exc}); the files in context and models it lists are not in the session metadata")
+        return {}
+    if not isinstance(document, dict):
+        return {}
+    found: dict = {}
+    for key, name in (("files_in_context", "filesInContext"), ("model_usage", "modelUsage"), ("environment_history", "environmentHistory")):
+        if isinstance(document.get(key), list) and document[key]:
+            found[name] = document[key]
+    usage = [u for u in found.get("modelUsage", []) if isinstance(u, dict)]
+    if usage and isinstance(usage[-1].get("model_id"), str) and usage[-1]["model_id"]:
+        found["model"] = usage[-1]["model_id"]
+        if isinstance(usage[-1].get("model_provider_id"), str) and usage[-1]["model_provider_id"]:
+            found["provider"] = usage[-1]["model_provider_id"]
+    versions = [e.get("cline_version") for e in found.get("environmentHistory", []) if isinstance(e, dict)]
+    versions = [v for v in versions if isinstance(v, str) and v]
+    if versions:
+        found["clientVersion"] = versions[-1]
+    other = sorted(k for k in document if k not in ("files_in_context", "model_usage", "environment_history"))
+    if other:
+        found["taskMetadataKeys"] = other  # named, so that a newer file's additions are seen
+    return found
+
+
+# The VS Code global-storage folders of the extensions (their ids): a task
+# read where the app keeps it says which of them wrote it.
+_EXTENSION_FOLDERS = (
+    ("saoudrizwan.claude-dev", "cline"),
+    ("rooveterinaryinc.roo-cline", "roo-code"),
+    ("kilocode.kilo-code", "kilo-code"),
+)
+
+
+def client_by_folder(history_path: str) -> str | None:
+    """The extension whose global-storage folder holds ``history_path``
+    (``…/globalStorage/kilocode.kilo-code/tasks/<id>/…``), if any."""
+    parts = [p.lower() for p in os.path.abspath(history_path).split(os.sep)]
+    for folder, client in _EXTENSION_FOLDERS:
+        if folder in parts:
+            return client
+    return None
+
+
+def roo_task_metadata(found: dict) -> bool:
+    """Whether task metadata is Roo Code's (its file records say ``roo_read_date``)."""
+    return any(isinstance(f, dict) and any(k.startswith("roo_") for k in f) for f in found.get("filesInContext", []))
+
+
 HISTORY_FILES = ("api_conversation_history.json", "claude_messages.json")
 # Cline 3 (the SDK-based CLI) keeps each session in ``<sessions>/<id>/``:
 # ``<id>.messages.json`` (``{version, updated_at, agent, sessionId, origin,

@@ -47,6 +47,17 @@ def _choice_messages(body: Any) -> list:
     return []
 
 
+def _is_reference(part: dict) -> bool:
+    """Whether an ``image_url`` / ``file`` part names its bytes (a URL that is
+    not a data URL, a file id) rather than holding them."""
+    if part.get("type") == "image_url":
+        image = part.get("image_url")
+        url = image.get("url") if isinstance(image, dict) else image
+        return isinstance(url, str) and bool(url) and not url.startswith("data:")
+    file = part.get("file") if isinstance(part.get("file"), dict) else {}
+    return part.get("type") == "file" and not file.get("file_data") and isinstance(file.get("file_id"), str) and bool(file["file_id"])
+
+
 def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
     """(placeholder, attachment kind) of a media part; never the payload."""
     if ptype == "image_url":
@@ -168,6 +179,8 @@ class ChatReader(ProviderReader):
             keep = self.ctx.options.get("keep_images")
             for part in content:
                 text, meta = _part_text(part)
+                if meta.get("attachment") in ("image", "file") and _is_reference(part):
+                    meta["mediaRef"] = part  # a URL or a file id, no bytes: written back as it is
                 found = []
                 if keep and meta.get("attachment") == "image":
                     image = part.get("image_url")

@@ -15,7 +15,34 @@ from typing import BinaryIO, Iterable
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.formats.providers.document import TurnWriter
-from sessionport.formats.providers.turns import Turn, arguments_of, call_name, result_output, system_role, text_content, user_text
+from sessionport.formats.providers.turns import Part, Turn, arguments_of, call_name, meta_of, result_output, system_role, text_content, user_text
+
+
+def media_reference(part: Part) -> dict | None:
+    """The ``image_url`` / ``file`` part of a user part that named its bytes by
+    a URL or a file id (``meta.mediaRef``): a Chat Completions part as it was
+    read, a Responses image URL or file id, an Anthropic URL image, as the same."""
+    if part.kind != "text":
+        return None
+    ref = meta_of(part).get("mediaRef")
+    if not isinstance(ref, dict):
+        return None
+    rtype = ref.get("type")
+    if rtype in ("image_url", "file"):
+        return ref
+    if rtype == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
+        image = {"url": ref["image_url"]}
+        if ref.get("detail") in ("auto", "low", "high"):
+            image["detail"] = ref["detail"]
+        return {"type": "image_url", "image_url": image}
+    if rtype == "input_file" and isinstance(ref.get("file_id"), str) and ref["file_id"]:
+        return {"type": "file", "file": {"file_id": ref["file_id"]}}  # the same OpenAI Files API
+    if rtype == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
+        return {"type": "image_url", "image_url": {"url": ref["image"]}}  # an AI SDK image part (Roo Code)
+    source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
+    if rtype == "image" and source.get("type") == "url" and isinstance(source.get("url"), str):
+        return {"type": "image_url", "image_url": {"url": source["url"]}}
+    return None
 
 
 class _Writer(TurnWriter):
@@ -61,11 +88,17 @@ class _Writer(TurnWriter):
             if output is not None:
                 self.doc.item({"role": "tool", "tool_call_id": part.call_id, "content": output})
             else:
+                reference = media_reference(part)
+                if reference is not None:
+                    texts.append(reference)
+                    continue
                 text = user_text(part)
                 if text:
                     texts.append(text)
-        if texts:
+        if texts and all(isinstance(t, str) for t in texts):
             self.doc.item({"role": "user", "content": text_content(texts, "text")})
+        elif texts:
+            self.doc.item({"role": "user", "content": [t if isinstance(t, dict) else {"type": "text", "text": t} for t in texts]})
 
     def close(self) -> None:
         self.close_document()

@@ -61,6 +61,17 @@ def _media(ptype: Any, part: dict) -> tuple[str, str] | None:
     return None
 
 
+def _is_reference(part: dict) -> bool:
+    """Whether an ``input_image`` / ``input_file`` names its bytes (a URL, a
+    file id) rather than holding them (a data URL, ``file_data``)."""
+    if part.get("file_data"):
+        return False
+    url = part.get("image_url") or part.get("file_url")
+    if isinstance(url, str) and url:
+        return not url.startswith("data:")
+    return isinstance(part.get("file_id"), str) and bool(part["file_id"])
+
+
 def _part(part: Any) -> tuple[str, dict]:
     return openai_part(part, _TEXT_PARTS, _media)
 
@@ -135,6 +146,11 @@ class ResponsesReader(ProviderReader):
         extra = compact_extras(item, ("type", "role", "content", "phase", "id", "status"))
         for number, part in enumerate(parts):
             text, meta = _part(part)
+            if meta.get("attachment") and _is_reference(part):
+                meta["mediaRef"] = part  # a URL or a file id, no bytes: written back as it is
+            if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(part.get("annotations"), list) and part["annotations"]:
+                # url_citation, file_citation, container_file_citation, file_path: offsets into this text
+                meta["annotations"] = part["annotations"]
             if item.get("role") == "developer":
                 meta["sourceRole"] = "developer"
             if isinstance(item.get("phase"), str):

@@ -35,6 +35,7 @@ class _Writer(TurnWriter):
         self.hosted_calls: dict[str, str] = {}
         self.unanswered_hosted = 0
         self.screenshots_left_out = 0
+        self.annotations_left_out = 0
 
     def open(self, instructions: str | None = None) -> None:
         if not self.doc.opened:
@@ -85,6 +86,14 @@ class _Writer(TurnWriter):
             self.doc.item(self.reasoning(event, meta))
         elif event.get("text"):
             item = {"type": "message", "role": "assistant", "content": event["text"]}
+            annotations = meta.get("annotations")
+            if isinstance(annotations, list) and annotations:
+                if isinstance(meta.get("itemId"), str) and meta["itemId"]:
+                    # only the output-message shape (its id and status) holds output_text with its annotations
+                    item = {"type": "message", "role": "assistant", "id": meta["itemId"], "status": "completed",
+                            "content": [{"type": "output_text", "text": event["text"], "annotations": annotations}]}
+                else:
+                    self.annotations_left_out += len(annotations)
             if meta.get("phase") in ("commentary", "final_answer"):
                 item["phase"] = meta["phase"]
             self.doc.item(item)
@@ -128,11 +137,18 @@ class _Writer(TurnWriter):
                 kind = "custom_tool_call_output" if part.call_id in self.custom_calls else "function_call_output"
                 self.doc.item({"type": kind, "call_id": part.call_id, "output": output})
             else:
+                reference = media_reference(part)
+                if reference is not None:
+                    texts.append(reference)
+                    continue
                 text = user_text(part)
                 if text:
                     texts.append(text)
-        if texts:
+        if texts and all(isinstance(t, str) for t in texts):
             self.doc.item({"type": "message", "role": "user", "content": text_content(texts, "input_text")})
+        elif texts:
+            content = [t if isinstance(t, dict) else {"type": "input_text", "text": t} for t in texts]
+            self.doc.item({"type": "message", "role": "user", "content": content})
 
     def close(self) -> None:
         self.open()
@@ -146,6 +162,11 @@ class _Writer(TurnWriter):
             self.ctx.warn(
                 f"{self.screenshots_left_out} computer_call_output item(s) were written without their screenshot (read without "
                 "--keep-images, only its placeholder was kept); the API refuses to replay such an item"
+            )
+        if self.annotations_left_out:
+            self.ctx.warn(
+                f"{self.annotations_left_out} output_text annotation(s) (citations) left out: their message has no Responses "
+                "item id, and only an output message (id and status) carries them"
             )
         if self.synthesized_reasoning:
             self.ctx.warn(
@@ -175,6 +196,35 @@ def _self_answered_as_items(events: Iterable[dict]) -> Iterator[dict]:
                 continue
         waiting = None
         yield event
+
+
+def media_reference(part: Part) -> dict | None:
+    """The ``input_image`` / ``input_file`` part of a user part that named its
+    bytes by a URL or a file id (``meta.mediaRef``): a Responses part as it
+    was read, an Anthropic or Chat Completions URL image as the same URL."""
+    if part.kind != "text":
+        return None
+    ref = meta_of(part).get("mediaRef")
+    if not isinstance(ref, dict):
+        return None
+    if ref.get("type") in ("input_image", "input_file"):
+        return ref
+    if ref.get("type") == "image_url":  # Chat Completions
+        image = ref.get("image_url")
+        url = image.get("url") if isinstance(image, dict) else image
+        detail = image.get("detail") if isinstance(image, dict) and image.get("detail") in ("auto", "low", "high") else "auto"
+        return {"type": "input_image", "image_url": url, "detail": detail} if isinstance(url, str) and url else None
+    if ref.get("type") == "file" and isinstance(ref.get("file"), dict) and isinstance(ref["file"].get("file_id"), str):
+        return {"type": "input_file", "file_id": ref["file"]["file_id"]}
+    if ref.get("type") == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
+        return {"type": "input_image", "image_url": ref["image"], "detail": "auto"}  # an AI SDK image part (Roo Code)
+    source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
+    if source.get("type") == "url" and isinstance(source.get("url"), str):
+        if ref.get("type") == "image":
+            return {"type": "input_image", "image_url": source["url"], "detail": "auto"}
+        if ref.get("type") == "document":
+            return {"type": "input_file", "file_url": source["url"]}
+    return None  # another vendor's file id names nothing here: the placeholder text stays
 
 
 def kept_item(part: Part) -> dict | None:
