@@ -95,4 +95,16 @@ OWN_REPLAY_DIFFERS = {
         0,
         "Codex states its skills afresh (a \"Skills update\" developer message): the export does not carry world_state, Codex's record of the context it already gave the model",
     ),
+    ("codex", "rollout-0.17x-item-fields.jsonl"): (
+        0,
+        "the export records the prompt as a user_message event too, as Codex writes it beside the item; from that turn Codex 0.171 knows the "
+        "earlier turn's model (gpt-5.5) and, resumed under another model, adds a <model_switch> notice; the original, whose turn has no "
+        "such event, is replayed without it",
+    ),
+    ("gemini-cli", "session-2026-12-02T10-00-3e7b1d9a.jsonl"): (
+        4,
+        "Gemini CLI's history rewrite ($set.messages) gives each call of a parallel batch the whole batch of responses as its result, "
+        "and its resume of that file sends every response once per call (4 for 2 calls); the export gives each call its own "
+        "response, sent once",
+    ),
 }
