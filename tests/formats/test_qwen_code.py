@@ -316,3 +316,126 @@ def test_a_goal_runs_records_keep_their_goal_and_are_written_back_with_it(tmp_pa
     assert result.returncode == 0, result.stderr
     written = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r.get("goalContext") for r in written] == [r["goalContext"] for r in records]
+
+
+# The prompts Qwen Code 0.24.4 writes itself (chatRecordingService:
+# createNotificationRecord for "notification" and "cron", provenance
+# "system", systemPayload {displayText, backgroundTask?} only when there is a
+# displayText; recordGoalRuntimeMessage, provenance "goal_runtime", with its
+# goalContext), each between a real prompt and its answer.
+def _harness_session(tmp_path, prompt: dict) -> tuple:
+    sid = "3c9e1f20-5a4b-4c7d-8e6f-0a1b2c3d4e5f"
+
+    def record(n: int, kind: str, provenance: str, **fields) -> dict:
+        return {
+            "uuid": f"3c9e1f20-0000-4000-8000-00000000000{n}",
+            "parentUuid": f"3c9e1f20-0000-4000-8000-00000000000{n - 1}" if n > 1 else None,
+            "sessionId": sid,
+            "timestamp": f"2026-12-04T10:0{n}:00.000Z",
+            "type": kind,
+            "provenance": provenance,
+            "cwd": "/home/dev/shop",
+            "version": "0.24.4",
+            "gitBranch": "main",
+            **fields,
+        }
+
+    records = [
+        record(1, "user", "real_user", message={"role": "user", "parts": [{"text": "watch the build"}]}),
+        record(2, "assistant", "assistant_output", model="qwen3-coder-plus", message={"role": "model", "parts": [{"text": "Watching."}]}),
+        record(3, "user", prompt.pop("provenance"), **prompt),
+        record(4, "assistant", "assistant_output", model="qwen3-coder-plus", message={"role": "model", "parts": [{"text": "Done."}]}),
+    ]
+    path = tmp_path / f"{sid}.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    out = tmp_path / "back.jsonl"
+    result = run_cli("convert", path, "--to", "qwen-code", "-o", out)
+    assert result.returncode == 0, result.stderr
+    return records, [json.loads(line) for line in out.read_text().splitlines()], path, out
+
+
+NOTICE = '<task-notification>\n<task-id>bg-2</task-id>\n<kind>shell</kind>\n<status>completed</status>\n</task-notification>'
+HARNESS_PROMPTS = {
+    "notification": {
+        "provenance": "system",
+        "subtype": "notification",
+        "message": {"role": "user", "parts": [{"text": NOTICE}]},
+        "systemPayload": {"displayText": 'Background shell "npm run build" completed.', "backgroundTask": {"taskId": "bg-2", "kind": "shell"}},
+    },
+    "notification without a payload": {"provenance": "system", "subtype": "notification", "message": {"role": "user", "parts": [{"text": NOTICE}]}},
+    "cron": {
+        "provenance": "system",
+        "subtype": "cron",
+        "message": {"role": "user", "parts": [{"text": "Check the queue depth."}]},
+        "systemPayload": {"displayText": "Check the queue depth."},
+    },
+    "goal_runtime": {
+        "provenance": "goal_runtime",
+        "subtype": "goal_runtime",
+        "goalContext": {"goalId": "goal-5c1e", "revision": 1, "turnId": "t2"},
+        "message": {"role": "user", "parts": [{"text": "Continue working toward the goal: make the test suite pass."}]},
+    },
+    "background_task_completed": {
+        "provenance": "system",
+        "subtype": "background_task_completed",
+        "message": {"role": "user", "parts": [{"text": 'Background shell "npm test" completed (exit code 0).'}]},
+        "systemPayload": {"displayText": "npm test completed", "backgroundTask": {"taskId": "b1", "status": "completed", "kind": "shell"}},
+    },
+}
+
+
+@pytest.mark.parametrize("name", list(HARNESS_PROMPTS))
+def test_a_harness_prompt_is_written_back_with_its_subtype_provenance_and_payload(name, tmp_path):
+    records, written, path, out = _harness_session(tmp_path, dict(HARNESS_PROMPTS[name]))
+    assert [r["type"] for r in written] == [r["type"] for r in records]
+    given, back = records[2], written[2]
+    # the record as Qwen Code writes it: same fields in the same order, the
+    # same Content (what its resume sends to the model as the user turn)
+    assert [k for k in back if k not in ("uuid", "parentUuid")] == [k for k in given if k not in ("uuid", "parentUuid")]
+    for key in ("type", "provenance", "subtype", "goalContext", "message", "systemPayload"):
+        assert back.get(key) == given.get(key), key
+    # the plain prompt stays a plain prompt
+    assert written[0]["provenance"] == "real_user" and "subtype" not in written[0] and "systemPayload" not in written[0]
+    assert written[0]["message"] == records[0]["message"]
+
+    def users(p):
+        return [(e["text"], e.get("meta")) for e in sessionport.read(str(p)) if e["type"] == "message" and e["role"] == "user"]
+
+    assert users(out) == users(path)
+
+
+def test_a_message_typed_during_a_turn_and_a_plain_prompt_stay_as_they_were(tmp_path):
+    # mid_turn_user_message is the user's own (provenance real_user), and
+    # Qwen Code's resume joins it to the Content before it: written as a
+    # plain prompt, as before; a prompt that only looks like a notification
+    # is the user's too.
+    records, written, _, _ = _harness_session(tmp_path, {
+        "provenance": "real_user",
+        "message": {"role": "user", "parts": [{"text": NOTICE}]},
+    })
+    assert written[2]["provenance"] == "real_user" and "subtype" not in written[2]
+    path = next((FIXTURES / "qwen-code-0.24").glob("*.jsonl"))
+    out = tmp_path / "mid.jsonl"
+    assert run_cli("convert", path, "--to", "qwen-code", "-o", out).returncode == 0
+    back = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["provenance"], r.get("subtype")) for r in back if r["type"] == "user"] == [
+        ("real_user", None),
+        ("system", "background_task_completed"),
+        ("real_user", None),
+    ]
+
+
+def test_claude_codes_task_notification_and_scheduled_prompt_become_qwen_codes(tmp_path):
+    # Claude Code's background-task notice is the <task-notification>
+    # envelope Qwen Code's own notifications send; a scheduled task's prompt
+    # is what Qwen Code records as a cron prompt
+    def users(name):
+        out = tmp_path / f"{name}.qwen.jsonl"
+        assert run_cli("convert", FIXTURES / "claude-code" / name, "--to", "qwen-code", "-o", out).returncode == 0
+        return [(r["provenance"], r.get("subtype"), r["message"]["parts"][0]["text"][:19]) for r in map(json.loads, out.read_text().splitlines()) if r["type"] == "user"]
+
+    assert users("session-2.1.280-head-records.jsonl")[-1] == ("system", "notification", "<task-notification>")
+    assert users("session-2.1.332-scheduled-task.jsonl") == [
+        ("real_user", None, "Every hour, check t"),
+        ("system", "cron", "Check the queue dep"),
+    ]

@@ -34,7 +34,6 @@ def export(path, tmp_path, *extra: str) -> tuple[list[dict], str]:
 
 
 def _kind(event: dict) -> str:
-    # a harness prompt's subtype is Qwen Code's own: written back as a plain prompt
     kind = (event.get("meta") or {}).get("kind")
     return kind if kind in ("tool_use", "tool_result", "thinking") else "text"
 

@@ -189,6 +189,10 @@ class RecordConverter:
                 if harness:
                     meta["injected"] = True
                     meta["injectedKind"] = subtype
+            payload = record.get("systemPayload")
+            if harness and isinstance(payload, dict) and payload:
+                # written back as read ({displayText, backgroundTask?})
+                events[0].setdefault("meta", {})["systemPayload"] = payload
         if rtype == "user":
             # What the UI showed for the prompt (systemPayload.displayText:
             # the notice of a finished background task, the text typed before

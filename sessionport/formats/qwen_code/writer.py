@@ -14,7 +14,9 @@ in Qwen Code's envelope, one chain:
 - ``tool_result``: one ``functionResponse`` per record, as Qwen Code records
   them (``response`` ``{"output"}``, or ``{"error"}`` for a failed call), with
   ``toolCallResult`` ``{callId, status}``;
-- ``user``: the user's text.
+- ``user``: the user's text; a prompt Qwen Code's harness wrote (a
+  notification, a cron or ``/goal`` runtime prompt) with the ``subtype``,
+  ``provenance`` and ``systemPayload`` Qwen Code gives it.
 
 A call's result comes right after the answer that made it (what waits in
 between is held back, as the ``gemini`` writer holds it).  Calls of the other
@@ -97,6 +99,10 @@ class _Records:
         if isinstance(meta, dict):
             # the background turn and the goal it was written in
             fields = {key: meta[key] for key in RECORD_FIELDS if isinstance(meta.get(key), dict) and meta[key]}
+            if role == "user" and "functionResponse" not in part:
+                harness = harness_prompt(meta, part.get("text"))
+                if harness:
+                    fields = {**fields, **harness}
             if fields:
                 part = {**part, TURN_MARK: fields}
         self.parts.append(part)
@@ -141,8 +147,11 @@ class _Records:
             else:
                 # one record per user message, as Qwen Code records them
                 # (the stream's consecutive user messages were joined as parts)
-                prompt = self._record("user", "real_user", turn)
+                harness = turn or {}
+                prompt = self._record("user", harness.get("provenance", "real_user"), turn)
                 prompt["message"] = {"role": "user", "parts": [part]}
+                if isinstance(harness.get("systemPayload"), dict):
+                    prompt["systemPayload"] = harness["systemPayload"]
         if prompt is not None:
             prompt.pop(HOOK_MARK, None)
             self._emit(prompt)
@@ -167,6 +176,8 @@ class _Records:
         }
         if head.get("gitBranch"):
             record["gitBranch"] = head["gitBranch"]
+        if "subtype" in fields:
+            record["subtype"] = fields["subtype"]  # a harness prompt's kind
         if "goalContext" in fields:
             record["goalContext"] = fields["goalContext"]  # the /goal run it belongs to
         return record
@@ -185,6 +196,47 @@ TURN_MARK = "\x00recordFields"  # the same
 # Record fields kept in meta and written back: a background turn's
 # (0.24, ACP) and a /goal run's ({goalId, revision, turnId}).
 RECORD_FIELDS = ("backgroundTurn", "goalContext")
+
+
+# The prompts Qwen Code 0.24.4 writes itself as ``user`` records of a
+# subtype (chatRecordingService: createNotificationRecord for
+# ``notification`` and ``cron``, provenance "system"; recordGoalRuntimeMessage,
+# provenance "goal_runtime"), and ``background_task_completed`` as earlier
+# records have it.  Its SessionApiHistoryAccumulator sends each to the model
+# as the user Content it holds, as it sends a plain prompt.  Not here:
+# ``realtime_message`` (left out of the history it rebuilds) and
+# ``mid_turn_user_message`` (joined to the Content before it, and the user's own).
+HARNESS_SUBTYPES = {
+    "notification": "system",
+    "cron": "system",
+    "background_task_completed": "system",
+    "goal_runtime": "goal_runtime",
+}
+# Another app's prompt of the same kind: a background task's notice that is
+# a ``<task-notification>`` envelope (Claude Code's, the envelope Qwen Code's
+# own notifications send and its resume tells by), a scheduled task's prompt.
+NOTIFICATION_OPEN, NOTIFICATION_CLOSE = "<task-notification>", "</task-notification>"
+
+
+def harness_prompt(meta: dict, text: Any = None) -> dict | None:
+    """The record fields of a prompt Qwen Code's harness wrote (or another
+    app's of the same kind): ``subtype``, ``provenance`` and the
+    ``systemPayload`` read with it; None for any other message."""
+    if meta.get("injected") is not True:
+        return None
+    kind = meta.get("injectedKind")
+    subtype = kind if isinstance(kind, str) and kind in HARNESS_SUBTYPES else None
+    if subtype is None and isinstance(text, str) and text.startswith(NOTIFICATION_OPEN) and text.rstrip().endswith(NOTIFICATION_CLOSE):
+        subtype = "notification"
+    elif subtype is None and kind is None and isinstance(meta.get("scheduledTaskId"), str) and meta["scheduledTaskId"]:
+        subtype = "cron"  # the prompt a scheduled task sent when it fired
+    if subtype is None:
+        return None
+    fields: dict[str, Any] = {"subtype": subtype, "provenance": HARNESS_SUBTYPES[subtype]}
+    payload = meta.get("systemPayload")
+    if subtype == kind and isinstance(payload, dict) and payload:
+        fields["systemPayload"] = payload
+    return fields
 
 
 def _prompt_hook_context(meta: Any) -> bool:
