@@ -278,6 +278,8 @@ class ClineTaskWriter(_Writer):
         super().__init__(out, ctx)
         self.doc = _PlainArray(out)
         self.system_left_out = 0
+        self.usage_unkept = False  # a message's usage without the Cline metrics it was read from
+        ctx.carries("timestamps")  # each message's ts
 
     def turn(self, turn: Turn) -> None:
         if turn.role == "system":
@@ -298,6 +300,10 @@ class ClineTaskWriter(_Writer):
         ``ts`` from the first event's time when it had none."""
         keys: dict = {}
         for part in turn.parts:
+            meta = meta_of(part)
+            if meta.get("usage") and not (isinstance(meta.get("message"), dict) and "metrics" in meta["message"]):
+                self.usage_unkept = True
+        for part in turn.parts:
             kept = meta_of(part).get("message")
             if isinstance(kept, dict):
                 keys = {k: kept[k] for k in _CLINE_MESSAGE_KEYS if k in kept}
@@ -316,6 +322,8 @@ class ClineTaskWriter(_Writer):
     def close(self) -> None:
         self.flush()
         self.doc.close()
+        if not self.usage_unkept:
+            self.ctx.carries("usage")  # each request's, in the metrics it was read from
         self.stats.warn_all(self.ctx.warn)
         if self.system_left_out:
             self.ctx.warn(
