@@ -179,6 +179,14 @@ class WriteContext(Record):
         self.options = {} if options is None else options
         self.on_warning = on_warning
         self.losses = {} if losses is None else losses
+        # What of the exporter's ``cannot_carry`` this output has a place for
+        # after all (a shape chosen by the source or an option): not counted.
+        self.carried: set[str] = set()
+
+    def carries(self, *losses: str) -> None:
+        """Said by an exporter whose output, this time, holds these of its
+        ``cannot_carry`` (registry.LOSSES names): they are not reported as left out."""
+        self.carried.update(losses)
 
     def warn(self, message: str) -> None:
         self.on_warning(message)

@@ -34,7 +34,9 @@ OPTIONS = {
     'sessionport.formats.portable.reader:IMPORTER': (),
     'sessionport.formats.portable.writer:EXPORTER': (),
     'sessionport.formats.providers.anthropic_reader:IMPORTER': (),
-    'sessionport.formats.providers.anthropic_writer:EXPORTER': (),
+    'sessionport.formats.providers.anthropic_writer:EXPORTER': (
+        ('anthropic_shape', ('--anthropic-shape',), "anthropic-messages: what to write: 'request' (a Messages API request document) or 'cline-task' (the plain array Cline keeps as a task's api_conversation_history.json). Default: a Cline task for a session read from one, Roo Code's versioned history for one read from it, else a request.", False, False, ('click', 'Choice', (('choices', ('request', 'cline-task')), ('case_sensitive', True))), None),
+    ),
     'sessionport.formats.providers.gemini_reader:IMPORTER': (),
     'sessionport.formats.providers.gemini_writer:EXPORTER': (),
     'sessionport.formats.providers.openai_chat_reader:IMPORTER': (),

@@ -305,6 +305,8 @@ def write_events(
         events = one_session_only(events, exporter, ctx)
     losses = LossCounter(exporter)
     exporter.write(losses.watch(events) if losses.losses else events, out, ctx)
+    for name in ctx.carried:
+        losses.counts.pop(name, None)
     ctx.losses.update(losses.counts)
     sentence = losses.sentence()
     if sentence:

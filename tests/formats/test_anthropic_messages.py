@@ -102,7 +102,8 @@ def test_a_result_text_answers_only_an_open_call_of_the_tool_it_names(tmp_path):
 def test_a_cline_result_text_exports_as_the_calls_tool_result():
     warnings: list[str] = []
     out = io.BytesIO()
-    sessionport.write_events(sessionport.read(str(CLINE)), out, format="anthropic-messages", context=WriteContext(on_warning=warnings.append))
+    sessionport.write_events(sessionport.read(str(CLINE)), out, format="anthropic-messages", options={"anthropic_shape": "request"},
+                             context=WriteContext(on_warning=warnings.append))
     document = orjson.loads(out.getvalue())
     answer = document["messages"][2]["content"]
     assert answer[0]["type"] == "tool_result" and answer[0]["tool_use_id"] == "toolu_01ReadCli"
@@ -121,7 +122,8 @@ def test_a_cline_call_left_unanswered_exports_a_placeholder_that_reads_back_as_u
     warnings: list[str] = []
     out = io.BytesIO()
     source = _history_variant(tmp_path, raw)
-    sessionport.write_events(sessionport.read(source), out, format="anthropic-messages", context=WriteContext(on_warning=warnings.append))
+    sessionport.write_events(sessionport.read(source), out, format="anthropic-messages", options={"anthropic_shape": "request"},
+                             context=WriteContext(on_warning=warnings.append))
     document = orjson.loads(out.getvalue())
     assert document["messages"][-1]["content"][0] == {"type": "tool_result", "tool_use_id": "toolu_09Done", "content": MISSING_RESULT_TEXT}
     assert any("no recorded result" in w for w in warnings)
@@ -412,10 +414,12 @@ def test_a_result_text_for_a_call_without_an_id_names_the_tool(tmp_path):
     events = messages(sessionport.read(source))
     (result,) = [e for e in events if kind(e) == "tool_result" and e["text"].startswith("[read_file for")]
     assert result["toolName"] == "read_file" and result.get("toolCallId") is None
-    document = orjson.loads(sessionport.dumps(list(sessionport.read(source)), format="anthropic-messages"))
-    call = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] == "read_file")
-    answer = next(b for m in document["messages"] for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result" and b["tool_use_id"] == call["id"])
-    assert answer["content"].startswith("[read_file for 'src/cli.py'] Result:")
+    for shape in ("request", "cline-task"):
+        written = orjson.loads(sessionport.dumps(list(sessionport.read(source)), format="anthropic-messages", anthropic_shape=shape))
+        history = written["messages"] if shape == "request" else written
+        call = next(b for m in history for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_use" and b["name"] == "read_file")
+        answer = next(b for m in history for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result" and b["tool_use_id"] == call["id"])
+        assert answer["content"].startswith("[read_file for 'src/cli.py'] Result:")
 
 
 def test_a_cline_ui_messages_file_alone_says_where_the_conversation_is(tmp_path):

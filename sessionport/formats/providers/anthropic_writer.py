@@ -7,6 +7,9 @@ messages are merged); tool results are ``tool_result`` blocks at the start of
 the next user turn; system messages before the conversation become the
 top-level ``system``, later ones ``role: "system"`` messages.  Thinking is
 kept only with its signature (the API rejects unsigned thinking).
+A session read from a classic Cline task (or any, with ``--anthropic-shape
+cline-task``) is written as the plain array Cline keeps as a task's
+``api_conversation_history.json`` instead (:class:`ClineTaskWriter`).
 See docs/formats/anthropic-messages.md.
 """
 
@@ -14,13 +17,16 @@ from __future__ import annotations
 
 import itertools
 import re
+
+import click
 from typing import BinaryIO, Iterable
 
 from sessionport.context import WriteContext
-from sessionport.registry import Exporter
-from sessionport.formats.providers.document import TurnWriter
+from sessionport.registry import Exporter, Option
+from sessionport.formats.providers.document import RequestDocument, TurnWriter
 from sessionport.formats.providers.roo_writer import RooHistoryWriter, is_roo_history
-from sessionport.formats.providers.turns import Turn, call_name, meta_of, result_output, user_text
+from sessionport.formats.providers.turns import Part, Turn, call_name, meta_of, result_output, user_text
+from sessionport.timeparse import parse_event_time
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -91,7 +97,11 @@ class _Writer(TurnWriter):
             return
         blocks = self.assistant_blocks(turn) if turn.role == "assistant" else self.user_blocks(turn)
         if blocks:
-            self.message(turn.role, blocks)
+            self.message(turn.role, blocks, self.message_keys(turn))
+
+    def message_keys(self, turn: Turn) -> dict:
+        """Keys a message of ``turn`` has beside role and content: none in a request."""
+        return {}
 
     def later_system(self, turn: Turn) -> None:
         """System messages after the conversation began: ``role: "system"``
@@ -124,10 +134,10 @@ class _Writer(TurnWriter):
                 tool_input = event.get("toolInput")
                 if not isinstance(tool_input, dict):
                     tool_input = {} if tool_input is None else {"value": tool_input}
-                blocks.append({"type": "tool_use", "id": part.call_id, "name": call_name(part), "input": tool_input})
+                blocks.append(self.kept_keys({"type": "tool_use", "id": part.call_id, "name": call_name(part), "input": tool_input}, part))
             elif part.kind == "thinking":
                 if isinstance(meta.get("signature"), str):
-                    blocks.append({"type": "thinking", "thinking": event.get("text", ""), "signature": meta["signature"]})
+                    blocks.append(self.kept_keys({"type": "thinking", "thinking": event.get("text", ""), "signature": meta["signature"]}, part))
                 elif isinstance(meta.get("redactedThinking"), str):
                     blocks.append({"type": "redacted_thinking", "data": meta["redactedThinking"]})
                 else:
@@ -140,7 +150,7 @@ class _Writer(TurnWriter):
                 if isinstance(citations, list) and citations:
                     block["citations"] = [{"source" if k == "reference" else k: v for k, v in c.items()} if isinstance(c, dict) else c
                                           for c in citations]
-                blocks.append(block)
+                blocks.append(self.kept_keys(block, part))
             else:
                 self.dropped_empty += 1
         return blocks
@@ -174,13 +184,17 @@ class _Writer(TurnWriter):
                 continue
             text = user_text(part)
             if text.strip():
-                blocks.append(_text_block(text))
+                blocks.append(self.kept_keys(_text_block(text), part))
             else:
                 self.dropped_empty += 1
         return blocks
 
+    def kept_keys(self, block: dict, part: Part) -> dict:
+        """``block`` as the request takes it: the keys a client added to it are not written."""
+        return block
+
     # -- messages -> document, merging same-role neighbours ---------------------
-    def message(self, role: str, blocks: list[dict]) -> None:
+    def message(self, role: str, blocks: list[dict], keys: dict | None = None) -> None:
         if self.last is not None and self.last["role"] == role:
             merged = self.last["content"] + blocks
             # tool_result blocks must open a user turn
@@ -188,7 +202,7 @@ class _Writer(TurnWriter):
             self.last["content"] = merged
             return
         self.flush()
-        self.last = {"role": role, "content": blocks}
+        self.last = {"role": role, "content": blocks, **(keys or {})}
 
     def flush(self) -> None:
         if self.last is None:
@@ -224,13 +238,140 @@ class _Writer(TurnWriter):
             )
 
 
+class _PlainArray(RequestDocument):
+    """A bare JSON array of messages, written as the request document is:
+    each message as soon as its turn is complete."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        super().__init__(out, "messages")
+
+    def open(self, head: dict) -> None:
+        if not self.opened:
+            self.out.write(b"[")
+            self.opened = True
+
+    def close(self, tail: dict | None = None) -> None:
+        if not self.opened:
+            self.open({})
+        self.out.write(b"\n]\n" if self.items else b"]\n")
+
+
+# Keys Cline puts on a content block beside the Messages API's own
+# (cline/cline src/shared/messages/content.ts): the response a block belongs
+# to, OpenRouter's and Cline's reasoning details, Gemini's thought signature,
+# the summary of an OpenAI reasoning item.
+_CLINE_BLOCK_KEYS = ("call_id", "reasoning_details", "signature", "summary")
+# Keys of a stored message (ClineStorageMessage) besides role and content.
+_CLINE_MESSAGE_KEYS = ("id", "ts", "modelInfo", "metrics")
+
+
+class ClineTaskWriter(_Writer):
+    """A classic Cline task's ``api_conversation_history.json``: a plain
+    array of ``{role, content}`` messages (``JSON.stringify`` of Cline's
+    ``ClineStorageMessage[]``), each with its ``ts`` (epoch ms) and, when the
+    source kept them, its ``id``, ``modelInfo`` and ``metrics``; the keys
+    Cline adds to blocks (``call_id``, ``reasoning_details``…) come back.
+    Cline stores user and assistant messages only and builds its own system
+    prompt: system messages are left out, counted."""
+
+    def __init__(self, out: BinaryIO, ctx: WriteContext) -> None:
+        super().__init__(out, ctx)
+        self.doc = _PlainArray(out)
+        self.system_left_out = 0
+        self.usage_unkept = False  # a message's usage without the Cline metrics it was read from
+        ctx.carries("timestamps")  # each message's ts
+
+    def turn(self, turn: Turn) -> None:
+        if turn.role == "system":
+            self.system_left_out += sum(1 for p in turn.parts if p.event and (p.event.get("text") or "").strip())
+            return
+        super().turn(turn)
+
+    def kept_keys(self, block: dict, part: Part) -> dict:
+        extra = meta_of(part).get("extra")
+        if isinstance(extra, dict):
+            for key in _CLINE_BLOCK_KEYS:
+                if key in extra and key not in block:
+                    block[key] = extra[key]
+        return block
+
+    def message_keys(self, turn: Turn) -> dict:
+        """The keys of the source message (``meta.message``) Cline stores,
+        ``ts`` from the first event's time when it had none."""
+        keys: dict = {}
+        for part in turn.parts:
+            meta = meta_of(part)
+            if meta.get("usage") and not (isinstance(meta.get("message"), dict) and "metrics" in meta["message"]):
+                self.usage_unkept = True
+        for part in turn.parts:
+            kept = meta_of(part).get("message")
+            if isinstance(kept, dict):
+                keys = {k: kept[k] for k in _CLINE_MESSAGE_KEYS if k in kept}
+                break
+        if "ts" not in keys:
+            for part in turn.parts:
+                moment = parse_event_time((part.event or {}).get("timestamp"))
+                if moment is not None:
+                    keys["ts"] = int(moment.timestamp() * 1000)
+                    break
+        return keys
+
+    def open(self) -> None:
+        self.doc.open({})
+
+    def close(self) -> None:
+        self.flush()
+        self.doc.close()
+        if not self.usage_unkept:
+            self.ctx.carries("usage")  # each request's, in the metrics it was read from
+        self.stats.warn_all(self.ctx.warn)
+        if self.system_left_out:
+            self.ctx.warn(
+                f"{self.system_left_out} system prompt(s) or message(s) left out: a Cline task holds user and "
+                "assistant messages only (Cline builds its own system prompt)"
+            )
+        if self.dropped_empty:
+            self.ctx.warn(f"{self.dropped_empty} empty or blank text(s) left out")
+        if self.unsigned_thinking:
+            self.ctx.warn(
+                f"{self.unsigned_thinking} thinking block(s) without a signature dropped: Cline sends none of them to the API"
+            )
+
+
+SHAPES = ("request", "cline-task")
+
+SHAPE = Option(
+    name="anthropic_shape",
+    flags=("--anthropic-shape",),
+    help="anthropic-messages: what to write: 'request' (a Messages API request document) or 'cline-task' "
+    "(the plain array Cline keeps as a task's api_conversation_history.json). Default: a Cline task for a "
+    "session read from one, Roo Code's versioned history for one read from it, else a request.",
+    type=click.Choice(SHAPES),
+)
+
+
+def is_cline_task(session: dict | None) -> bool:
+    """Whether a session event says it was read from a classic Cline task's
+    history (not a Cline 3 session file, whose metadata names its ``agent``)."""
+    metadata = (session or {}).get("metadata") if isinstance(session, dict) else None
+    return isinstance(metadata, dict) and metadata.get("client") == "cline" and "agent" not in metadata
+
+
 def write(events: Iterable[dict], out: BinaryIO, ctx: WriteContext) -> None:
     """A request document; a session read from Roo Code's versioned history
-    goes back to that envelope (:mod:`.roo_writer`)."""
+    goes back to that envelope (:mod:`.roo_writer`), one read from a Cline
+    task to Cline's plain array (:class:`ClineTaskWriter`), unless
+    ``--anthropic-shape`` names the shape."""
     stream = iter(events)
     first = next(stream, None)
     head = [first] if first is not None else []
-    writer = RooHistoryWriter if is_roo_history(first) else _Writer
+    shape = ctx.options.get("anthropic_shape")
+    if shape == "cline-task" or (shape is None and is_cline_task(first)):
+        writer = ClineTaskWriter
+    elif shape is None and is_roo_history(first):
+        writer = RooHistoryWriter
+    else:
+        writer = _Writer
     writer(out, ctx).write(itertools.chain(head, stream), normalize_id=_normalize_id, id_prefix="toolu_sp")
 
 
@@ -240,4 +381,5 @@ EXPORTER = Exporter(
     write=write,
     cannot_carry=("media", "timestamps", "usage", "responses items"),
     extension=".json",
+    options=(SHAPE,),
 )

@@ -44,6 +44,7 @@ class RooHistoryWriter(TurnWriter):
         self.system_left_out = 0
         self.ui_reasoning_left_out = 0
         self.dropped_empty = 0
+        ctx.carries("timestamps")  # each message's ts
 
     def turn(self, turn: Turn) -> None:
         if turn.role == "system":
