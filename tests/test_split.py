@@ -231,3 +231,25 @@ def test_a_signal_at_a_file_s_end_leaves_the_result_naming_exactly_the_files_the
     there = sorted(str(p) for p in (tmp_path / "out").iterdir() if not p.name.startswith("."))
     assert sorted(result.files) == there
     assert len(there) == (1 if lands == "before the rename" else 2)
+
+
+def test_an_interrupt_right_after_a_file_is_listed_unlists_it(tmp_path):
+    """A file is listed in the result before it is written, so a signal
+    between its rename and its listing can't leave a file the report does
+    not name.  A signal landing right after the listing (before the write
+    began) left it listed with no file written: the interrupted split's
+    report named a file that was not there."""
+    from sessionport.pipeline.split import SplitResult
+
+    class Interrupted(list):
+        def append(self, path):
+            super().append(path)
+            if len(self) == 2:  # as if Ctrl-C landed right after the second file was listed
+                raise KeyboardInterrupt
+
+    events = list(sessionport.read(str(EXPORT)))
+    out = tmp_path / "out"
+    result = SplitResult(str(out), files=Interrupted())
+    with pytest.raises(KeyboardInterrupt):
+        split_sessions(iter(events), str(out), format="portable-jsonl", result=result)
+    assert sorted(result.files) == sorted(str(p) for p in out.iterdir()) and len(result.files) == 1

@@ -222,15 +222,18 @@ def _split(stream: _Sessions, directory: str, names: _Names, result: SplitResult
         # Listed before it can appear: a signal lands between any two
         # bytecodes, and one between the file's rename into place and its
         # listing would leave a file the report does not name.  Unlisted
-        # again if the run ends before this file replaced what was there.
+        # again if the run ends before this file replaced what was there;
+        # listed inside the try, so that a signal landing right after the
+        # listing unlists it too.
         before = file_identity(path)
-        result.files.append(path)
+        listed = len(result.files)
         try:
+            result.files.append(path)
             with open_output(path) as out:
                 written = write_events(_chain(session, body), out, format=format, options=dict(options or {}), context=WriteContext(name=path))
         except BaseException:
-            if not landed(path, before):
-                result.files.remove(path)
+            if not landed(path, before) and len(result.files) > listed:
+                del result.files[listed]
             raise
         for _ in body:  # an exporter that stopped early leaves the rest of its session
             pass
