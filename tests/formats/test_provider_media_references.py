@@ -84,3 +84,24 @@ def test_chat_completions_references_come_back_and_cross_to_the_other_apis():
     chat = _write(RESPONSES, "openai-chat")["messages"][0]["content"]
     assert chat[1] == {"type": "image_url", "image_url": {"url": "https://example.com/chart.png", "detail": "high"}}
     assert chat[3] == {"type": "file", "file": {"file_id": "file-Kb6X7f8YDBsVxRyzXhfiyZ"}}
+
+
+def test_an_ai_sdk_file_named_by_a_link_is_no_chat_completions_file_part(tmp_path):
+    """A Roo Code history's AI SDK file part ({type: "file", data: URL}) and
+    a Chat Completions file part share the type "file": the Chat Completions
+    writer took the first for its own and wrote it as it was, a part the API
+    refuses.  Chat Completions takes no file by URL: its placeholder text
+    stays; an AI SDK image named by a link still becomes an image_url."""
+    source = tmp_path / "api_conversation_history.json"
+    source.write_text(json.dumps({"version": 2, "messages": [
+        {"role": "user", "content": [
+            {"type": "text", "text": "read these"},
+            {"type": "file", "data": "https://example.com/spec.pdf", "mediaType": "application/pdf", "filename": "spec.pdf"},
+            {"type": "image", "image": "https://example.com/chart.png", "mediaType": "image/png"},
+        ], "ts": 1767600000000},
+        {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "ts": 1767600001000},
+    ]}))
+    content = _write(source, "openai-chat")["messages"][0]["content"]
+    assert content[0] == {"type": "text", "text": "read these"}
+    assert content[1]["type"] == "text" and "https://example.com/spec.pdf" in content[1]["text"]
+    assert content[2] == {"type": "image_url", "image_url": {"url": "https://example.com/chart.png"}}

@@ -28,8 +28,8 @@ def media_reference(part: Part) -> dict | None:
     if not isinstance(ref, dict):
         return None
     rtype = ref.get("type")
-    if rtype in ("image_url", "file"):
-        return ref
+    if rtype == "image_url" or (rtype == "file" and isinstance(ref.get("file"), dict)):
+        return ref  # a Chat Completions part (an AI SDK file part is typed "file" too, with no "file" object)
     if rtype == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
         image = {"url": ref["image_url"]}
         if ref.get("detail") in ("auto", "low", "high"):
