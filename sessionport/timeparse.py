@@ -108,6 +108,13 @@ def parse_event_time(value: object) -> datetime | None:
     return None
 
 
+def epoch_millis(value: object) -> int | None:
+    """An event's time as milliseconds since the epoch (the ``ts`` Cline and
+    Roo Code keep on each message), None when it has none."""
+    moment = parse_event_time(value)
+    return int(moment.timestamp() * 1000) if moment is not None else None
+
+
 def utc_millis(moment: datetime) -> str:
     """``2025-09-16T04:47:58.370Z``: UTC with milliseconds, as Codex and
     Gemini CLI write their timestamps (a naive moment is taken as UTC)."""

@@ -26,7 +26,7 @@ from sessionport.registry import Exporter, Option
 from sessionport.formats.providers.document import RequestDocument, TurnWriter
 from sessionport.formats.providers.roo_writer import RooHistoryWriter, is_roo_history
 from sessionport.formats.providers.turns import Part, Turn, call_name, meta_of, result_output, user_text
-from sessionport.timeparse import parse_event_time
+from sessionport.timeparse import epoch_millis
 
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
@@ -310,9 +310,9 @@ class ClineTaskWriter(_Writer):
                 break
         if "ts" not in keys:
             for part in turn.parts:
-                moment = parse_event_time((part.event or {}).get("timestamp"))
-                if moment is not None:
-                    keys["ts"] = int(moment.timestamp() * 1000)
+                ts = epoch_millis((part.event or {}).get("timestamp"))
+                if ts is not None:
+                    keys["ts"] = ts
                     break
         return keys
 

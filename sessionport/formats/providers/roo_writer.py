@@ -20,7 +20,7 @@ from typing import BinaryIO
 from sessionport.context import WriteContext
 from sessionport.formats.providers.document import TurnWriter
 from sessionport.formats.providers.turns import Part, Turn, call_name, meta_of, result_output, user_text
-from sessionport.timeparse import parse_event_time
+from sessionport.timeparse import epoch_millis
 
 HISTORY_VERSION = 2
 
@@ -141,9 +141,9 @@ class RooHistoryWriter(TurnWriter):
         kept = meta_of(part).get("message")
         keys = dict(kept) if isinstance(kept, dict) else {}
         if "ts" not in keys:
-            moment = parse_event_time((part.event or {}).get("timestamp"))
-            if moment is not None:
-                keys["ts"] = int(moment.timestamp() * 1000)
+            ts = epoch_millis((part.event or {}).get("timestamp"))
+            if ts is not None:
+                keys["ts"] = ts
         return keys
 
     def add(self, role: str, part: Part, piece: dict) -> None:
