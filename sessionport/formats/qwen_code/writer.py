@@ -92,7 +92,7 @@ class _Records:
                 self.model = meta["model"]
             if isinstance(meta.get("usage"), dict):
                 self.usage = meta["usage"]
-        if role == "user" and _prompt_hook_context(meta) and isinstance(part.get("text"), str) and len(part) == 1:
+        if role == "user" and _is_hook_context(meta) and isinstance(part.get("text"), str) and len(part) == 1:
             # what a UserPromptSubmit hook added: the prompt's last part, in
             # Qwen Code's wrapper (held apart until the record is written)
             part = {"text": wrap_hook_context(part["text"]), HOOK_MARK: part["text"]}
@@ -239,7 +239,7 @@ def harness_prompt(meta: dict, text: Any = None) -> dict | None:
     return fields
 
 
-def _prompt_hook_context(meta: Any) -> bool:
+def _is_hook_context(meta: Any) -> bool:
     """Whether a message is the context a UserPromptSubmit hook added to
     the prompt before it (read from Qwen Code, or from Claude Code's
     ``hook_additional_context`` attachment of that event)."""
