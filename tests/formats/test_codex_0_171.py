@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, convert_to_portable, run_cli
 
 ROLLOUT = FIXTURES / "codex" / "rollout-0.171-scripted.jsonl"
 
@@ -118,9 +118,7 @@ def test_the_tokens_written_to_the_cache_are_kept_beside_the_usage(tmp_path):
     last["payload"]["info"]["total_token_usage"] = {**first["payload"]["info"]["total_token_usage"], "total_tokens": 10, "cache_write_input_tokens": 40}
     path = tmp_path / "rollout.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
-    result = run_cli("convert", path, "--to", "portable-jsonl")
-    assert result.returncode == 0, result.stderr
-    end = json.loads(result.stdout.splitlines()[-1])
+    end = convert_to_portable(path)[0][-1]
     assert end["metadata"]["cacheWriteInputTokens"] == 340  # the two segments
     assert "cache_write_input_tokens" not in end["usage"] and "cache_write_input_tokens" not in end["lastRequestUsage"]
 

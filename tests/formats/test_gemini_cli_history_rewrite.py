@@ -7,19 +7,13 @@ from __future__ import annotations
 
 import json
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, convert_to_portable
 
 BATCH = FIXTURES / "gemini-cli" / "session-2026-12-02T10-00-3e7b1d9a.jsonl"
 
 
-def convert(path) -> list[dict]:
-    result = run_cli("convert", path, "--to", "portable-jsonl")
-    assert result.returncode == 0, result.stderr
-    return [json.loads(line) for line in result.stdout.splitlines()]
-
-
 def test_each_call_of_a_batch_keeps_its_own_response():
-    events = convert(BATCH)
+    events, _ = convert_to_portable(BATCH)
     records = [json.loads(line) for line in BATCH.read_text().splitlines()]
     rewritten = records[-1]["$set"]["messages"]
     calls = rewritten[1]["toolCalls"]
@@ -41,7 +35,7 @@ def test_messages_a_rewind_or_a_new_history_dropped_are_counted():
     # a compression writes the new history as $set.messages (a summary turn
     # and its answer, new ids, in place of the older turns): what the log
     # recorded and no longer holds is counted, never dropped unsaid
-    events = convert(REWOUND)
+    events, _ = convert_to_portable(REWOUND)
     records = [json.loads(line) for line in REWOUND.read_text().splitlines()]
     final = [m["id"] for m in records[-1]["$set"]["messages"]]
     recorded = [r["id"] for r in records if "id" in r]
