@@ -24,6 +24,7 @@ from typing import BinaryIO, Iterable
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter, Option
 from sessionport.formats.providers.document import RequestDocument, TurnWriter
+from sessionport.formats.providers.media_refs import ANTHROPIC, media_ref
 from sessionport.formats.providers.roo_writer import RooHistoryWriter, is_roo_history
 from sessionport.formats.providers.turns import Part, Turn, call_name, meta_of, result_output, user_text
 from sessionport.timeparse import epoch_millis
@@ -55,26 +56,18 @@ def _search_result_block(kept: dict) -> dict:
 def media_reference(part) -> dict | None:
     """The image or document block of a user part that named its bytes by a
     URL or a Files API id (``meta.mediaRef``): an Anthropic block as it was
-    read, an OpenAI image or file URL as the same URL source."""
-    if part.kind != "text":
+    read; an image URL or a PDF's URL of another API as a URL source (see
+    :mod:`.media_refs`)."""
+    ref = media_ref(part)
+    if ref is None:
         return None
-    ref = meta_of(part).get("mediaRef")
-    if not isinstance(ref, dict):
-        return None
-    if ref.get("type") in ("image", "document") and isinstance(ref.get("reference"), dict):
-        return {"type": ref["type"], "source": ref["reference"], **{k: v for k, v in ref.items() if k not in ("type", "reference")}}
-    if ref.get("type") == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
-        return {"type": "image", "source": {"type": "url", "url": ref["image_url"]}}
-    if ref.get("type") == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
-        return {"type": "image", "source": {"type": "url", "url": ref["image"]}}  # an AI SDK image part (Roo Code)
-    image = ref.get("image_url") if ref.get("type") == "image_url" else None  # Chat Completions
-    url = image.get("url") if isinstance(image, dict) else image
-    if isinstance(url, str) and url:
-        return {"type": "image", "source": {"type": "url", "url": url}}
-    url = ref.get("file_url")
-    if ref.get("type") == "input_file" and isinstance(url, str) and url.lower().split("?")[0].endswith(".pdf"):
-        return {"type": "document", "source": {"type": "url", "url": url}}
-    return None  # another vendor's file id names nothing here: the placeholder text stays
+    if ref.api == ANTHROPIC:
+        kept = ref.part
+        return {"type": kept["type"], "source": kept["reference"], **{k: v for k, v in kept.items() if k not in ("type", "reference")}}
+    if ref.kind == "image" and ref.url is not None:
+        return {"type": "image", "source": {"type": "url", "url": ref.url}}
+    url = ref.pdf_url()
+    return {"type": "document", "source": {"type": "url", "url": url}} if url is not None else None
 
 
 class _Writer(TurnWriter):

@@ -15,34 +15,27 @@ from typing import BinaryIO, Iterable
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.formats.providers.document import TurnWriter
-from sessionport.formats.providers.turns import Part, Turn, arguments_of, call_name, meta_of, result_output, system_role, text_content, user_text
+from sessionport.formats.providers.media_refs import CHAT, media_ref
+from sessionport.formats.providers.turns import Part, Turn, arguments_of, call_name, result_output, system_role, text_content, user_text
 
 
 def media_reference(part: Part) -> dict | None:
     """The ``image_url`` / ``file`` part of a user part that named its bytes by
     a URL or a file id (``meta.mediaRef``): a Chat Completions part as it was
-    read, a Responses image URL or file id, an Anthropic URL image, as the same."""
-    if part.kind != "text":
+    read; an image URL of another API as the same URL, an OpenAI file id as
+    a file part (see :mod:`.media_refs`)."""
+    ref = media_ref(part)
+    if ref is None:
         return None
-    ref = meta_of(part).get("mediaRef")
-    if not isinstance(ref, dict):
-        return None
-    rtype = ref.get("type")
-    if rtype == "image_url" or (rtype == "file" and isinstance(ref.get("file"), dict)):
-        return ref  # a Chat Completions part (an AI SDK file part is typed "file" too, with no "file" object)
-    if rtype == "input_image" and isinstance(ref.get("image_url"), str) and ref["image_url"]:
-        image = {"url": ref["image_url"]}
-        if ref.get("detail") in ("auto", "low", "high"):
-            image["detail"] = ref["detail"]
+    if ref.api == CHAT:
+        return ref.part
+    if ref.kind == "image" and ref.url is not None:
+        image = {"url": ref.url}
+        if ref.detail is not None:
+            image["detail"] = ref.detail
         return {"type": "image_url", "image_url": image}
-    if rtype == "input_file" and isinstance(ref.get("file_id"), str) and ref["file_id"]:
-        return {"type": "file", "file": {"file_id": ref["file_id"]}}  # the same OpenAI Files API
-    if rtype == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
-        return {"type": "image_url", "image_url": {"url": ref["image"]}}  # an AI SDK image part (Roo Code)
-    source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
-    if rtype == "image" and source.get("type") == "url" and isinstance(source.get("url"), str):
-        return {"type": "image_url", "image_url": {"url": source["url"]}}
-    return None
+    file_id = ref.openai_file() if ref.kind == "document" else None
+    return {"type": "file", "file": {"file_id": file_id}} if file_id is not None else None
 
 
 class _Writer(TurnWriter):

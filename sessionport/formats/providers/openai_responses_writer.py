@@ -20,6 +20,7 @@ from typing import BinaryIO, Iterable, Iterator
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.formats.providers.document import TurnWriter
+from sessionport.formats.providers.media_refs import RESPONSES, media_ref
 from sessionport.formats.providers.openai_responses_items import OUTPUT_TYPES, SELF_ANSWERED
 from sessionport.formats.providers.turns import Part, Turn, arguments_of, call_name, meta_of, result_output, system_role, text_content, user_text
 
@@ -201,30 +202,18 @@ def _self_answered_as_items(events: Iterable[dict]) -> Iterator[dict]:
 def media_reference(part: Part) -> dict | None:
     """The ``input_image`` / ``input_file`` part of a user part that named its
     bytes by a URL or a file id (``meta.mediaRef``): a Responses part as it
-    was read, an Anthropic or Chat Completions URL image as the same URL."""
-    if part.kind != "text":
+    was read; a URL of another API as the same URL, an OpenAI file id as the
+    same id (see :mod:`.media_refs`)."""
+    ref = media_ref(part)
+    if ref is None:
         return None
-    ref = meta_of(part).get("mediaRef")
-    if not isinstance(ref, dict):
-        return None
-    if ref.get("type") in ("input_image", "input_file"):
-        return ref
-    if ref.get("type") == "image_url":  # Chat Completions
-        image = ref.get("image_url")
-        url = image.get("url") if isinstance(image, dict) else image
-        detail = image.get("detail") if isinstance(image, dict) and image.get("detail") in ("auto", "low", "high") else "auto"
-        return {"type": "input_image", "image_url": url, "detail": detail} if isinstance(url, str) and url else None
-    if ref.get("type") == "file" and isinstance(ref.get("file"), dict) and isinstance(ref["file"].get("file_id"), str):
-        return {"type": "input_file", "file_id": ref["file"]["file_id"]}
-    if ref.get("type") == "image" and isinstance(ref.get("image"), str) and ref["image"].lower().startswith(("https://", "http://")):
-        return {"type": "input_image", "image_url": ref["image"], "detail": "auto"}  # an AI SDK image part (Roo Code)
-    source = ref.get("reference") if isinstance(ref.get("reference"), dict) else {}
-    if source.get("type") == "url" and isinstance(source.get("url"), str):
-        if ref.get("type") == "image":
-            return {"type": "input_image", "image_url": source["url"], "detail": "auto"}
-        if ref.get("type") == "document":
-            return {"type": "input_file", "file_url": source["url"]}
-    return None  # another vendor's file id names nothing here: the placeholder text stays
+    if ref.api == RESPONSES:
+        return ref.part
+    if ref.kind == "image":
+        return {"type": "input_image", "image_url": ref.url, "detail": ref.detail or "auto"} if ref.url is not None else None
+    if ref.openai_file() is not None:
+        return {"type": "input_file", "file_id": ref.file_id}
+    return {"type": "input_file", "file_url": ref.url} if ref.url is not None else None
 
 
 def kept_item(part: Part) -> dict | None:

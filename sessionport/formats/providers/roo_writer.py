@@ -19,6 +19,7 @@ from typing import BinaryIO
 
 from sessionport.context import WriteContext
 from sessionport.formats.providers.document import TurnWriter
+from sessionport.formats.providers.media_refs import AI_SDK, media_ref
 from sessionport.formats.providers.turns import Part, Turn, call_name, meta_of, result_output, user_text
 from sessionport.timeparse import epoch_millis
 
@@ -105,13 +106,14 @@ class RooHistoryWriter(TurnWriter):
         return None
 
     def user_pieces(self, part: Part, event: dict, meta: dict) -> list[dict]:
-        ref = meta.get("mediaRef")
-        if isinstance(ref, dict) and ((ref.get("type") == "image" and isinstance(ref.get("image"), str))
-                                      or (ref.get("type") == "file" and isinstance(ref.get("data"), str))):
-            return [ref]  # an image or file part named by its URL, as it was read
-        source = ref.get("reference") if isinstance(ref, dict) and isinstance(ref.get("reference"), dict) else {}
-        if isinstance(ref, dict) and ref.get("type") == "image" and source.get("type") == "url" and isinstance(source.get("url"), str):
-            return [{"type": "image", "image": source["url"]}]  # an Anthropic URL image
+        ref = media_ref(part)
+        if ref is not None and ref.api == AI_SDK:
+            return [ref.part]  # an image or file part named by its URL, as it was read
+        if ref is not None and ref.kind == "image" and ref.url is not None:
+            return [{"type": "image", "image": ref.url}]  # another API's image URL
+        url = ref.pdf_url() if ref is not None else None
+        if url is not None:
+            return [{"type": "file", "data": url, "mediaType": "application/pdf"}]  # another API's PDF URL
         images = [m for m in event.get("media") or [] if isinstance(m, dict) and m.get("data") and m.get("mediaType")]
         if meta.get("attachment") == "image" and images:
             return [{"type": "image", "image": f"data:{m['mediaType']};base64,{m['data']}", "mediaType": m["mediaType"]}
