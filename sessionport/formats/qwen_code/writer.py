@@ -31,7 +31,7 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 from datetime import datetime, timezone
-from typing import Any, BinaryIO, Iterable
+from typing import Any, BinaryIO, Iterable, NamedTuple
 
 import orjson
 
@@ -60,6 +60,17 @@ PROJECT_CWD = Option(
 )
 
 
+class _Held(NamedTuple):
+    """A part of the Content being gathered, with what its record takes
+    beside it: its message's record fields (RECORD_FIELDS, a harness
+    prompt's kind and provenance) and, for a hook's context, the context
+    as the hook gave it (the record's ``systemPayload``)."""
+
+    part: dict
+    fields: dict | None = None
+    hook_context: str | None = None
+
+
 class _Records:
     """Writes each finished Content as Qwen Code records, chained."""
 
@@ -67,7 +78,7 @@ class _Records:
         self.emit = out.write
         self.head = head  # sessionId, cwd, version, gitBranch?
         self.role: str | None = None
-        self.parts: list[dict] = []
+        self.held: list[_Held] = []
         self.event: dict = {}  # the message being written (its time, model, usage)
         self.stamp: str | None = None
         self.model: str | None = None
@@ -92,10 +103,13 @@ class _Records:
                 self.model = meta["model"]
             if isinstance(meta.get("usage"), dict):
                 self.usage = meta["usage"]
+        hook_context = None
         if role == "user" and _is_hook_context(meta) and isinstance(part.get("text"), str) and len(part) == 1:
             # what a UserPromptSubmit hook added: the prompt's last part, in
-            # Qwen Code's wrapper (held apart until the record is written)
-            part = {"text": wrap_hook_context(part["text"]), HOOK_MARK: part["text"]}
+            # Qwen Code's wrapper
+            hook_context = part["text"]
+            part = {"text": wrap_hook_context(hook_context)}
+        fields = None
         if isinstance(meta, dict):
             # the background turn and the goal it was written in
             fields = {key: meta[key] for key in RECORD_FIELDS if isinstance(meta.get(key), dict) and meta[key]}
@@ -103,19 +117,17 @@ class _Records:
                 harness = harness_prompt(meta, part.get("text"))
                 if harness:
                     fields = {**fields, **harness}
-            if fields:
-                part = {**part, TURN_MARK: fields}
-        self.parts.append(part)
+        self.held.append(_Held(part, fields or None, hook_context))
 
     def flush(self) -> None:
-        parts, role = self.parts, self.role
-        self.parts, self.role = [], None
-        if not parts:
+        held, role = self.held, self.role
+        self.held, self.role = [], None
+        if not held:
             return
-        turns = [part.pop(TURN_MARK, None) for part in parts]
+        parts = [entry.part for entry in held]
         if role == "model":
             sign_calls(parts)
-            record = self._record("assistant", "assistant_output", next((t for t in turns if t), None))
+            record = self._record("assistant", "assistant_output", next((entry.fields for entry in held if entry.fields), None))
             if self.model:
                 record["model"] = self.model
             record["message"] = {"role": "model", "parts": parts}
@@ -125,16 +137,16 @@ class _Records:
             self._emit(record)
             return
         prompt: dict | None = None  # the user record last made here, not yet written
-        for part, turn in zip(parts, turns):
-            context = part.pop(HOOK_MARK, None)
-            if context is not None and prompt is not None and HOOK_MARK not in prompt:
+        hooked = False  # whether a hook's context was added to it
+        for entry in held:
+            part, turn = entry.part, entry.fields
+            if entry.hook_context is not None and prompt is not None and not hooked:
                 prompt["message"]["parts"].append(part)
                 shown = prompt["message"]["parts"][0].get("text")
-                prompt["systemPayload"] = {"displayText": shown if isinstance(shown, str) else "", "hookContext": context}
-                prompt[HOOK_MARK] = True
+                prompt["systemPayload"] = {"displayText": shown if isinstance(shown, str) else "", "hookContext": entry.hook_context}
+                hooked = True
                 continue
             if prompt is not None:
-                prompt.pop(HOOK_MARK, None)
                 self._emit(prompt)
                 prompt = None
             response = part.get("functionResponse")
@@ -149,11 +161,11 @@ class _Records:
                 # (the stream's consecutive user messages were joined as parts)
                 harness = turn or {}
                 prompt = self._record("user", harness.get("provenance", "real_user"), turn)
+                hooked = False
                 prompt["message"] = {"role": "user", "parts": [part]}
                 if isinstance(harness.get("systemPayload"), dict):
                     prompt["systemPayload"] = harness["systemPayload"]
         if prompt is not None:
-            prompt.pop(HOOK_MARK, None)
             self._emit(prompt)
 
     def _record(self, kind: str, provenance: str, fields: dict | None = None) -> dict:
@@ -191,8 +203,6 @@ class _Records:
         self.flush()
 
 
-HOOK_MARK = "\x00hookContext"  # a part's key while it is held, never written
-TURN_MARK = "\x00recordFields"  # the same
 # Record fields kept in meta and written back: a background turn's
 # (0.24, ACP) and a /goal run's ({goalId, revision, turnId}).
 RECORD_FIELDS = ("backgroundTurn", "goalContext")
