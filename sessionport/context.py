@@ -10,6 +10,10 @@ from sessionport.plain import Record
 from sessionport.sanitise import terminal
 
 MAX_REPORTED_PLACES = 10
+# A read option: the roles of the messages the first stage may keep, when
+# a message's role is all it reads (Stage.wanted_roles).  A reader may then
+# hand over each other message as {type, role} alone, unbuilt.
+WANTED_ROLES = "_wanted_roles"
 
 
 def _stderr_warning(message: str) -> None:

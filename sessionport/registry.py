@@ -356,9 +356,14 @@ class Stage(Frozen):
     every event of its input, never stopping early, so a big input may be
     read ahead in pieces by other processes (see pipeline/chunks.py); a
     function of the stage's options when that depends on them.
+    ``wanted_roles(options)``, when given: the roles of the messages the
+    stage built with these options may keep, when a message's role is all
+    it needs to drop it (else None).  The reader of the wire format then
+    leaves the other messages unbuilt: each comes as ``{type, role}`` alone,
+    which the stage drops (see formats/portable/jsonl_reader.py).
     """
 
-    __slots__ = ("name", "description", "build", "params", "help", "check", "reads_all")
+    __slots__ = ("name", "description", "build", "params", "help", "check", "reads_all", "wanted_roles")
     name: str
     description: str
     build: Callable[..., Callable[[Iterable[dict]], Iterator[dict]]]
@@ -366,10 +371,12 @@ class Stage(Frozen):
     help: str
     check: Callable[..., int] | None
     reads_all: bool | Callable[[dict], bool]
+    wanted_roles: Callable[[dict], frozenset | None] | None
 
     def __init__(self, name: str, description: str, build: Callable[..., Callable[[Iterable[dict]], Iterator[dict]]],
                  params: tuple[Any, ...] = (), help: str = "", check: Callable[..., int] | None = None,
-                 reads_all: bool | Callable[[dict], bool] = False) -> None:
+                 reads_all: bool | Callable[[dict], bool] = False,
+                 wanted_roles: Callable[[dict], frozenset | None] | None = None) -> None:
         _set = object.__setattr__
         _set(self, "name", name)
         _set(self, "description", description)
@@ -378,6 +385,7 @@ class Stage(Frozen):
         _set(self, "help", help)
         _set(self, "check", check)
         _set(self, "reads_all", reads_all)
+        _set(self, "wanted_roles", wanted_roles)
 
 
 class FormatInfo:

@@ -420,3 +420,26 @@ def combined_stream(jobs: Sequence[Job], workers: int, on_outcome: Callable[[Out
 def stage_factory(build: Callable[..., Any], **options: Any) -> StageFactory:
     """A picklable factory for a stage built with ``options``."""
     return functools.partial(build, **options)
+
+
+def registered_stage(factory: Any) -> tuple[Any, dict] | None:
+    """The registered :class:`~sessionport.registry.Stage` a factory of
+    :func:`stage_factory` builds, with its options; None for any other
+    factory."""
+    build = getattr(factory, "func", None)
+    if build is None:
+        return None
+    for stage in get_registry().stages.values():
+        if stage.build is build:
+            return stage, dict(getattr(factory, "keywords", None) or {})
+    return None
+
+
+def wanted_roles(stages: Sequence[StageFactory]) -> frozenset | None:
+    """The roles of the messages the first stage may keep, when their role
+    is all it reads of them (``Stage.wanted_roles``), else None."""
+    found = registered_stage(stages[0]) if stages else None
+    if found is None or found[0].wanted_roles is None:
+        return None
+    stage, options = found
+    return stage.wanted_roles(options)

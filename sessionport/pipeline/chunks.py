@@ -137,11 +137,11 @@ def _reads_all(factory: Any) -> bool:
         return False
     if getattr(build, "reads_all", False) is True:
         return True
-    for stage in get_registry().stages.values():
-        if stage.build is build:
-            reads_all = stage.reads_all
-            return bool(reads_all(dict(getattr(factory, "keywords", None) or {})) if callable(reads_all) else reads_all)
-    return False
+    found = batch.registered_stage(factory)
+    if found is None:
+        return False
+    stage, options = found
+    return bool(stage.reads_all(options) if callable(stage.reads_all) else stage.reads_all)
 
 
 def copies_pieces(stages: Any, sink: Any) -> bool:

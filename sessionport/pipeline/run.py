@@ -26,7 +26,7 @@ import itertools
 import os
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
-from sessionport.context import ReadContext
+from sessionport.context import WANTED_ROLES, ReadContext
 from sessionport.errors import SessionportError, UsageError
 from sessionport.io import check_folder
 from sessionport.pipeline import batch, stream, targets
@@ -220,7 +220,7 @@ def run(
 
         if chunks.convert_in_pieces(source, output, reading, stages, sink, jobs):
             return Result(1, [Outcome(source.spec, output, True)], batch=False)
-        events = stream.apply_stages(read_source(source, reading), stages)
+        events = stream.apply_stages(read_source(source, _told_the_wanted_roles(reading, stages)), stages)
         stream.write(events, output, format=sink.format, options=dict(sink.options), inputs=[source.spec])
         return Result(1, [Outcome(source.spec, output, True)], batch=False)
     if any(s.spec == "-" for s in inputs.sources):
@@ -300,6 +300,16 @@ def partial_result(exc: BaseException) -> Result | None:
     counts when only its file tells of it), or None when nothing it wrote
     is known to be there."""
     return getattr(exc, "__sessionport_result__", None)
+
+
+def _told_the_wanted_roles(reading: Reading, stages: Sequence[StageFactory]) -> Reading:
+    """``reading`` with the roles of the messages the first stage may keep
+    (WANTED_ROLES), when their role is all it reads of them; not for a
+    Markdown or HTML heading, whose title may come from any message."""
+    roles = batch.wanted_roles(stages)
+    if roles is None or reading.options.get(stream.HEADING_TITLE):
+        return reading
+    return reading.replace(options={**reading.options, WANTED_ROLES: roles})
 
 
 def _reported_single(source: Source, reading: Reading, stages: Sequence[StageFactory], sink: Sink) -> Result:

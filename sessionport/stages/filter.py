@@ -448,6 +448,21 @@ def build(
     return stage
 
 
+# Options that never look at a message (a session's id, how many to keep)
+# or only change what --role means: with no other option given, a message's
+# role decides it.
+_ROLE_ONLY = frozenset(("role", "invert", "session", "head", "tail", "drop_empty", "ignore_case"))
+
+
+def wanted_roles(options: dict) -> frozenset | None:
+    """The roles of the messages a filter built with ``options`` may keep,
+    when their role is all it reads of them (see Stage.wanted_roles)."""
+    roles = frozenset(options.get("role") or ())
+    if not roles or any(value for key, value in options.items() if key not in _ROLE_ONLY):
+        return None
+    return frozenset(ROLES) - roles if options.get("invert") else roles
+
+
 STAGE = Stage(
     name="filter",
     description="Keep only the messages that match",
@@ -459,6 +474,7 @@ STAGE = Stage(
     build=build,
     # --head stops pulling once it has its messages: nothing to read ahead.
     reads_all=lambda options: options.get("head") is None,
+    wanted_roles=wanted_roles,
     params=(
         click.Option(["--role"], multiple=True, type=click.Choice(ROLES), help="Keep messages with this role (repeatable)."),
         click.Option(["--kind"], multiple=True, type=click.Choice(MESSAGE_KINDS), help="Keep messages of this meta.kind (repeatable)."),
