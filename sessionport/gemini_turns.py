@@ -308,7 +308,7 @@ class GeminiTurns:
             self.contents.add("model", {"codeExecutionResult": {"outcome": outcome, "output": text}})
             return
         if meta.get("geminiPart") == "toolResponse":
-            part = {"toolResponse": {"id": event.get("toolCallId"), "toolType": _tool_type(event), "response": _response_object(event, meta, text)}}
+            part = {"toolResponse": {"id": event.get("toolCallId"), "toolType": _tool_type(event), "response": response_object(event, meta, text)}}
             self.contents.add("model", part)
             return
         call_id = self._open_id(event)
@@ -318,7 +318,7 @@ class GeminiTurns:
             name = event.get("toolName") or (self.names.get(call_id) if isinstance(call_id, str) else None) or "a tool"
             self.contents.add("user", {"text": f"[result of {name}]\n{text}"})
             return
-        self._response(call_id, self.names.get(call_id) or event.get("toolName") or "unknown", _response_object(event, meta, text))
+        self._response(call_id, self.names.get(call_id) or event.get("toolName") or "unknown", response_object(event, meta, text))
 
     def _response(self, call_id: str, name: str, response: dict) -> None:
         self.contents.add("user", {"functionResponse": {"id": call_id, "name": name, "response": response}})
@@ -332,7 +332,10 @@ def _tool_type(event: dict) -> str:
     return name.upper() if isinstance(name, str) and name and name != "server_tool" else "TOOL_TYPE_UNSPECIFIED"
 
 
-def _response_object(event: dict, meta: dict, text: str) -> dict:
+def response_object(event: dict, meta: dict, text: str) -> dict:
+    """The functionResponse ``response`` of a result event, as its reader
+    kept it (``meta.responseJson``, ``meta.responseKey``), else ``{output}``
+    or ``{error}``."""
     if meta.get("responseJson"):
         try:
             value = orjson.loads(text)

@@ -148,7 +148,7 @@ def test_replay_sample_applies_set_rewind_and_upsert():
         ("system", "text", "Request cancelled."),
     ]
     assert msgs[2]["toolCallId"] == msgs[3]["toolCallId"] == "shell-1"
-    assert msgs[1]["meta"]["usage"]["total_tokens"] == 935  # the upserted record, counted once
+    assert msgs[2]["meta"]["usage"]["total_tokens"] == 935  # the upserted record, counted once, on its first call
     end = events[-1]
     assert end["usage"]["total_tokens"] == 935 + 958
     assert end["metadata"]["summary"] == "Count the tests"

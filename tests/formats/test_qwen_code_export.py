@@ -64,7 +64,7 @@ def assert_resumable_shape(records: list[dict]) -> None:
             response = part["functionResponse"]["response"]
             assert list(response) in (["output"], ["error"])
             assert record["toolCallResult"]["callId"] == part["functionResponse"]["id"]
-            assert record["toolCallResult"]["status"] == ("error" if "error" in response else "success")
+            assert record["toolCallResult"]["status"] in (("error", "cancelled") if "error" in response else ("success",))
     assert len({r["uuid"] for r in records}) == len(records)
 
 
@@ -73,6 +73,40 @@ def test_a_qwen_code_session_written_back_reads_the_same(path, tmp_path):
     records, _ = export(path, tmp_path)
     assert_resumable_shape(records)
     assert messages(tmp_path / "out.jsonl") == messages(path)
+
+
+def _results(path) -> dict:
+    out = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        if record.get("type") == "tool_result":
+            result = record["toolCallResult"]
+            out[result["callId"]] = (result["status"], result.get("resultDisplay"))
+    return out
+
+
+@pytest.mark.parametrize("path", QWEN_FIXTURES, ids=lambda p: p.parent.name + "/" + p.name)
+def test_each_result_keeps_what_the_ui_showed_and_its_status(path, tmp_path):
+    export(path, tmp_path)
+    assert _results(tmp_path / "out.jsonl") == _results(path)
+
+
+def test_a_todo_list_shown_and_a_cancelled_call_come_back(tmp_path):
+    """Qwen Code shows a result apart from what the model got (a summary
+    line, the todo list object): written back as it was, with a cancelled
+    call's status."""
+    source = FIXTURES / "qwen-code" / "9ac9a7c3-51d2-4e0b-8f3a-2ce24fc677d6.jsonl"
+    records = [json.loads(line) for line in source.read_text().splitlines()]
+    results = [r for r in records if r.get("type") == "tool_result"]
+    todos = {"type": "todo_list", "todos": [{"id": "1", "content": "read hello.txt", "status": "completed"}]}
+    results[0]["toolCallResult"]["resultDisplay"] = todos
+    results[1]["toolCallResult"]["status"] = "cancelled"
+    changed = tmp_path / "9ac9a7c3-51d2-4e0b-8f3a-2ce24fc677d6.jsonl"
+    changed.write_text("".join(json.dumps(r) + "\n" for r in records))
+    export(changed, tmp_path)
+    back = _results(tmp_path / "out.jsonl")
+    assert back[results[0]["toolCallResult"]["callId"]] == ("success", todos)
+    assert back[results[1]["toolCallResult"]["callId"]] == ("cancelled", "File not found")
 
 
 def test_calls_take_qwen_codes_tool_names_and_results_follow_their_calls(tmp_path):

@@ -165,7 +165,10 @@ class RecordConverter:
         events.extend(uses)
         events.extend(results)
         if usage:
-            target = next((e for e in events if e["role"] == "assistant" and (e.get("meta") or {}).get("kind") == "text"), events[0] if events else None)
+            # the answer's text carries its usage, else its first call (a
+            # writer of records writes it on the record either way), else
+            # its first thought
+            target = next((e for e in events if e["role"] == "assistant" and (e.get("meta") or {}).get("kind") == "text"), None) or (uses[0] if uses else events[0] if events else None)
             if target is None:
                 target = message_event("assistant", "", **base, meta={"kind": "text", **meta})
                 events.append(target)
@@ -206,6 +209,8 @@ class RecordConverter:
         for key in ("displayName", "status", "agentId"):
             if isinstance(call.get(key), str):
                 use_meta[key] = call[key]
+        if isinstance(call.get("renderOutputAsMarkdown"), bool):
+            use_meta["renderOutputAsMarkdown"] = call["renderOutputAsMarkdown"]
         description = call.get("description")
         text = description if isinstance(description, str) and description else tool_input_preview(name, args)
         use = message_event("tool", text, **fields, toolName=name, toolCallId=call_id, toolInput=args, meta=use_meta)
@@ -215,8 +220,13 @@ class RecordConverter:
             return use, None  # still running when the session was saved: the call stays unpaired
         self.pairing.response(call_id, name)
         self.answered.add(call_id)
-        text, extra, is_error = self._result_text(_own_response(result, call.get("id")), call.get("resultDisplay"))
+        display = call.get("resultDisplay")
+        text, extra, is_error = self._result_text(_own_response(result, call.get("id")), display)
         result_meta = {"kind": "tool_result", **extra}
+        if result is not None and display is not None and display != text:
+            # what the UI showed of the result (a diff, a listing, a
+            # summary line): not sent to the model, written back with it
+            result_meta["resultDisplay"] = display
         if isinstance(status, str) and status != "success":
             result_meta["status"] = status
         failed = is_error or status in ("error", "cancelled")

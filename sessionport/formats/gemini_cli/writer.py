@@ -34,13 +34,16 @@ import orjson
 
 from sessionport import jsonout
 from sessionport.context import WriteContext
-from sessionport.gemini_turns import NAMESPACE, gemini_timestamp, session_uuid
+from sessionport.gemini_turns import NAMESPACE, gemini_timestamp, response_object, session_uuid
 from sessionport.model import sealed_reasoning
 from sessionport.registry import Exporter, Option
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 
 _NL = orjson.OPT_APPEND_NEWLINE
 MAX_WAITING = 64  # user records held while calls wait for their results; past that, written in place
+NOTICE_TYPES = ("info", "error", "warning")
+FINISHED = ("success", "error", "cancelled")
+_HEX = frozenset("0123456789abcdef")
 
 LEGACY_JSON = Option(
     name="gemini_cli_legacy_json",
@@ -86,6 +89,11 @@ class SessionWriter:
         self.answered = 0
         self.calls: dict[str, dict] = {}  # call id -> its entry in the held record
         self.thoughts: list[dict] = []
+        # the record the waiting thoughts were read from (gemini-cli), and
+        # the usage one of them carried (an answer of thoughts alone)
+        self.thoughts_record: str | None = None
+        self.thoughts_tokens: dict | None = None
+        self.thoughts_model: str | None = None
         self.ids: set[str] = set()
         self.seed = "session"
         self.last_time: str | None = None
@@ -95,6 +103,8 @@ class SessionWriter:
         self.model: str | None = None
         self.waiting: list[dict] = []  # user records held until the held record's calls are answered
         self.held_message: str | None = None  # the API message id of the held record's last call
+        self.own_labels = False
+        self.kind = "main"
 
     # -- output -------------------------------------------------------------
     def record(self, record: dict) -> None:
@@ -105,8 +115,16 @@ class SessionWriter:
             self.emit(jsonout.dumps(record, option=_NL))
         self.records += 1
 
-    def new_id(self, event: dict) -> str:
+    def record_id(self, event: dict) -> str | None:
+        """The id of the Gemini CLI record an event was read from: the
+        reader numbers the second and later events of a record ``<id>#<n>``."""
         given = event.get("id")
+        if not isinstance(given, str) or not given:
+            return None
+        return given.partition("#")[0] if self.own_labels else given
+
+    def new_id(self, event: dict) -> str:
+        given = self.record_id(event)
         if isinstance(given, str) and given and given not in self.ids:
             self.ids.add(given)
             return given
@@ -127,6 +145,7 @@ class SessionWriter:
         # (which Gemini CLI writes on every call): written back; the labels
         # of other sources are sessionport's own and are not.
         self.own_labels = event.get("source") == "gemini-cli"
+        metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) and self.own_labels else {}
         sid = session_uuid(event)
         self.seed = sid
         self.start_time = gemini_timestamp(event.get("createdAt")) or gemini_timestamp(datetime.now(timezone.utc).isoformat()) or ""
@@ -135,11 +154,17 @@ class SessionWriter:
         # Gemini CLI 0.61 finds sessions by the folder they are in, not by
         # this hash; older releases named the folder by it.
         project = hashlib.sha256(cwd.encode()).hexdigest()
+        kept = metadata.get("projectHash")
+        if isinstance(kept, str) and len(kept) == 64 and _HEX.issuperset(kept):
+            project = kept  # the session's own, read from its file
+        self.kind = metadata.get("kind") if metadata.get("kind") in ("main", "subagent") else "main"
+        head: dict[str, Any] = {"sessionId": sid, "projectHash": project, "startTime": self.start_time}
+        if isinstance(metadata.get("directories"), list):
+            head["directories"] = metadata["directories"]  # the workspace's folders (--include-directories)
         if self.legacy:
-            head = jsonout.dumps({"sessionId": sid, "projectHash": project, "startTime": self.start_time})
-            self.emit(head[:-1] + b',"messages":[')
+            self.emit(jsonout.dumps(head)[:-1] + b',"messages":[')
         else:
-            self.record({"sessionId": sid, "projectHash": project, "startTime": self.start_time, "lastUpdated": self.start_time, "kind": "main"})
+            self.record({**head, "lastUpdated": self.start_time, "kind": self.kind})
             self.records = 0
 
     # -- messages -----------------------------------------------------------
@@ -166,11 +191,24 @@ class SessionWriter:
         held = self.held
         return held is not None and self.answered < len(held.get("toolCalls", ()))
 
+    def thoughts_alone(self, event: dict) -> None:
+        """Write the waiting thoughts as a record of their own when they were
+        read from another gemini-cli record than ``event`` (an answer of
+        thoughts alone, which the next answer must not take)."""
+        pending = self.thoughts_record
+        if self.thoughts and pending is not None and self.record_id(event) != pending:
+            self.gemini_record({"id": pending, "timestamp": self.thoughts[-1]["timestamp"]}, {"model": self.thoughts_model})
+            self.flush()
+
     def gemini_record(self, event: dict, meta: dict) -> dict:
+        self.thoughts_alone(event)
         self.flush()
         record: dict[str, Any] = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": "gemini", "content": ""}
         if self.thoughts:
             record["thoughts"], self.thoughts = self.thoughts, []
+            if self.thoughts_tokens:
+                record["tokens"] = self.thoughts_tokens
+        self.thoughts_record = self.thoughts_tokens = None
         model = meta.get("model")
         if isinstance(model, str) and model:
             self.model = model
@@ -198,12 +236,21 @@ class SessionWriter:
                 # the reader's "**subject** description": the subject is written once
                 description = text[len(subject) + 4:].removeprefix(" ")
             thought = {"subject": subject, "description": description, "timestamp": self.stamp(event)}
+            tokens = _tokens(meta.get("usage"))
             if self.continues_held(meta):
                 self.held.setdefault("thoughts", []).append(thought)
+                if tokens and "tokens" not in self.held:
+                    self.held["tokens"] = tokens
                 return
             if self.held is not None and (self.held["content"] or self.held.get("toolCalls")):
                 self.flush()
+            self.thoughts_alone(event)
+            if not self.thoughts:
+                self.thoughts_record = self.record_id(event) if self.own_labels else None
+                self.thoughts_model = meta.get("model") if isinstance(meta.get("model"), str) else None
             self.thoughts.append(thought)
+            if tokens and not self.thoughts_tokens:
+                self.thoughts_tokens = tokens
         elif role == "assistant":
             held = self.held
             if held is not None and not held["content"] and not held.get("toolCalls"):
@@ -218,6 +265,7 @@ class SessionWriter:
             if tokens:
                 record["tokens"] = tokens
         elif role == "user":
+            self.thoughts_alone(event)
             record = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": "user", "content": [{"text": text}]}
             if self.calls_waiting() and len(self.waiting) < MAX_WAITING:
                 self.waiting.append(record)
@@ -225,7 +273,11 @@ class SessionWriter:
                 self.flush()
                 self.record(record)
         else:
-            record = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": "info", "content": text}
+            # a notice read from gemini-cli keeps its type; any other
+            # system message is information
+            notice = meta.get("notice") if meta.get("notice") in NOTICE_TYPES else "info"
+            self.thoughts_alone(event)
+            record = {"id": self.new_id(event), "timestamp": self.stamp(event), "type": notice, "content": text}
             # A notice between a call and its result (Codex's "Approved
             # command prefix saved" while the command waits) waits with the
             # user records, so the call keeps its result.
@@ -260,6 +312,8 @@ class SessionWriter:
         call: dict[str, Any] = {"id": call_id, "name": name, "args": args, "status": "executing", "timestamp": self.stamp(event)}
         if isinstance(meta.get("displayName"), str):
             call["displayName"] = meta["displayName"]
+        if isinstance(meta.get("renderOutputAsMarkdown"), bool):
+            call["renderOutputAsMarkdown"] = meta["renderOutputAsMarkdown"]
         text = event.get("text")
         if self.own_labels and isinstance(text, str) and text:
             call["description"] = text
@@ -282,10 +336,11 @@ class SessionWriter:
         if "result" not in call:
             self.answered += 1
         failed = event.get("isError") is True
-        response = {"error": text} if failed else {"output": text}
-        call["result"] = [{"functionResponse": {"id": call["id"], "name": call["name"], "response": response}}]
-        call["status"] = "error" if failed else "success"
-        call["resultDisplay"] = text
+        call["result"] = [{"functionResponse": {"id": call["id"], "name": call["name"], "response": response_object(event, meta, text)}}]
+        status = meta.get("status")
+        call["status"] = status if failed and status in FINISHED and status != "success" else "error" if failed else "success"
+        # what the UI shows: as the session's file had it, else the output
+        call["resultDisplay"] = meta["resultDisplay"] if "resultDisplay" in meta else text
         if self.answered >= len(self.held.get("toolCalls", ())):
             self.flush()
 
@@ -298,7 +353,7 @@ class SessionWriter:
             self.flush()
         last = self.last_time or self.start_time
         if self.legacy:
-            tail: dict[str, Any] = {"lastUpdated": last, "kind": "main"}
+            tail: dict[str, Any] = {"lastUpdated": last, "kind": self.kind}
             if self.title:
                 tail["summary"] = self.title
             self.emit(b"]," + jsonout.dumps(tail)[1:] + b"\n")

@@ -204,10 +204,17 @@ class RecordConverter:
         if rtype == "tool_result":
             result = record.get("toolCallResult")
             status = result.get("status") if isinstance(result, dict) else None
+            display = result.get("resultDisplay") if isinstance(result, dict) else None
             for event in events:
-                if event.get("meta", {}).get("kind") == "tool_result" and status in ("error", "cancelled"):
+                if event.get("meta", {}).get("kind") != "tool_result":
+                    continue
+                if status in ("error", "cancelled"):
                     event["isError"] = True
                     event["meta"]["status"] = status
+                if display is not None and display != "":
+                    # what the UI showed (a summary line, a todo list): not
+                    # sent to the model, written back with the result
+                    event["meta"]["resultDisplay"] = display
         self.unknown_parts()
         return events
 

@@ -117,6 +117,12 @@ class _Records:
                 harness = harness_prompt(meta, part.get("text"))
                 if harness:
                     fields = {**fields, **harness}
+            elif "functionResponse" in part:
+                # the result's record: what the UI showed, a cancelled call's status
+                if "resultDisplay" in meta:
+                    fields = {**fields, "resultDisplay": meta["resultDisplay"]}
+                if meta.get("status") in ("error", "cancelled"):
+                    fields = {**fields, "status": meta["status"]}
         self.held.append(_Held(part, fields or None, hook_context))
 
     def flush(self) -> None:
@@ -154,7 +160,9 @@ class _Records:
                 record = self._record("tool_result", "tool_result", turn)
                 record["message"] = {"role": "user", "parts": [part]}
                 failed = isinstance(response.get("response"), dict) and "error" in response["response"] and "output" not in response["response"]
-                record["toolCallResult"] = {"callId": response.get("id"), "status": "error" if failed else "success", "resultDisplay": ""}
+                result = turn or {}
+                record["toolCallResult"] = {"callId": response.get("id"), "status": result.get("status") or ("error" if failed else "success"),
+                                            "resultDisplay": result.get("resultDisplay", "")}
                 self._emit(record)
             else:
                 # one record per user message, as Qwen Code records them
