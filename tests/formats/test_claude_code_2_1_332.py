@@ -134,3 +134,26 @@ def test_other_state_rows_of_2_1_332_are_counted_without_a_warning():
         assert end["skipped"][row["type"]] == 1
     plain = convert()[0]
     assert [e for e in json.loads(b"[" + b",".join(result.stdout.splitlines()[:-1]) + b"]")] == plain[:-1]
+
+
+def test_a_rendering_without_its_role_is_what_a_user_turn_sent(tmp_path):
+    """Claude Code 2.1.27x-2.1.28x write ``rendered`` before they write
+    ``renderedRole``: what they send in a user turn, wrapper included (a
+    transcript of 2.1.270 has environment, date, session_context and six more
+    such lines).  They are kept as injected user messages, not skipped."""
+    lines = records()
+    head = next(r for r in lines if r["type"] == "user")
+    reminder = "<system-reminder>\nToday's date is 2026-09-14.\n</system-reminder>"
+    attachment = {
+        "parentUuid": head["uuid"], "isSidechain": False, "attachment": {"type": "date", "date": "2026-09-14"},
+        "rendered": [{"content": reminder}], "type": "attachment", "uuid": "5f1b7c1e-8a2d-4c3e-9b4f-0a1b2c3d4e5f",
+        "timestamp": head["timestamp"], "userType": "external", "cwd": head.get("cwd"), "sessionId": head["sessionId"], "version": "2.1.270",
+    }
+    source = tmp_path / "session.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in [head, attachment]), encoding="utf-8")
+    result = run_cli("convert", source, "--to", "portable-jsonl")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    (injected,) = [e for e in events if e.get("type") == "message" and (e.get("meta") or {}).get("injectedKind") == "date"]
+    assert (injected["role"], injected["text"], injected["meta"]["injected"]) == ("user", reminder, True)
+    assert "attachment/date" not in (events[-1].get("skipped") or {})

@@ -226,11 +226,13 @@ _REMINDER_CLOSE = "\n</system-reminder>"
 
 def rendered_attachment(record: dict) -> tuple[str, str] | None:
     """The role and text an attachment line says it is sent to the model as
-    (2.1.3xx: ``rendered`` [{content}], ``renderedRole``), or None for a line
-    without them.  Claude Code sends the system ones as one mid-conversation
+    (``rendered`` [{content}] since 2.1.27x, ``renderedRole`` since about
+    2.1.29x), or None for a line without them.  Claude Code sends the system ones as one mid-conversation
     system message, each without its ``<system-reminder>`` wrapper."""
     rendered = record.get("rendered")
-    role = record.get("renderedRole")
+    # 2.1.27x-2.1.28x write the rendering without its role: what they send
+    # in a user turn, the wrapper included
+    role = record.get("renderedRole", "user")
     if type(rendered) is not list or type(role) is not str or role not in _RENDERED_ROLES:
         return None
     pieces = []
