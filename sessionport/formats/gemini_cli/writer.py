@@ -336,7 +336,10 @@ class SessionWriter:
         if "result" not in call:
             self.answered += 1
         failed = event.get("isError") is True
-        call["result"] = [{"functionResponse": {"id": call["id"], "name": call["name"], "response": response_object(event, meta, text)}}]
+        # Gemini CLI's own results are {output} or {error}: a response of
+        # another shape comes back only to the app that wrote it
+        response = response_object(event, meta, text) if self.own_labels else {"error": text} if failed else {"output": text}
+        call["result"] = [{"functionResponse": {"id": call["id"], "name": call["name"], "response": response}}]
         status = meta.get("status")
         call["status"] = status if failed and status in FINISHED and status != "success" else "error" if failed else "success"
         # what the UI shows: as the session's file had it, else the output
