@@ -13,7 +13,7 @@ import re
 
 from sessionport.render.markup import render_markdown  # markdown-it-py itself loads on first use
 from sessionport.render.session import format_time
-from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, count_lines, trim_lines
+from sessionport.render.text import EMPHASIS as _EMPHASIS, clean_text, trim_lines
 from sessionport.render.tools import DIFF_LINE_RULES, ToolView, diff_line_class, first_line as _first_line
 
 _LANG = re.compile(r"[^\w+#.-]")

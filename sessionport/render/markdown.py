@@ -28,7 +28,6 @@ import stat
 from typing import BinaryIO, Callable, Iterable
 
 from sessionport.context import WriteContext
-from sessionport.errors import UsageError
 from sessionport.registry import Exporter
 from sessionport.render.images import image_directory, write_image
 from sessionport.render.options import COMMON_OPTIONS, FRONT_MATTER, RenderOptions

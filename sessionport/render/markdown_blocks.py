@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from sessionport.render.text import clean_text, fence_for, holds_any, longest_run, replace_controls, split_code_spans, strip_terminal_codes
+from sessionport.render.text import clean_text, fence_for, holds_any, longest_run, split_code_spans
 
 _INLINE_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~!&])")
 _RAW_HTML = re.compile(r"<(?=[A-Za-z/!?])")

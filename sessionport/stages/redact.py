@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NamedTuple,
 
 import click
 
-from sessionport.errors import SessionportError, UsageError
+from sessionport.errors import SessionportError
 from sessionport.registry import Stage
 
 if TYPE_CHECKING:

@@ -211,3 +211,30 @@ def test_a_realtime_item_whose_type_is_not_a_string_is_reported_not_a_crash():
     assert result.returncode == 0, result.stderr
     assert b"Traceback" not in result.stderr
     assert json.loads(result.stdout.splitlines()[-1])["unknown"]["record"] == {"realtime_item/None": 1}
+
+
+FAILED_TURN = FIXTURES / "codex" / "rollout-0.160-failed-turn.jsonl"
+
+
+def test_a_turn_that_failed_is_an_error_notice_where_it_ended(tmp_path):
+    """Codex 0.159+ paginated rollouts write no ``error`` event when a turn
+    fails: the error is only in the turn's ``task_complete``.  It is the same
+    notice an ``error`` event gives, in its place, and a Codex export writes
+    it back as that event."""
+    events, stderr = convert(FAILED_TURN)
+    assert b"does not know" not in stderr
+    said = [(e["role"], e.get("isError"), e["text"].split(":")[0]) for e in messages(events)]
+    assert said == [("user", None, "Create sample.txt containing the word alpha, then print it."), ("system", True, "unexpected status 401 Unauthorized"),
+                    ("user", None, "Signed in again"), ("assistant", None, "sample.txt now holds")]
+    error = messages(events)[1]
+    assert error["timestamp"] == "2026-10-08T05:06:10.615Z"
+    assert error["meta"]["codexErrorInfo"] == {"http_connection_failed": {"http_status_code": 401}}
+    assert events[-1]["skipped"]["event_msg/task_complete"] == 2  # both turns' ends still counted
+    target = tmp_path / "rollout-2026-10-08T05-05-52-01a1b7c2-3d4e-7f50-8a61-92b3c4d5e6f7.jsonl"
+    done = run_cli("convert", FAILED_TURN, "--to", "codex", "-o", target)
+    assert done.returncode == 0, done.stderr
+    written = [json.loads(line) for line in target.read_text().splitlines()]
+    errors = [r["payload"] for r in written if r["type"] == "event_msg" and r["payload"]["type"] == "error"]
+    assert [e["message"] for e in errors] == [error["text"]]
+    back, _ = convert(target)
+    assert [(e["role"], e.get("isError")) for e in messages(back)] == [(r, i) for r, i, _ in said]

@@ -76,7 +76,7 @@ from sessionport.typed_decode import DECODE_ERRORS, decodable
 from sessionport.formats.codex.exec_json import read_exec_stream, starts_exec_stream
 from sessionport.formats.codex.items import _HANDLERS, content_text
 from sessionport.formats.codex.reader import _is_document, read_document
-from sessionport.formats.codex.rollout import _HEAD, MIRROR_EVENTS, RolloutReader
+from sessionport.formats.codex.rollout import MIRROR_EVENTS, RolloutReader
 
 
 class Item(msgspec.Struct):
@@ -164,7 +164,8 @@ _MIRROR, _TOKENS, _CALL, _OUTPUT, _REASONING = range(5)
 # Lines the byte path takes, by their (envelope type, payload type); an
 # exec_command_end may be the only trace of a call: the reader decides it.
 _PATHS = {
-    **{(b"event_msg", name): _MIRROR for name in MIRROR_EVENTS if name != b"exec_command_end"},
+    # (a task_complete may hold its turn's error: the reader decides it)
+    **{(b"event_msg", name): _MIRROR for name in MIRROR_EVENTS if name not in (b"exec_command_end", b"task_complete")},
     (b"event_msg", b"token_count"): _TOKENS,
     (b"response_item", b"function_call"): _CALL,
     (b"response_item", b"custom_tool_call"): _CALL,

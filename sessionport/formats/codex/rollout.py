@@ -308,7 +308,9 @@ class RolloutReader:
                                 if inner == b"exec_command_end":
                                     fast = not self._exec_result_needed(line)
                                 elif inner in TURN_BOUNDARY_EVENTS:
-                                    if self.exec_held:
+                                    if inner == b"task_complete" and b'"error":{' in line:
+                                        fast = False  # a failed turn (0.159+): its error is read
+                                    elif self.exec_held:
                                         self._flush_exec()
                                 elif inner not in MIRROR_EVENTS:
                                     self.ctx.unknown(f"event_msg/{(inner or b'').decode('utf-8', 'replace')}", line=line_no)
@@ -929,6 +931,18 @@ class RolloutReader:
         return message_event("tool", tool_text(name, tool_input), timestamp=ts, toolName=name, toolCallId=call_id, toolInput=tool_input, meta=meta)
 
     # -- an error the user saw -------------------------------------------------
+    def _task_complete(self, line_no: int, payload: dict, ts: str | None) -> None:
+        """``event_msg/task_complete``: a turn's end, counted; one whose turn
+        failed (0.159+ write no ``error`` event then, only the ``error`` of
+        this one: a refused request, a sign-in that ran out) also gives that
+        error, as :meth:`_error` does."""
+        self.skipped["event_msg/task_complete"] += 1
+        error = payload.get("error")
+        if isinstance(error, dict) and (isinstance(error.get("message"), str) or "codex_error_info" in error):
+            self._error(line_no, error, ts)
+        elif self.exec_held:
+            self._flush_exec()
+
     def _error(self, line_no: int, payload: dict, ts: str | None) -> None:
         """``event_msg/error``: what Codex showed when a turn failed (the
         provider refused the request, the retry limit was reached).  The
@@ -1228,6 +1242,7 @@ _CALL_TYPES = frozenset(("function_call", "custom_tool_call", "local_shell_call"
 _EVENT_HANDLERS = {
     "exec_command_end": RolloutReader._exec_end,
     "error": RolloutReader._error,
+    "task_complete": RolloutReader._task_complete,
     "web_search_end": RolloutReader._web_search_end,
     "mcp_tool_call_end": RolloutReader._mcp_end,
     "image_generation_end": RolloutReader._image_end,

@@ -41,7 +41,7 @@ import dataclasses
 import os
 import re
 import stat
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import orjson
 
