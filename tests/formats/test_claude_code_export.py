@@ -4,6 +4,7 @@ same through our importer and is accepted by an independent reader
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 import sessionport
 from sessionport.cli import cli
 
-from conftest import FIXTURES, corpus_files, requires_corpus
+from conftest import FIXTURES, corpus_files, requires_corpus, run_cli
 
 CORPUS_FILES = corpus_files("claude-code", "*.jsonl")
 CONVERSATIONS = [p for p in CORPUS_FILES if p.stat().st_size > 2000]
@@ -208,3 +209,19 @@ def test_claude_codes_own_compaction_is_written_back_as_it_was():
     lines = [orjson.loads(x) for x in sessionport.dumps(events, "claude-code").splitlines()]
     assert [x.get("subtype") or x["type"] for x in lines if x["type"] in ("system", "user")] == ["user", "compact_boundary", "user"]
     assert sum(1 for x in lines if x.get("isCompactSummary")) == 1
+
+
+def test_the_thinking_share_of_the_output_comes_back(tmp_path):
+    """2.1.2xx write the thinking tokens of an answer in
+    ``usage.output_tokens_details``: a session written back keeps them (the
+    reasoning total of ``inspect`` is the same read back)."""
+    source = FIXTURES / "claude-code" / "session-2026-09-thinking-tokens.jsonl"
+    target = tmp_path / "back.jsonl"
+    done = run_cli("convert", source, "--to", "claude-code", "-o", target)
+    assert done.returncode == 0, done.stderr
+    usage = [json.loads(run_cli("inspect", "--json", path).stdout)["sessions"][0]["usage"] for path in (source, target)]
+    assert usage[0]["reasoning_output_tokens"] > 0
+    assert usage[1] == usage[0]
+    written = [json.loads(line) for line in target.read_text().splitlines()]
+    details = [r["message"]["usage"].get("output_tokens_details") for r in written if r.get("type") == "assistant" and "usage" in r.get("message", {})]
+    assert any(d and d["thinking_tokens"] > 0 for d in details)

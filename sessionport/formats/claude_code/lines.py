@@ -77,12 +77,16 @@ def raw_usage(usage: Any) -> dict | None:
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
     total_in, read, creation = num("input_tokens"), num("cached_input_tokens"), num("cache_creation_input_tokens")
-    return {
+    raw = {
         "input_tokens": max(0, total_in - read - creation),
         "cache_creation_input_tokens": creation,
         "cache_read_input_tokens": read,
         "output_tokens": num("output_tokens"),
     }
+    if num("reasoning_output_tokens"):
+        # the thinking share of the output, as 2.1.2xx and later write it
+        raw["output_tokens_details"] = {"thinking_tokens": num("reasoning_output_tokens")}
+    return raw
 
 
 class Thread:
