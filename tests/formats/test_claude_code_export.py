@@ -225,3 +225,18 @@ def test_the_thinking_share_of_the_output_comes_back(tmp_path):
     written = [json.loads(line) for line in target.read_text().splitlines()]
     details = [r["message"]["usage"].get("output_tokens_details") for r in written if r.get("type") == "assistant" and "usage" in r.get("message", {})]
     assert any(d and d["thinking_tokens"] > 0 for d in details)
+
+
+@pytest.mark.parametrize("name, key", [
+    ("session-2.1.283-api-errors.jsonl", "quotaLimits"),  # the limit a usage-limit notice is about
+    ("session-2.1.222-denied-interrupted.jsonl", "interruptedMessageId"),  # the answer an interruption cut off
+])
+def test_what_a_notice_or_an_interruption_names_comes_back(tmp_path, name, key):
+    source = FIXTURES / "claude-code" / name
+    original = [json.loads(line) for line in source.read_text().splitlines() if key in line]
+    target = tmp_path / "back.jsonl"
+    done = run_cli("convert", source, "--to", "claude-code", "-o", target)
+    assert done.returncode == 0, done.stderr
+    written = [json.loads(line) for line in target.read_text().splitlines()]
+    assert [r[key] for r in written if key in r] == [r[key] for r in original]
+    assert original

@@ -220,6 +220,11 @@ def attachment_text(attachment: dict) -> str:
 
 
 _RENDERED_ROLES = frozenset(("system", "user"))
+# Attachment kinds whose own fields hold what the model is sent (a queued
+# prompt, a hook's context): read from those fields when the line does not
+# say the role of its rendering, so that a writer rebuilds the attachment
+# from the text, not from its wrapper.
+OWN_TEXT_KINDS = frozenset(("queued_command", "hook_additional_context", "hook_success"))
 _REMINDER_OPEN = "<system-reminder>\n"
 _REMINDER_CLOSE = "\n</system-reminder>"
 

@@ -181,6 +181,9 @@ class Thread:
         task = meta.get("scheduledTaskId")
         if isinstance(task, str) and task:
             record["scheduledTaskId"] = task  # the scheduled task that sent it
+        interrupted = meta.get("interruptedMessageId")
+        if isinstance(interrupted, str) and interrupted:
+            record["interruptedMessageId"] = interrupted  # the answer the user cut off
         self.api_id = None
         return self.finish(record, uid)
 
@@ -326,6 +329,9 @@ class Thread:
             record["streamCutCause"] = cause
         if meta.get("abortedMidStream") is True:
             record["isAbortedMidStream"] = True
+        quota = meta.get("quotaLimits")
+        if isinstance(quota, dict) and quota:
+            record["quotaLimits"] = quota
         return self.finish(record, uid)
 
     def tool_use_line(self, event: dict, meta: dict) -> dict:

@@ -114,6 +114,10 @@ class MessageBuilder:
             if type(task) is str and task:
                 # 2.1.3xx: the prompt a scheduled task sent when it fired
                 event["meta"] = {**(event.get("meta") or {}), "scheduledTaskId": task}
+            interrupted = record.get("interruptedMessageId")
+            if type(interrupted) is str and interrupted:
+                # 2.1.2xx: "[Request interrupted by user]" names the answer it cut off
+                event["meta"] = {**(event.get("meta") or {}), "interruptedMessageId": interrupted}
             origin = record.get("origin")
             if type(origin) is dict and type(kind := origin.get("kind")) is str and kind and kind != "human" and not compact:
                 # 2.1.3xx names who wrote a prompt: another session (peer,
@@ -537,6 +541,9 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
             meta["apiErrorDetails"] = details
     if record.get("isAbortedMidStream") is True:
         meta["abortedMidStream"] = True  # 2.1.2xx: the answer was cut off while it streamed
+    quota = record.get("quotaLimits")
+    if type(quota) is dict and quota:
+        meta["quotaLimits"] = quota  # 2.1.2xx, on a usage-limit notice: which limit, when it resets
     # 2.1.3xx, on the notice of a response stream cut off: why
     # (``apiError``: ``stream_idle_timeout``, ``computer_slept``,
     # ``connection_failed``, ``max_output_tokens``...; ``streamCutCause``:

@@ -23,7 +23,7 @@ from sessionport.lazy import lazy
 from sessionport.jsonl import MAX_DEPTH, NOT_OPENERS, iter_block_lines, iter_lines, line_too_deep, parse_line, refuse_deep_line, value_too_deep
 from sessionport.model import end_event, message_event, session_event
 from sessionport.plain import Record
-from sessionport.formats.claude_code.content import attachment_text, content_text, rendered_attachment
+from sessionport.formats.claude_code.content import OWN_TEXT_KINDS, attachment_text, content_text, rendered_attachment
 from sessionport.formats.claude_code.messages import MessageBuilder, _str
 from sessionport.formats.claude_code.sniff import STATE_TYPES
 from sessionport.formats.claude_code.spread_stream import is_spread, rebuilt_message
@@ -576,6 +576,8 @@ class _Transcript(MessageBuilder):
         if self.queued and text and kind == "queued_command":
             self.delivered(text)
         shown = rendered_attachment(record) if type(attachment) is dict else None
+        if shown is not None and "renderedRole" not in record and kind in OWN_TEXT_KINDS and text:
+            shown = None
         if shown is not None:
             # 2.1.3xx writes what it sends: the rendered text and its role
             role, text = shown
