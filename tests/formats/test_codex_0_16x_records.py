@@ -238,3 +238,27 @@ def test_a_turn_that_failed_is_an_error_notice_where_it_ended(tmp_path):
     assert [e["message"] for e in errors] == [error["text"]]
     back, _ = convert(target)
     assert [(e["role"], e.get("isError")) for e in messages(back)] == [(r, i) for r, i, _ in said]
+
+
+def test_a_code_mode_script_that_failed_is_an_error_result(tmp_path):
+    """Codex 0.160's code mode runs a script through one ``exec`` custom
+    tool; its output opens with the script's status line, ``Script failed``
+    when it threw (the calls inside it are only UI events, counted)."""
+    lines = [json.loads(line) for line in FAILED_TURN.read_text().splitlines()[:3]]
+    call = {"type": "custom_tool_call", "id": "ctc_1", "status": "completed", "call_id": "call_1", "name": "exec",
+            "input": 'text(await tools.apply_patch("*** Begin Patch\\n*** Update File: a.txt\\n@@\\n-gamma\\n+delta\\n*** End Patch"));\n'}
+    outputs = {
+        "failed": [{"type": "input_text", "text": "Script failed\nWall time 0.0 seconds\nOutput:\n"},
+                   {"type": "input_text", "text": "Script error:\napply_patch verification failed: Failed to find expected lines in a.txt:\ngamma"}],
+        "completed": [{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"}, {"type": "input_text", "text": "{}"}],
+    }
+    for n, (status, output) in enumerate(outputs.items()):
+        stamp = f"2026-10-08T05:06:0{n}.000Z"
+        lines.append({"timestamp": stamp, "type": "response_item", "payload": {**call, "call_id": f"call_{status}"}})
+        lines.append({"timestamp": stamp, "type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": f"call_{status}", "output": output}})
+    source = tmp_path / "rollout-2026-10-08T05-05-52-01a1b7c2-3d4e-7f50-8a61-92b3c4d5e6f7.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    events, _ = convert(source)
+    results = {e["toolCallId"]: e for e in messages(events) if e["meta"].get("kind") == "tool_result"}
+    assert results["call_failed"]["isError"] is True and results["call_failed"]["text"].startswith("Script failed")
+    assert "isError" not in results["call_completed"]

@@ -249,6 +249,11 @@ def same_json_text(value: Any, text: str) -> bool:
         return False
 
 
+# The status line Codex's code mode (the ``exec`` tool, 0.160) puts first
+# in the output of a script that threw.
+_SCRIPT_FAILED = "Script failed\nWall time "
+
+
 def output_result(output: Any, meta: dict | None = None) -> tuple[str, bool | None, dict]:
     """Text, error flag and extra meta of a call's ``output``; the extra meta
     is added to ``meta`` when given (the caller's dict, not a copy).
@@ -289,7 +294,10 @@ def output_result(output: Any, meta: dict | None = None) -> tuple[str, bool | No
         return output, is_error, meta
     if isinstance(output, list):
         meta["outputShape"] = "list"
-        return _content_items_text(output), None, meta
+        # 0.160 code mode: a script's output opens with its status line
+        first = output[0] if output and isinstance(output[0], dict) else {}
+        failed = first.get("type") == "input_text" and isinstance(first.get("text"), str) and first["text"].startswith(_SCRIPT_FAILED)
+        return _content_items_text(output), True if failed else None, meta
     if isinstance(output, dict):
         if "Ok" in output or "Err" in output:
             ok = "Ok" in output
