@@ -113,3 +113,11 @@ def test_another_apps_session_gets_information_notices_and_a_hash_of_its_folder(
     assert header["projectHash"] == hashlib.sha256(b"/repo").hexdigest() and header["kind"] == "main"
     assert records[0]["id"] == "u#1"  # only a gemini-cli session's ids are numbered by its reader
     assert records[1]["type"] == "error"
+
+
+def test_a_session_that_ends_in_thoughts_alone_ends_in_that_record(tmp_path):
+    source = tmp_path / "session-2026-04-25T05-22-5d1c2a70.jsonl"
+    source.write_bytes(b"".join(SESSION.read_bytes().splitlines(keepends=True)[:3]))
+    header, records = _records(sessionport.dumps(list(sessionport.read(str(source))), "gemini-cli"))
+    assert [(r["id"], r["type"]) for r in records] == [("9a26f39c-b45e-4034-b70f-e112676df6cd", "user"), ("5c5cc68d-9e8e-4866-b2f4-e09a44daee5b", "gemini")]
+    assert records[1]["tokens"]["input"] == 34299 and len(records[1]["thoughts"]) == 2

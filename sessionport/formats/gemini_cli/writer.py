@@ -42,7 +42,6 @@ from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 _NL = orjson.OPT_APPEND_NEWLINE
 MAX_WAITING = 64  # user records held while calls wait for their results; past that, written in place
 NOTICE_TYPES = ("info", "error", "warning")
-FINISHED = ("success", "error", "cancelled")
 _HEX = frozenset("0123456789abcdef")
 
 LEGACY_JSON = Option(
@@ -103,7 +102,7 @@ class SessionWriter:
         self.model: str | None = None
         self.waiting: list[dict] = []  # user records held until the held record's calls are answered
         self.held_message: str | None = None  # the API message id of the held record's last call
-        self.own_labels = False
+        self.own_source = False
         self.kind = "main"
 
     # -- output -------------------------------------------------------------
@@ -121,7 +120,7 @@ class SessionWriter:
         given = event.get("id")
         if not isinstance(given, str) or not given:
             return None
-        return given.partition("#")[0] if self.own_labels else given
+        return given.partition("#")[0] if self.own_source else given
 
     def new_id(self, event: dict) -> str:
         given = self.record_id(event)
@@ -141,11 +140,12 @@ class SessionWriter:
     # -- session ------------------------------------------------------------
     def session(self, event: dict) -> None:
         self.started = True
-        # A call's text read from a gemini-cli file is its `description`
-        # (which Gemini CLI writes on every call): written back; the labels
-        # of other sources are sessionport's own and are not.
-        self.own_labels = event.get("source") == "gemini-cli"
-        metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) and self.own_labels else {}
+        # A session read from a gemini-cli file gets back what only Gemini
+        # CLI writes: a call's text is its `description` (the labels of other
+        # sources are sessionport's own), the records' ids, the header's
+        # fields, responses of any shape.
+        self.own_source = event.get("source") == "gemini-cli"
+        metadata = event.get("metadata") if isinstance(event.get("metadata"), dict) and self.own_source else {}
         sid = session_uuid(event)
         self.seed = sid
         self.start_time = gemini_timestamp(event.get("createdAt")) or gemini_timestamp(datetime.now(timezone.utc).isoformat()) or ""
@@ -246,7 +246,7 @@ class SessionWriter:
                 self.flush()
             self.thoughts_alone(event)
             if not self.thoughts:
-                self.thoughts_record = self.record_id(event) if self.own_labels else None
+                self.thoughts_record = self.record_id(event) if self.own_source else None
                 self.thoughts_model = meta.get("model") if isinstance(meta.get("model"), str) else None
             self.thoughts.append(thought)
             if tokens and not self.thoughts_tokens:
@@ -315,7 +315,7 @@ class SessionWriter:
         if isinstance(meta.get("renderOutputAsMarkdown"), bool):
             call["renderOutputAsMarkdown"] = meta["renderOutputAsMarkdown"]
         text = event.get("text")
-        if self.own_labels and isinstance(text, str) and text:
+        if self.own_source and isinstance(text, str) and text:
             call["description"] = text
         held.setdefault("toolCalls", []).append(call)
         self.calls[call_id] = call
@@ -338,10 +338,10 @@ class SessionWriter:
         failed = event.get("isError") is True
         # Gemini CLI's own results are {output} or {error}: a response of
         # another shape comes back only to the app that wrote it
-        response = response_object(event, meta, text) if self.own_labels else {"error": text} if failed else {"output": text}
+        response = response_object(event, meta, text) if self.own_source else {"error": text} if failed else {"output": text}
         call["result"] = [{"functionResponse": {"id": call["id"], "name": call["name"], "response": response}}]
         status = meta.get("status")
-        call["status"] = status if failed and status in FINISHED and status != "success" else "error" if failed else "success"
+        call["status"] = ("cancelled" if status == "cancelled" else "error") if failed else "success"
         # what the UI shows: as the session's file had it, else the output
         call["resultDisplay"] = meta["resultDisplay"] if "resultDisplay" in meta else text
         if self.answered >= len(self.held.get("toolCalls", ())):
@@ -352,7 +352,7 @@ class SessionWriter:
             return
         self.flush()
         if self.thoughts:  # thinking after the last answer: a record of its own
-            self.gemini_record({}, {})
+            self.gemini_record({"id": self.thoughts_record, "timestamp": self.thoughts[-1]["timestamp"]}, {"model": self.thoughts_model})
             self.flush()
         last = self.last_time or self.start_time
         if self.legacy:
