@@ -157,3 +157,35 @@ def test_a_rendering_without_its_role_is_what_a_user_turn_sent(tmp_path):
     (injected,) = [e for e in events if e.get("type") == "message" and (e.get("meta") or {}).get("injectedKind") == "date"]
     assert (injected["role"], injected["text"], injected["meta"]["injected"]) == ("user", reminder, True)
     assert "attachment/date" not in (events[-1].get("skipped") or {})
+
+
+def test_a_prompt_the_user_typed_while_the_model_worked_is_the_users(tmp_path):
+    """2.1.27x and later mark a queued prompt the user typed (``origin``
+    human, ``humanTurn``): a user prompt of its own words, not injected
+    context, whatever wrapper its rendering has; written back as the same
+    attachment."""
+    lines = records()
+    head = next(r for r in lines if r["type"] == "user")
+    typed = "also keep the default at 3"
+    queued = {
+        "parentUuid": head["uuid"], "isSidechain": False, "type": "attachment", "uuid": "6a2c8d2f-9b3e-4d4f-8c5a-1b2c3d4e5f60",
+        "attachment": {"type": "queued_command", "prompt": typed, "source_uuid": "7b3d9e30-ac4f-4e50-9d6b-2c3d4e5f6071", "commandMode": "prompt",
+                       "origin": {"kind": "human"}, "timestamp": head["timestamp"], "humanTurn": True},
+        "rendered": [{"content": f"<system-reminder>\nThe user sent a new message while you were working:\n{typed}\n</system-reminder>"}],
+        "timestamp": head["timestamp"], "userType": "external", "cwd": head.get("cwd"), "sessionId": head["sessionId"], "version": "2.1.277",
+    }
+    source = tmp_path / "session.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in [head, queued]), encoding="utf-8")
+
+    def prompts(path):
+        result = run_cli("convert", path, "--to", "portable-jsonl")
+        assert result.returncode == 0, result.stderr
+        events = [json.loads(line) for line in result.stdout.splitlines()]
+        return [(e["role"], e["text"], bool((e.get("meta") or {}).get("injected"))) for e in events if e.get("type") == "message"]
+
+    assert prompts(source)[-1] == ("user", typed, False)
+    back = tmp_path / "back.jsonl"
+    assert run_cli("convert", source, "--to", "claude-code", "-o", back).returncode == 0
+    (written,) = [json.loads(line)["attachment"] for line in back.read_text().splitlines() if '"queued_command"' in line]
+    assert (written["prompt"], written["humanTurn"], written["origin"]) == (typed, True, {"kind": "human"})
+    assert prompts(back)[-1] == ("user", typed, False)

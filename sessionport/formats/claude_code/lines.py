@@ -47,6 +47,11 @@ def _replayed_attachment(kind: str, text: str, hook_event: str | None) -> dict |
     return None
 
 
+def _human_turn(attachment: dict) -> dict:
+    """A queued prompt the user typed, as 2.1.27x and later mark it."""
+    return {**attachment, "origin": {"kind": "human"}, "humanTurn": True}
+
+
 _TOOL_REFERENCE = re.compile(r"\[tool_reference: ([A-Za-z0-9_.:-]+)\]")
 
 
@@ -167,7 +172,7 @@ class Thread:
     # -- line kinds ---------------------------------------------------------
     def user_line(self, event: dict, meta: dict) -> dict:
         injected_kind = meta.get("injectedKind")
-        if isinstance(injected_kind, str) and injected_kind and meta.get("injected"):
+        if isinstance(injected_kind, str) and injected_kind and (meta.get("injected") or meta.get("humanTurn") is True):
             return self.injected_line(event, meta, injected_kind)
         record, uid = self.envelope(event, "user")
         record["message"] = {"role": "user", "content": event.get("text") or ""}
@@ -218,6 +223,8 @@ class Thread:
         record, uid = self.envelope(event, "attachment")
         hook_event = meta.get("hookEvent") if isinstance(meta.get("hookEvent"), str) else None
         rebuilt = _replayed_attachment(kind, text, hook_event)
+        if rebuilt is not None and meta.get("humanTurn") is True:
+            rebuilt = _human_turn(rebuilt)
         if rebuilt is not None:
             # In the chain, in the shape Claude Code writes, so that it
             # sends the model this context again on resume.

@@ -575,8 +575,12 @@ class _Transcript(MessageBuilder):
         text = attachment_text(attachment) if type(attachment) is dict else ""
         if self.queued and text and kind == "queued_command":
             self.delivered(text)
+        # A prompt the user typed while the model worked (2.1.27x and later
+        # name its origin): the user's own words, not context.
+        human = kind == "queued_command" and bool(text) and (
+            attachment.get("humanTurn") is True or (type(origin := attachment.get("origin")) is dict and origin.get("kind") == "human"))
         shown = rendered_attachment(record) if type(attachment) is dict else None
-        if shown is not None and "renderedRole" not in record and kind in OWN_TEXT_KINDS and text:
+        if shown is not None and ("renderedRole" not in record or human) and kind in OWN_TEXT_KINDS and text:
             shown = None
         if shown is not None:
             # 2.1.3xx writes what it sends: the rendered text and its role
@@ -594,7 +598,7 @@ class _Transcript(MessageBuilder):
             # A leaf beside the chain: the line that names it as parent is
             # linked to its parent, as when attachments were skipped.
             self.remember_alias(uid, parent)
-        meta = {**base, "injected": True, "injectedKind": kind}
+        meta = {**base, "humanTurn": True, "injectedKind": kind} if human else {**base, "injected": True, "injectedKind": kind}
         hook_event = _hook_event(attachment)
         if hook_event:
             meta["hookEvent"] = hook_event
