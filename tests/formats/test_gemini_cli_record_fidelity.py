@@ -121,3 +121,16 @@ def test_a_session_that_ends_in_thoughts_alone_ends_in_that_record(tmp_path):
     header, records = _records(sessionport.dumps(list(sessionport.read(str(source))), "gemini-cli"))
     assert [(r["id"], r["type"]) for r in records] == [("9a26f39c-b45e-4034-b70f-e112676df6cd", "user"), ("5c5cc68d-9e8e-4866-b2f4-e09a44daee5b", "gemini")]
     assert records[1]["tokens"]["input"] == 34299 and len(records[1]["thoughts"]) == 2
+
+
+def test_the_note_of_leaving_plan_mode_is_injected_not_typed(tmp_path):
+    """Gemini CLI adds "User has manually exited Plan Mode. Switching to …"
+    to the history as a user turn of its own (getPlanModeExitMessage): the
+    model reads it, the user never typed it."""
+    lines = SESSION.read_bytes().splitlines(keepends=True)[:2]
+    note = {"id": "4c1d2e3f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "timestamp": "2026-04-25T05:22:21.000Z", "type": "user",
+            "content": [{"text": "User has manually exited Plan Mode. Switching to Default mode (edits will require confirmation)."}]}
+    source = tmp_path / "session-2026-04-25T05-22-5d1c2a70.jsonl"
+    source.write_bytes(b"".join(lines) + json.dumps(note).encode() + b"\n")
+    users = [e for e in sessionport.read(str(source)) if e.get("type") == "message" and e["role"] == "user"]
+    assert [bool(e.get("meta", {}).get("injected")) for e in users] == [False, True]

@@ -16,8 +16,10 @@ from sessionport.gemini_parts import CallPairing, PartConverter, blob_placeholde
 
 NOTICE_TYPES = ("info", "error", "warning")
 FINISHED = ("success", "error", "cancelled")
-# User records gemini-cli itself never sends to the model as typed text.
-INJECTED_PREFIXES = ("<session_context>", "<hook_context>")
+# User records gemini-cli itself writes (never typed): the session's
+# context, a hook's, and the note it adds to the history when the user
+# leaves Plan Mode (getPlanModeExitMessage(mode, true)).
+INJECTED_PREFIXES = ("<session_context>", "<hook_context>", "User has manually exited Plan Mode. Switching to ")
 # Message record types besides user and gemini (chatRecordingTypes.ts).
 NOTICE_TYPES = frozenset(("info", "error", "warning"))
 USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
