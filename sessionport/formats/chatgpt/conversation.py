@@ -92,6 +92,10 @@ class _ToolCalls:
         matches = [called for called in self.latest if called.split(".")[0] == family]
         return matches[-1] if matches else None
 
+    def called(self, name: object) -> bool:
+        """Whether a call went to the tool ``name`` (or its family) in this turn."""
+        return isinstance(name, str) and self._name_for(name) is not None
+
     def result_for(self, name: str | None) -> str | None:
         called = self._name_for(name) if name else None
         if called is None:
@@ -123,6 +127,71 @@ def _tool_input(kind: str, text: str, meta: dict) -> dict:
             out["language"] = meta["language"]
         return out
     return {"text": text}
+
+
+# The characters that open, separate and close an inline reference in an
+# answer's text (``\ue200cite\ue202turn0search0\ue201``), and the older
+# ``【12†L3-L9】`` citation marks: what ``metadata.content_references`` names.
+_MARKS = ("\ue200", "\ue203", "【")
+
+
+def _references(text: str, refs: list) -> tuple[str, list[dict]]:
+    """``text`` with each inline reference replaced as the ChatGPT app shows
+    it (the reference's ``alt``: a source link, an entity's name; a cited
+    page as its link, a cited file as its name), and the sources the
+    references name (title and URL, once each)."""
+    sources: list[dict] = []
+    seen: set[str] = set()
+
+    def source(title: object, url: object) -> None:
+        if isinstance(url, str) and url.startswith(("https://", "http://")) and url not in seen:
+            seen.add(url)
+            sources.append({"title": title, "url": url} if isinstance(title, str) and title else {"url": url})
+
+    ordered = sorted((r for r in refs if isinstance(r, dict)), key=lambda r: r.get("start_idx") if isinstance(r.get("start_idx"), int) else 0)
+    cursor = 0
+    for ref in ordered:
+        for item in ref.get("items") or () if isinstance(ref.get("items"), list) else ():
+            if isinstance(item, dict):
+                source(item.get("title"), item.get("url"))
+        source(ref.get("title") or ref.get("attribution"), ref.get("url"))
+        matched = ref.get("matched_text")
+        if not isinstance(matched, str) or not matched.startswith(_MARKS):
+            continue  # a plain span (an attribution, a follow-up) reads as it is
+        alt = ref.get("alt")
+        if not isinstance(alt, str):
+            url, name = ref.get("url"), ref.get("name")
+            if isinstance(url, str) and url.startswith(("https://", "http://")):
+                label = ref.get("attribution") or ref.get("title") or url
+                alt = f"([{label}]({url}))"
+            elif ref.get("type") == "file" and isinstance(name, str) and name:
+                alt = f"[file: {name}]"
+            else:
+                continue
+        at = text.find(matched, cursor)
+        if at < 0:
+            at = text.find(matched)
+            if at < 0:
+                continue
+        text = text[:at] + alt + text[at + len(matched):]
+        cursor = at + len(alt)
+    return text, sources
+
+
+def _search_results(groups: list) -> str:
+    """The results a web search gave (``metadata.search_result_groups``),
+    one line each: the page's title and link, then its snippet."""
+    lines = []
+    for group in groups:
+        entries = group.get("entries") if isinstance(group, dict) else None
+        for entry in entries if isinstance(entries, list) else ():
+            if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+                continue
+            title = entry.get("title") if isinstance(entry.get("title"), str) and entry.get("title") else entry["url"]
+            lines.append(f"- [{title}]({entry['url']})")
+            if isinstance(entry.get("snippet"), str) and entry["snippet"].strip():
+                lines.append(f"  {entry['snippet'].strip()}")
+    return "\n".join(lines)
 
 
 def _attachments(metadata: dict, assets: list) -> tuple[list[str], list[dict]]:
@@ -251,6 +320,14 @@ class ConversationReader:
                 text = f"[{content_type}]"
         message_id = message.get("id") if isinstance(message.get("id"), str) else node_id
         recipient = message.get("recipient")
+        refs = metadata.get("content_references")
+        if text and isinstance(refs, list) and refs:
+            text, sources = _references(text, refs)
+            if sources:
+                extra["citations"] = sources
+        groups = metadata.get("search_result_groups")
+        if not text and raw_role == "tool" and isinstance(groups, list):
+            text = _search_results(groups)
         hidden = bool(metadata.get("is_visually_hidden_from_conversation")) or message.get("weight") in (0, 0.0)
         is_error = extra.pop("_error", None)
 
@@ -264,10 +341,23 @@ class ConversationReader:
             meta["kind"] = "tool_use"
             fields.update(toolName=recipient, toolCallId=call_id, toolInput=_tool_input(content_type, text, extra))
             role = "tool"
+        elif role == "tool" and isinstance(metadata.get("finished_text"), str) and not self.tools.called(author.get("name")):
+            # o1/o3-mini's reasoning (2025), written as a tool's message
+            # ("Reasoned about … for 16 seconds") that no call asked for
+            meta["kind"] = "thinking"
+            meta["authorRole"] = "tool"
+            role = "assistant"
         elif role == "tool":
             name = author.get("name") if isinstance(author.get("name"), str) else None
+            if not text and metadata.get("status") == "running":
+                self._skip("empty tool message (still running)")  # a search's spinner: its result follows
+                return None
+            call_id = self.tools.result_for(name)
+            if not text and call_id is None:
+                self._skip("empty tool message without a call")
+                return None
             meta["kind"] = "tool_result"
-            fields.update(toolName=name, toolCallId=self.tools.result_for(name), isError=is_error)
+            fields.update(toolName=name, toolCallId=call_id, isError=is_error)
             canvas = _dict(metadata.get("canvas"))
             if canvas:
                 # the canvas document a canmore call made or changed
