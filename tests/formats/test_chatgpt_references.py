@@ -66,3 +66,29 @@ def test_markdown_shows_the_links_not_the_markers(tmp_path):
     text = out.read_text(encoding="utf-8")
     assert "[investopedia.com](https://www.investopedia.com/terms/a/adx.asp)" in text
     assert "\ue200" not in text and "*(no output)*" not in text
+
+
+def test_a_video_its_transcript_a_voice_turn_and_an_image_a_tool_opened(tmp_path):
+    import json
+
+    conversation = json.loads(SAMPLE.read_text(encoding="utf-8"))[0]
+    user = conversation["mapping"]["u1"]["message"]
+    user["content"] = {"content_type": "multimodal_text", "parts": [
+        {"content_type": "video_asset_pointer", "asset_pointer": "sediment://file_0aa1", "format": "mp4", "size_bytes": 15793167,
+         "metadata": {"width": 1024, "height": 512, "source": "quick_video_capture",
+                      "transcription": {"content_type": "audio_transcription", "text": "This one rides on 19 mm tyres."}}},
+        {"content_type": "real_time_user_audio_video_asset_pointer", "frames_asset_pointers": [], "video_container_asset_pointer": None,
+         "audio_asset_pointer": {"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file_0aa2", "size_bytes": 98407, "format": "wav"}},
+        ""]}
+    opened = conversation["mapping"]["m1"]["message"]
+    opened["author"]["name"] = "container.open_image"
+    opened["content"] = {"content_type": "execution_output", "text": "<<ImageDisplayed>>"}
+    opened["metadata"] = {"attachments": [{"id": "file_0aa3", "name": "chart.png", "mime_type": "image/png"}]}
+    conversation["mapping"]["c1"]["message"]["recipient"] = "container.open_image"
+    source = tmp_path / "conversations.json"
+    source.write_text(json.dumps([conversation]), encoding="utf-8")
+    messages = [e for e in sessionport.read(str(source)) if e["type"] == "message"]
+    assert messages[0]["text"] == "[video: mp4, 15.8 MB]\nThis one rides on 19 mm tyres.\n[audio/video: 98.4 KB]"
+    assert messages[0]["meta"]["assets"] == ["sediment://file_0aa1", "sediment://file_0aa2"]
+    shown = next(m for m in messages if m.get("toolName") == "container.open_image" and m["meta"]["kind"] == "tool_result")
+    assert shown["text"] == "[image: chart.png]"

@@ -56,10 +56,25 @@ def _part(part: Any, assets: list[str]) -> str:
         return _image_placeholder(part)
     if kind == "audio_transcription":
         return _strings(part.get("text"))
-    if kind in ("audio_asset_pointer", "real_time_user_audio_video_asset_pointer"):
+    if kind == "real_time_user_audio_video_asset_pointer":
+        # a voice turn: its audio (and frames of video) in the pointers it holds
+        audio = part.get("audio_asset_pointer") if isinstance(part.get("audio_asset_pointer"), dict) else {}
+        inner = audio.get("asset_pointer")
+        if isinstance(inner, str) and inner:
+            assets.append(inner)
+        size = human_size(part.get("size_bytes") or audio.get("size_bytes"))
+        return "[audio/video" + (f": {size}" if size else "") + "]"
+    if kind == "audio_asset_pointer":
         size = human_size(part.get("size_bytes"))
-        label = "audio" if kind == "audio_asset_pointer" else "audio/video"
-        return f"[{label}" + (f": {size}" if size else "") + "]"
+        return "[audio" + (f": {size}" if size else "") + "]"
+    if kind == "video_asset_pointer":
+        # a video the user sent; what was said in it, when the app transcribed it
+        metadata = part.get("metadata") if isinstance(part.get("metadata"), dict) else {}
+        details = [str(x) for x in (part.get("format"), human_size(part.get("size_bytes"))) if x]
+        label = "[video" + (": " + ", ".join(details) if details else "") + "]"
+        said = metadata.get("transcription") if isinstance(metadata.get("transcription"), dict) else {}
+        text = said.get("text")
+        return f"{label}\n{text}" if isinstance(text, str) and text.strip() else label
     if kind == "app_pairing_content":
         return "\n".join(_app_pairing_lines(part)) or f"[{kind}]"
     text = part.get("text")
@@ -92,6 +107,11 @@ def execution_output_text(content: dict, message: dict) -> Rendered:
     result = metadata.get("aggregate_result") if isinstance(metadata.get("aggregate_result"), dict) else {}
     meta: dict[str, Any] = {}
     images = [m for m in result.get("messages") or () if isinstance(m, dict) and m.get("message_type") == "image"]
+    if not images and text.strip() == "<<ImageDisplayed>>":
+        # an image a tool showed the model (container.open_image): the file it opened
+        files = [a for a in metadata.get("attachments") or () if isinstance(a, dict)]
+        names = [f.get("name") for f in files if isinstance(f.get("name"), str) and f.get("name")]
+        return "\n".join(f"[image: {name}]" for name in names) or "[image: shown to the model]", {}
     if images:
         placeholders = ["[image: code output]" for _ in images]
         # The export writes this marker where the images were shown.
