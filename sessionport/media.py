@@ -13,6 +13,7 @@ exporters check type, signature and size before they show an image (see
 from __future__ import annotations
 
 import base64
+import re
 from typing import Any
 
 # A file named by a transcript (a ChatGPT export's asset) is read only up to
@@ -51,3 +52,35 @@ def attach(event: dict, media: list) -> dict:
     if media:
         event["media"] = media
     return event
+
+
+# The placeholder every reader writes for an image (``[image: image/png, 1.2 MB]``).
+IMAGE_PLACEHOLDER = re.compile(r"\[image(?::[^\]\n]*)?\]")
+
+
+def carried_images(event: dict | None) -> list[dict]:
+    """The images an event carries in ``media`` with their bytes (read with
+    --keep-images)."""
+    return [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
+
+
+def in_place(text: str, images: list[dict]) -> list:
+    """``text`` cut at its image placeholders, each replaced by the next of
+    ``images`` (pieces of text as strings, images as their entries); images
+    left over come last.  What a writer that holds images beside text
+    writes for a message read with --keep-images."""
+    out: list = []
+    images = list(images)
+    start = 0
+    for found in IMAGE_PLACEHOLDER.finditer(text):
+        if not images:
+            break
+        before = text[start:found.start()].strip("\n")
+        if before:
+            out.append(before)
+        out.append(images.pop(0))
+        start = found.end()
+    rest = text[start:].strip("\n")
+    if rest:
+        out.append(rest)
+    return out + images

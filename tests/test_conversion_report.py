@@ -82,15 +82,20 @@ def test_the_images_of_a_prompt_written_into_a_rollout_are_not_counted_lost(tmp_
 
 
 @requires_corpus
-@pytest.mark.parametrize("target", ["anthropic-messages", "claude-code"])
-def test_the_image_bytes_of_a_real_session_are_counted(tmp_path, target):
+def test_the_image_bytes_of_a_real_session_are_counted(tmp_path):
     source = corpus_path(TWO_IMAGES)
     report = tmp_path / "report.json"
-    proc = run_cli("convert", source, "--keep-images", "--to", target, "-o", tmp_path / "out", "--json-report", report)
+    proc = run_cli("convert", source, "--keep-images", "--to", "anthropic-messages", "-o", tmp_path / "out", "--json-report", report)
     assert proc.returncode == 0, proc.stderr
     [entry] = report_of(report)["inputs"]
     assert entry["losses"]["media"] == 2
     assert b"no place for the bytes of 2 image(s)" in proc.stderr
+    # claude-code holds a prompt's images: read with --keep-images, none is lost
+    proc = run_cli("convert", source, "--keep-images", "--to", "claude-code", "-o", tmp_path / "back.jsonl", "--json-report", report)
+    assert proc.returncode == 0, proc.stderr
+    [entry] = report_of(report)["inputs"]
+    assert entry["losses"]["media outside prompts"] == 0 and b"no place for" not in proc.stderr
+    assert (tmp_path / "back.jsonl").read_bytes().count(b'"type":"base64"') == 2
 
 
 def test_a_batch_reports_every_input_and_the_exit_code(tmp_path):
@@ -101,24 +106,25 @@ def test_a_batch_reports_every_input_and_the_exit_code(tmp_path):
     (inputs / "c-empty.jsonl").write_bytes(b"")
     plain = with_records(inputs, "d-plain.jsonl")
     report = tmp_path / "report.json"
-    proc = run_cli("convert", inputs, "--keep-images", "--to", "claude-code", "-o", f"{tmp_path}/out/", "--json-report", report, "-j", "2")
+    # read without --keep-images: the image's bytes are not in the stream, so claude-code has none to write
+    proc = run_cli("convert", inputs, "--to", "claude-code", "-o", f"{tmp_path}/out/", "--json-report", report, "-j", "2")
     assert proc.returncode == 1
     doc = report_of(report)
     assert doc["exitCode"] == 1
     entries = {e["input"].rsplit("/", 1)[-1]: e for e in doc["inputs"]}
     assert list(entries) == ["a-image.jsonl", "b-bad.jsonl", "c-empty.jsonl", "d-plain.jsonl"]
     a, bad, empty, d = entries.values()
-    assert a["status"] == "ok" and a["losses"]["media"] == 1 and a["output"] == f"{tmp_path}/out/a-image.jsonl"
+    assert a["status"] == "ok" and a["losses"]["media outside prompts"] == 1 and a["output"] == f"{tmp_path}/out/a-image.jsonl"
     assert a["unknown"] == {"record": {"brand-new-record": 1}}
     assert any("brand-new-record" in w for w in a["warnings"])
-    assert d["status"] == "ok" and d["losses"]["media"] == 0 and d["unknown"] == {}
+    assert d["status"] == "ok" and d["losses"]["media outside prompts"] == 0 and d["unknown"] == {}
     assert bad["status"] == "failed" and "could not be recognised" in bad["error"]
     assert bad["output"] is None and bad["messages"] is None and bad["losses"] is None
     assert empty["status"] == "empty" and empty["output"] is None and empty["messages"] == 0
     assert doc["totals"] == {
         "inputs": 4, "converted": 2, "empty": 1, "failed": 1,
         "messagesRead": a["messagesRead"] + d["messagesRead"], "messages": a["messages"] + d["messages"],
-        "losses": {"media": 1, "media outside prompts": 0, "timestamps": 0, "usage": 0, "responses items": 0, "subagent sessions": 0},
+        "losses": {"media": 0, "media outside prompts": 1, "timestamps": 0, "usage": 0, "responses items": 0, "subagent sessions": 0},
     }
     assert (tmp_path / "out" / "a-image.jsonl").exists() and (tmp_path / "out" / "d-plain.jsonl").exists()
     assert str(plain).endswith("d-plain.jsonl")
@@ -135,10 +141,10 @@ def test_a_batch_joined_into_one_stream_counts_each_input(tmp_path):
     inputs.mkdir()
     with_records(inputs, "image.jsonl", image=True)
     report = tmp_path / "report.json"
-    proc = run_cli("convert", inputs, "--keep-images", "--to", "claude-code", "--json-report", report)
+    proc = run_cli("convert", inputs, "--to", "claude-code", "--json-report", report)
     assert proc.returncode == 0, proc.stderr
     [entry] = report_of(report)["inputs"]
-    assert entry["output"] == "-" and entry["losses"]["media"] == 1
+    assert entry["output"] == "-" and entry["losses"]["media outside prompts"] == 1  # read without --keep-images
     assert proc.stdout.count(b"\n") > 3  # the conversion went to stdout
 
 

@@ -62,7 +62,7 @@ def test_formats_that_carry_everything_say_nothing(with_image, target):
 def test_the_write_context_holds_the_counts(with_image):
     ctx = WriteContext(on_warning=lambda message: None)
     sessionport.write_events(sessionport.read(str(with_image)), open("/dev/null", "wb"), format="claude-code", context=ctx)
-    assert ctx.losses == {"media": 1}
+    assert ctx.losses == {"media outside prompts": 1}  # read without --keep-images
 
 
 def test_every_declared_loss_is_in_the_vocabulary():
@@ -79,3 +79,20 @@ def test_formats_json_lists_what_each_exporter_cannot_carry():
     assert rows["portable-jsonl"]["cannotCarry"] == []
     # a one-session format leaves out a session's subagents; one that holds several keeps them
     assert "subagent sessions" in rows["codex"]["cannotCarry"] and "subagent sessions" not in rows["claude-code"]["cannotCarry"]
+
+
+def test_claude_code_takes_back_a_prompts_image_read_with_keep_images(with_image, tmp_path):
+    """Claude Code holds a pasted image as an ``image`` block of base64
+    data: read with --keep-images, the bytes go back there, in the
+    placeholder's place, and nothing is said lost."""
+    out = tmp_path / "back.jsonl"
+    proc = run_cli("convert", str(with_image), "--keep-images", "--to", "claude-code", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert b"has no place for" not in proc.stderr
+    prompts = [orjson.loads(line)["message"]["content"] for line in out.read_bytes().splitlines() if b"List the files here" in line]
+    assert prompts == [[{"type": "text", "text": "List the files here, please."},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG}}]]
+    again = run_cli("convert", str(out), "--keep-images", "--to", "portable-jsonl")
+    first = run_cli("convert", str(with_image), "--keep-images", "--to", "portable-jsonl")
+    media = [[e.get("media") for e in map(orjson.loads, proc.stdout.splitlines()) if e.get("media")] for proc in (first, again)]
+    assert media[0] == media[1] and media[0]

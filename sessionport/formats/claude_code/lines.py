@@ -16,6 +16,7 @@ import uuid as uuidlib
 from collections import OrderedDict, deque
 from typing import Any
 
+from sessionport.media import carried_images, in_place
 from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES, SCHEDULED_TASK_FIELDS
 
 def holds_its_summary(meta: dict, text: str) -> bool:
@@ -50,6 +51,20 @@ def _replayed_attachment(kind: str, text: str, hook_event: str | None) -> dict |
 def _human_turn(attachment: dict) -> dict:
     """A queued prompt the user typed, as 2.1.27x and later mark it."""
     return {**attachment, "origin": {"kind": "human"}, "humanTurn": True}
+
+
+def _with_images(text: str, event: dict) -> str | list[dict]:
+    """A prompt's or a result's content: its text, or, when the event
+    carries images (read with --keep-images), text and ``image`` blocks of
+    base64 data, each image where its placeholder was."""
+    images = carried_images(event)
+    if not images:
+        return text
+    return [
+        {"type": "text", "text": piece} if isinstance(piece, str)
+        else {"type": "image", "source": {"type": "base64", "media_type": piece["mediaType"], "data": piece["data"]}}
+        for piece in in_place(text, images)
+    ]
 
 
 _TOOL_REFERENCE = re.compile(r"\[tool_reference: ([A-Za-z0-9_.:-]+)\]")
@@ -175,7 +190,7 @@ class Thread:
         if isinstance(injected_kind, str) and injected_kind and (meta.get("injected") or meta.get("humanTurn") is True):
             return self.injected_line(event, meta, injected_kind)
         record, uid = self.envelope(event, "user")
-        record["message"] = {"role": "user", "content": event.get("text") or ""}
+        record["message"] = {"role": "user", "content": _with_images(event.get("text") or "", event)}
         if meta.get("kind") == "summary":
             record["isCompactSummary"] = True
         elif meta.get("injected"):
@@ -266,7 +281,7 @@ class Thread:
             except ValueError:
                 pass
         text = event.get("text") or ""
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": _tool_references(text) or text}
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call_id, "content": _tool_references(text) or _with_images(text, event)}
         if isinstance(event.get("isError"), bool):
             block["is_error"] = event["isError"]
         record["message"] = {"role": "user", "content": [block]}

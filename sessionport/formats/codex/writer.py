@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, Iterable
 import orjson
 
 from sessionport import jsonout
+from sessionport.media import carried_images, in_place
 from sessionport.context import WriteContext
 from sessionport.registry import Exporter
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
@@ -36,7 +37,6 @@ _OUTPUT_TYPES = {
     "tool_search_call": "tool_search_output",
 }
 _NL = orjson.OPT_APPEND_NEWLINE
-_IMAGE_PLACEHOLDER = re.compile(r"\[image(?::[^\]\n]*)?\]")
 # The errors of a Codex source (a rollout's event_msg/error, the error
 # events of codex exec --json), written back as event_msg/error.
 _ERROR_EVENTS = frozenset(("error", "turn.failed"))
@@ -469,7 +469,7 @@ class RolloutWriter:
             if isinstance(meta.get("durationSeconds"), (int, float)):
                 metadata["duration_seconds"] = meta["durationSeconds"]
             output = jsonout.dumps({"output": text, "metadata": metadata}).decode()
-        if _images(event) and "exitCode" not in meta:
+        if carried_images(event) and "exitCode" not in meta:
             # the images of a result read with --keep-images: Codex's list
             # of input_text and input_image items, each image in its
             # placeholder's place (what the model saw)
@@ -522,7 +522,7 @@ def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[
     up the event's text (else the text as one part, or cut at its image
     placeholders); each image the event carries in ``media`` (read with
     --keep-images) an ``input_image`` in its placeholder's place."""
-    images = _images(event)
+    images = carried_images(event)
     parts = meta.get("contentParts")
     if isinstance(parts, list) and all(isinstance(p, str) for p in parts) and "\n".join(parts) == text:
         slots = {x.get("part"): x for x in meta.get("contentImages") or () if isinstance(x, dict)}
@@ -535,25 +535,7 @@ def _parts(kind: str, text: str, meta: dict, event: dict | None = None) -> list[
         return out + [_image(m) for m in images]
     if not images or kind != "input_text":
         return [{"type": kind, "text": text}]
-    out = []
-    start = 0
-    for found in _IMAGE_PLACEHOLDER.finditer(text):
-        if not images:
-            break
-        before = text[start:found.start()].strip("\n")
-        if before:
-            out.append({"type": kind, "text": before})
-        out.append(_image(images.pop(0)))
-        start = found.end()
-    rest = text[start:].strip("\n")
-    if rest:
-        out.append({"type": kind, "text": rest})
-    return out + [_image(m) for m in images]
-
-
-def _images(event: dict | None) -> list[dict]:
-    """The images an event carries in ``media`` with their bytes (read with --keep-images)."""
-    return [m for m in (event or {}).get("media") or () if isinstance(m, dict) and isinstance(m.get("data"), str) and isinstance(m.get("mediaType"), str)]
+    return [{"type": kind, "text": piece} if isinstance(piece, str) else _image(piece) for piece in in_place(text, images)]
 
 
 def _image(entry: dict, detail: Any = None) -> dict:
