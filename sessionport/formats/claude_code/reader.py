@@ -18,6 +18,7 @@ from sessionport.io import open_regular
 from sessionport.jsonl import BOM
 from sessionport.registry import NO_SUBAGENTS, Importer
 from sessionport.jsondoc import walk_document
+from sessionport.formats.claude_code.order import calls_before_results
 from sessionport.formats.claude_code.branch import BRANCH, latest_branch, wanted
 from sessionport.formats.claude_code.records import AgentLink, FileResult, read_transcript
 from sessionport.formats.claude_code.sniff import _LOGLINES, _STREAM_ARRAY, sniff
@@ -73,7 +74,12 @@ def _is_web_session(stream: BinaryIO) -> bool:
 
 def read(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None) -> Iterator[dict]:
     """The events of a session file and its subagent transcripts;
-    ``transcript_type`` replaces the per-file reader (the census's)."""
+    ``transcript_type`` replaces the per-file reader (the census's).  A
+    result written before its call comes after it (see order.py)."""
+    return calls_before_results(_events(stream, ctx, transcript_type))
+
+
+def _events(stream: BinaryIO, ctx: ReadContext, transcript_type: type | None = None) -> Iterator[dict]:
     if _is_web_session(stream):
         # One session, no folder of subagents beside it (also the JSON
         # array of stream-json messages that claude-code-action saves).
