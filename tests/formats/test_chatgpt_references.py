@@ -92,3 +92,20 @@ def test_a_video_its_transcript_a_voice_turn_and_an_image_a_tool_opened(tmp_path
     assert messages[0]["meta"]["assets"] == ["sediment://file_0aa1", "sediment://file_0aa2"]
     shown = next(m for m in messages if m.get("toolName") == "container.open_image" and m["meta"]["kind"] == "tool_result")
     assert shown["text"] == "[image: chart.png]"
+
+
+def test_markers_no_reference_names_are_readable(tmp_path):
+    """An answer of an export that holds no ``content_references`` for its
+    markers: an entity reads as its name, any other marker as
+    ``[cite: turn0search0, …]``; never the private-use characters."""
+    import json
+
+    conversation = json.loads(SAMPLE.read_text(encoding="utf-8"))[0]
+    answer = conversation["mapping"]["a1"]["message"]
+    answer["metadata"].pop("content_references")
+    source = tmp_path / "conversations.json"
+    source.write_text(json.dumps([conversation]), encoding="utf-8")
+    text = [e for e in sessionport.read(str(source)) if e["type"] == "message"][-1]["text"]
+    assert text.startswith("The **ADX** line ADX rises in a trend [cite: turn0search0, turn0search1]. ")
+    assert "[filecite: turn0file0]" in text and "【12†L3-L9】" in text  # an old mark with no reference stays as written
+    assert not any("\ue200" <= ch <= "\ue206" for ch in text)

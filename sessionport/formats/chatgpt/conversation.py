@@ -22,6 +22,7 @@ on it is classified:
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
@@ -178,6 +179,29 @@ def _references(text: str, refs: list) -> tuple[str, list[dict]]:
     return text, sources
 
 
+# A marker no content reference names: ``\ue200name\ue202arg\ue202arg\ue201``.
+_MARKER = re.compile("\ue200([a-z_]+)((?:\ue202[^\ue200\ue201\ue202]*)*)\ue201")
+
+
+def _unnamed_reference(found: re.Match) -> str:
+    name, args = found.group(1), [a for a in found.group(2).split("\ue202") if a]
+    if name == "entity" and len(args) == 1:
+        try:
+            value = orjson.loads(args[0])
+        except orjson.JSONDecodeError:
+            value = None
+        if isinstance(value, list) and len(value) > 1 and isinstance(value[1], str) and value[1]:
+            return value[1]  # ["kind", "name", "description"]: the app shows the name
+    return f"[{name}: {', '.join(args)}]" if args else f"[{name}]"
+
+
+def _unnamed_references(text: str) -> str:
+    """An answer's markers that no content reference names (an export
+    without ``content_references``), readable: an entity as its name, any
+    other as ``[cite: turn0search0, turn0search1]``."""
+    return _MARKER.sub(_unnamed_reference, text)
+
+
 def _search_results(groups: list) -> str:
     """The results a web search gave (``metadata.search_result_groups``),
     one line each: the page's title and link, then its snippet."""
@@ -325,6 +349,8 @@ class ConversationReader:
             text, sources = _references(text, refs)
             if sources:
                 extra["citations"] = sources
+        if raw_role == "assistant" and recipient in (None, "all") and "\ue200" in text:
+            text = _unnamed_references(text)
         groups = metadata.get("search_result_groups")
         if not text and raw_role == "tool" and isinstance(groups, list):
             text = _search_results(groups)
