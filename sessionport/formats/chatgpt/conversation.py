@@ -22,7 +22,6 @@ on it is classified:
 from __future__ import annotations
 
 import math
-import re
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
@@ -31,6 +30,7 @@ import orjson
 from sessionport.context import ReadContext
 from sessionport.model import message_event, end_event, session_event
 from sessionport.formats.chatgpt.content import RENDERERS, human_size, render
+from sessionport.formats.chatgpt.references import read_references, search_results, unnamed_references
 from sessionport.formats.chatgpt.tree import count_messages, current_branch
 
 SOURCE = "chatgpt-export"
@@ -128,94 +128,6 @@ def _tool_input(kind: str, text: str, meta: dict) -> dict:
             out["language"] = meta["language"]
         return out
     return {"text": text}
-
-
-# The characters that open, separate and close an inline reference in an
-# answer's text (``\ue200cite\ue202turn0search0\ue201``), and the older
-# ``【12†L3-L9】`` citation marks: what ``metadata.content_references`` names.
-_MARKS = ("\ue200", "\ue203", "【")
-
-
-def _references(text: str, refs: list) -> tuple[str, list[dict]]:
-    """``text`` with each inline reference replaced as the ChatGPT app shows
-    it (the reference's ``alt``: a source link, an entity's name; a cited
-    page as its link, a cited file as its name), and the sources the
-    references name (title and URL, once each)."""
-    sources: list[dict] = []
-    seen: set[str] = set()
-
-    def source(title: object, url: object) -> None:
-        if isinstance(url, str) and url.startswith(("https://", "http://")) and url not in seen:
-            seen.add(url)
-            sources.append({"title": title, "url": url} if isinstance(title, str) and title else {"url": url})
-
-    ordered = sorted((r for r in refs if isinstance(r, dict)), key=lambda r: r.get("start_idx") if isinstance(r.get("start_idx"), int) else 0)
-    cursor = 0
-    for ref in ordered:
-        for item in ref.get("items") or () if isinstance(ref.get("items"), list) else ():
-            if isinstance(item, dict):
-                source(item.get("title"), item.get("url"))
-        source(ref.get("title") or ref.get("attribution"), ref.get("url"))
-        matched = ref.get("matched_text")
-        if not isinstance(matched, str) or not matched.startswith(_MARKS):
-            continue  # a plain span (an attribution, a follow-up) reads as it is
-        alt = ref.get("alt")
-        if not isinstance(alt, str):
-            url, name = ref.get("url"), ref.get("name")
-            if isinstance(url, str) and url.startswith(("https://", "http://")):
-                label = ref.get("attribution") or ref.get("title") or url
-                alt = f"([{label}]({url}))"
-            elif ref.get("type") == "file" and isinstance(name, str) and name:
-                alt = f"[file: {name}]"
-            else:
-                continue
-        at = text.find(matched, cursor)
-        if at < 0:
-            at = text.find(matched)
-            if at < 0:
-                continue
-        text = text[:at] + alt + text[at + len(matched):]
-        cursor = at + len(alt)
-    return text, sources
-
-
-# A marker no content reference names: ``\ue200name\ue202arg\ue202arg\ue201``.
-_MARKER = re.compile("\ue200([a-z_]+)((?:\ue202[^\ue200\ue201\ue202]*)*)\ue201")
-
-
-def _unnamed_reference(found: re.Match) -> str:
-    name, args = found.group(1), [a for a in found.group(2).split("\ue202") if a]
-    if name == "entity" and len(args) == 1:
-        try:
-            value = orjson.loads(args[0])
-        except orjson.JSONDecodeError:
-            value = None
-        if isinstance(value, list) and len(value) > 1 and isinstance(value[1], str) and value[1]:
-            return value[1]  # ["kind", "name", "description"]: the app shows the name
-    return f"[{name}: {', '.join(args)}]" if args else f"[{name}]"
-
-
-def _unnamed_references(text: str) -> str:
-    """An answer's markers that no content reference names (an export
-    without ``content_references``), readable: an entity as its name, any
-    other as ``[cite: turn0search0, turn0search1]``."""
-    return _MARKER.sub(_unnamed_reference, text)
-
-
-def _search_results(groups: list) -> str:
-    """The results a web search gave (``metadata.search_result_groups``),
-    one line each: the page's title and link, then its snippet."""
-    lines = []
-    for group in groups:
-        entries = group.get("entries") if isinstance(group, dict) else None
-        for entry in entries if isinstance(entries, list) else ():
-            if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
-                continue
-            title = entry.get("title") if isinstance(entry.get("title"), str) and entry.get("title") else entry["url"]
-            lines.append(f"- [{title}]({entry['url']})")
-            if isinstance(entry.get("snippet"), str) and entry["snippet"].strip():
-                lines.append(f"  {entry['snippet'].strip()}")
-    return "\n".join(lines)
 
 
 def _attachments(metadata: dict, assets: list) -> tuple[list[str], list[dict]]:
@@ -346,14 +258,14 @@ class ConversationReader:
         recipient = message.get("recipient")
         refs = metadata.get("content_references")
         if text and isinstance(refs, list) and refs:
-            text, sources = _references(text, refs)
+            text, sources = read_references(text, refs)
             if sources:
                 extra["citations"] = sources
         if raw_role == "assistant" and recipient in (None, "all") and "\ue200" in text:
-            text = _unnamed_references(text)
+            text = unnamed_references(text)
         groups = metadata.get("search_result_groups")
         if not text and raw_role == "tool" and isinstance(groups, list):
-            text = _search_results(groups)
+            text = search_results(groups)
         hidden = bool(metadata.get("is_visually_hidden_from_conversation")) or message.get("weight") in (0, 0.0)
         is_error = extra.pop("_error", None)
 
