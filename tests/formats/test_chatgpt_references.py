@@ -109,3 +109,16 @@ def test_markers_no_reference_names_are_readable(tmp_path):
     assert text.startswith("The **ADX** line ADX rises in a trend [cite: turn0search0, turn0search1]. ")
     assert "[filecite: turn0file0]" in text and "【12†L3-L9】" in text  # an old mark with no reference stays as written
     assert not any("\ue200" <= ch <= "\ue206" for ch in text)
+
+
+def test_the_older_marks_of_an_attributed_span_are_dropped_and_the_span_kept(tmp_path):
+    import json
+
+    conversation = json.loads(SAMPLE.read_text(encoding="utf-8"))[0]
+    answer = conversation["mapping"]["a1"]["message"]
+    answer["metadata"].pop("content_references")
+    answer["content"]["parts"] = ["\ue203Open the Insert menu, then Equation.\ue204\ue206\n\n1. \ue203**Insert** → `Equation`.\ue204"]
+    source = tmp_path / "conversations.json"
+    source.write_text(json.dumps([conversation]), encoding="utf-8")
+    text = [e for e in sessionport.read(str(source)) if e["type"] == "message"][-1]["text"]
+    assert text == "Open the Insert menu, then Equation.\n\n1. **Insert** → `Equation`."

@@ -261,7 +261,7 @@ class ConversationReader:
             text, sources = read_references(text, refs)
             if sources:
                 extra["citations"] = sources
-        if raw_role == "assistant" and recipient in (None, "all") and "\ue200" in text:
+        if raw_role == "assistant" and recipient in (None, "all") and ("\ue200" in text or "\ue203" in text):
             text = unnamed_references(text)
         groups = metadata.get("search_result_groups")
         if not text and raw_role == "tool" and isinstance(groups, list):

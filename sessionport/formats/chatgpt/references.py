@@ -79,11 +79,19 @@ def _unnamed_reference(found: re.Match) -> str:
     return f"[{name}: {', '.join(args)}]" if args else f"[{name}]"
 
 
+# The older (2024-2025) markers of an attributed span: they open and
+# close a sentence the text holds anyway (``\ue203sentence\ue204\ue206``).
+_SPAN_MARKS = {0xE203: None, 0xE204: None, 0xE205: None, 0xE206: None}
+
+
 def unnamed_references(text: str) -> str:
     """An answer's markers that no content reference names (an export
     without ``content_references``), readable: an entity as its name, any
-    other as ``[cite: turn0search0, turn0search1]``."""
-    return _MARKER.sub(_unnamed_reference, text)
+    other as ``[cite: turn0search0, turn0search1]``; the marks around an
+    attributed span are dropped, the span kept."""
+    if "\ue200" in text:
+        text = _MARKER.sub(_unnamed_reference, text)
+    return text.translate(_SPAN_MARKS)
 
 
 def search_results(groups: list) -> str:
