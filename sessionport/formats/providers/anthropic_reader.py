@@ -35,6 +35,7 @@ from sessionport.formats.providers.content import (
     render_tool_input,
     text_of,
     url_placeholder,
+    web_url,
 )
 from sessionport.formats.providers.reader import ProviderReader
 from sessionport.formats.providers.sniff import ANTHROPIC
@@ -189,11 +190,6 @@ def _cline_media_text(block: dict) -> str:
 # ``providerOptions``, ``image`` parts ``{image, mediaType}`` and ``file``
 # parts ``{data, mediaType, filename}``.
 ROO_HISTORY_VERSION = 2
-
-
-def _is_web_url(payload: Any) -> bool:
-    """Whether an AI SDK payload is a link (not a data URL, not base64)."""
-    return isinstance(payload, str) and payload[:8].lower().startswith(("https://", "http://"))
 
 
 def _sdk_payload_text(kind: str, payload: Any, media_type: Any, label: Any = None) -> str:
@@ -668,7 +664,7 @@ class AnthropicReader(ProviderReader):
             text = _sdk_payload_text("image", block.get("image"), block.get("mediaType"))
             extra = compact_extras(block, ("type", "image", "mediaType"))
             meta = _meta("text", extra=extra, attachment="image")
-            if _is_web_url(block.get("image")):
+            if web_url(block.get("image")) is not None:
                 meta["mediaRef"] = block  # an AI SDK image part named by its URL: written back as it is
             event = message_event(role, text, meta=meta)
             if self.ctx.options.get("keep_images"):
@@ -682,7 +678,7 @@ class AnthropicReader(ProviderReader):
             text = _sdk_payload_text(kind, block.get("data"), mime, block.get("filename"))
             extra = compact_extras(block, ("type", "data", "mediaType", "filename"))
             meta = _meta("text", extra=extra, attachment="file")
-            if _is_web_url(block.get("data")):
+            if web_url(block.get("data")) is not None:
                 meta["mediaRef"] = block  # an AI SDK file part named by its URL
             if isinstance(block.get("filename"), str) and block["filename"]:
                 meta["fileName"] = block["filename"]

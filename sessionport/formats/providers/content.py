@@ -165,6 +165,12 @@ def nonempty_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def web_url(value: Any) -> str | None:
+    """``value`` when it is an ``http(s)`` link (not a data URL, not base64),
+    else None; only its first bytes are looked at."""
+    return value if isinstance(value, str) and value[:8].lower().startswith(("https://", "http://")) else None
+
+
 def text_of(value: Any) -> str:
     """Text of a value that may be a string, a list of text parts or null."""
     if value is None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from sessionport.formats.providers.content import nonempty_str, web_url
 from sessionport.formats.providers.turns import Part, meta_of
 
 ANTHROPIC, AI_SDK, CHAT, RESPONSES, GEMINI = "anthropic", "ai-sdk", "openai-chat", "openai-responses", "gemini"
@@ -62,14 +63,6 @@ class MediaRef(NamedTuple):
         return None
 
 
-def _web_url(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.lower().startswith(("https://", "http://")) else None
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _kind_of_mime(mime: Any) -> str:
     return "image" if isinstance(mime, str) and mime.startswith("image/") else "document"
 
@@ -87,31 +80,31 @@ def read_ref(ref: dict) -> MediaRef | None:
     rtype = ref.get("type")
     if rtype in ("image", "document") and isinstance(ref.get("reference"), dict):
         source = ref["reference"]
-        url = _web_url(source.get("url")) if source.get("type") == "url" else None
-        file_id = _text(source.get("file_id")) if source.get("type") == "file" else None
+        url = web_url(source.get("url")) if source.get("type") == "url" else None
+        file_id = nonempty_str(source.get("file_id")) if source.get("type") == "file" else None
         mime = source.get("media_type") if isinstance(source.get("media_type"), str) else None
         return MediaRef(ANTHROPIC, rtype, url, file_id, None, mime, ref)
     if rtype == "image" and isinstance(ref.get("image"), str):
         mime = ref.get("mediaType") if isinstance(ref.get("mediaType"), str) else None
-        return MediaRef(AI_SDK, "image", _web_url(ref["image"]), None, None, mime, ref)
+        return MediaRef(AI_SDK, "image", web_url(ref["image"]), None, None, mime, ref)
     if rtype == "file" and isinstance(ref.get("data"), str):
         mime = ref.get("mediaType") if isinstance(ref.get("mediaType"), str) else None
-        return MediaRef(AI_SDK, _kind_of_mime(mime), _web_url(ref["data"]), None, None, mime, ref)
+        return MediaRef(AI_SDK, _kind_of_mime(mime), web_url(ref["data"]), None, None, mime, ref)
     if rtype == "image_url":
         image = ref.get("image_url")
         url = image.get("url") if isinstance(image, dict) else image
         detail = image.get("detail") if isinstance(image, dict) and image.get("detail") in DETAILS else None
-        return MediaRef(CHAT, "image", _web_url(url), None, detail, None, ref)
+        return MediaRef(CHAT, "image", web_url(url), None, detail, None, ref)
     if rtype == "file" and isinstance(ref.get("file"), dict):
-        return MediaRef(CHAT, "document", None, _text(ref["file"].get("file_id")), None, None, ref)
+        return MediaRef(CHAT, "document", None, nonempty_str(ref["file"].get("file_id")), None, None, ref)
     if rtype in ("input_image", "input_file"):
         kind = "image" if rtype == "input_image" else "document"
-        url = _web_url(ref.get("image_url") if kind == "image" else ref.get("file_url"))
+        url = web_url(ref.get("image_url") if kind == "image" else ref.get("file_url"))
         detail = ref.get("detail") if ref.get("detail") in DETAILS else None
-        return MediaRef(RESPONSES, kind, url, _text(ref.get("file_id")), detail, None, ref)
+        return MediaRef(RESPONSES, kind, url, nonempty_str(ref.get("file_id")), detail, None, ref)
     data = ref.get("fileData")
     if isinstance(data, dict):
         mime = data.get("mimeType", data.get("mime_type"))
-        uri = _text(data.get("fileUri", data.get("file_uri")))
+        uri = nonempty_str(data.get("fileUri", data.get("file_uri")))
         return MediaRef(GEMINI, _kind_of_mime(mime), None, uri, None, mime if isinstance(mime, str) else None, ref)
     return None

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from sessionport.context import WriteContext
+from sessionport.media import carried_images
 from sessionport.formats.providers.document import TurnWriter
 from sessionport.formats.providers.media_refs import AI_SDK, media_ref
 from sessionport.formats.providers.turns import Part, Turn, call_name, meta_of, result_output, user_text
@@ -114,7 +115,7 @@ class RooHistoryWriter(TurnWriter):
         url = ref.pdf_url() if ref is not None else None
         if url is not None:
             return [{"type": "file", "data": url, "mediaType": "application/pdf"}]  # another API's PDF URL
-        images = [m for m in event.get("media") or [] if isinstance(m, dict) and m.get("data") and m.get("mediaType")]
+        images = [m for m in carried_images(event) if m["data"] and m["mediaType"]]
         if meta.get("attachment") == "image" and images:
             return [{"type": "image", "image": f"data:{m['mediaType']};base64,{m['data']}", "mediaType": m["mediaType"]}
                     for m in images]
