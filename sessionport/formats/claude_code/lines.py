@@ -17,7 +17,7 @@ from collections import OrderedDict, deque
 from typing import Any
 
 from sessionport.media import carried_images, in_place
-from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES, SCHEDULED_TASK_FIELDS
+from sessionport.formats.claude_code.messages import COMPACTION_SUBTYPES, PROMPT_FIELDS, SCHEDULED_TASK_FIELDS
 
 def holds_its_summary(meta: dict, text: str) -> bool:
     """Whether a compaction is another app's, its text the summary: Claude
@@ -198,12 +198,10 @@ class Thread:
         origin = meta.get("origin")
         if isinstance(origin, dict) and isinstance(origin.get("kind"), str):
             record["origin"] = origin  # who wrote the prompt (2.1.3xx), as read
-        task = meta.get("scheduledTaskId")
-        if isinstance(task, str) and task:
-            record["scheduledTaskId"] = task  # the scheduled task that sent it
-        interrupted = meta.get("interruptedMessageId")
-        if isinstance(interrupted, str) and interrupted:
-            record["interruptedMessageId"] = interrupted  # the answer the user cut off
+        for key in PROMPT_FIELDS:
+            value = meta.get(key)
+            if isinstance(value, str) and value:
+                record[key] = value
         self.api_id = None
         return self.finish(record, uid)
 

@@ -34,6 +34,15 @@ SPOKEN_SYSTEM_SUBTYPES = frozenset(("informational", "local_command", "model_ref
 # scheduled_task_fire (2.1.3xx): the notice that a scheduled task (a cron
 # job, a /loop wakeup) fired, before the prompt it sends; its own fields.
 SCHEDULED_TASK_FIELDS = ("taskId", "cron", "prompt", "taskKind", "cronKind", "noOpStreak", "streakStartedAt", "foldedUuids")
+# A prompt line's string fields kept in meta under their own names and
+# written back: the scheduled task that sent it (2.1.3xx), the answer an
+# "[Request interrupted by user]" cut off (2.1.2xx).
+PROMPT_FIELDS = ("scheduledTaskId", "interruptedMessageId")
+# An API notice's string fields kept in meta: why a response stream was
+# cut off (2.1.3xx: ``apiError`` ``stream_idle_timeout``, ``computer_slept``,
+# ``connection_failed``, ``max_output_tokens``...; ``streamCutCause``
+# ``watchdog``, ``timed_out``, ``server_error``, ``malformed_stream``...).
+STREAM_CUT_FIELDS = (("apiError", "apiErrorReason"), ("streamCutCause", "streamCutCause"))
 # Compiled when a tool output first holds "agentId: " (rare).
 _AGENT_ID_IN_TEXT = lazy(r"agentId: ([0-9A-Za-z_-]{4,64})")
 
@@ -110,14 +119,9 @@ class MessageBuilder:
                 # A background task's notice, delivered as a user turn by Claude Code itself.
                 injected = True
                 event["meta"] = {**(event.get("meta") or {}), "injected": True, "injectedKind": "task-notification"}
-            task = record.get("scheduledTaskId")
-            if type(task) is str and task:
-                # 2.1.3xx: the prompt a scheduled task sent when it fired
-                event["meta"] = {**(event.get("meta") or {}), "scheduledTaskId": task}
-            interrupted = record.get("interruptedMessageId")
-            if type(interrupted) is str and interrupted:
-                # 2.1.2xx: "[Request interrupted by user]" names the answer it cut off
-                event["meta"] = {**(event.get("meta") or {}), "interruptedMessageId": interrupted}
+            fields = {key: value for key in PROMPT_FIELDS if (value := _str(record.get(key)))}
+            if fields:
+                event["meta"] = {**(event.get("meta") or {}), **fields}
             origin = record.get("origin")
             if type(origin) is dict and type(kind := origin.get("kind")) is str and kind and kind != "human" and not compact:
                 # 2.1.3xx names who wrote a prompt: another session (peer,
@@ -544,17 +548,12 @@ def api_message_meta(message: dict, record: dict, meta: dict) -> str | None:
     quota = record.get("quotaLimits")
     if type(quota) is dict and quota:
         meta["quotaLimits"] = quota  # 2.1.2xx, on a usage-limit notice: which limit, when it resets
-    # 2.1.3xx, on the notice of a response stream cut off: why
-    # (``apiError``: ``stream_idle_timeout``, ``computer_slept``,
-    # ``connection_failed``, ``max_output_tokens``...; ``streamCutCause``:
-    # ``watchdog``, ``timed_out``, ``server_error``, ``malformed_stream``...)
-    # and whether part of the answer had come (``truncatedAfterOutput``).
-    reason = record.get("apiError")
-    if type(reason) is str and reason:
-        meta["apiErrorReason"] = reason
-    cause = record.get("streamCutCause")
-    if type(cause) is str and cause:
-        meta["streamCutCause"] = cause
+    # 2.1.3xx, on the notice of a response stream cut off: why, and whether
+    # part of the answer had come (``truncatedAfterOutput``).
+    for key, name in STREAM_CUT_FIELDS:
+        value = _str(record.get(key))
+        if value:
+            meta[name] = value
     if record.get("truncatedAfterOutput") is True:
         meta["truncatedAfterOutput"] = True
     return msg_id
