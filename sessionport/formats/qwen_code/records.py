@@ -38,6 +38,11 @@ ALIAS_WINDOW = 4096
 HOOK_CONTEXT_OPEN = "<qwen:user-prompt-submit-context>"
 HOOK_CONTEXT_CLOSE = "</qwen:user-prompt-submit-context>"
 HOOK_CONTEXT_KIND = "hook_additional_context"
+# Record fields kept in meta under their own names and written back (0.24):
+# the turn run in the background a record was written in (answering a
+# finished task's notification: {turnId, taskId, kind, ...}, ACP) and the
+# /goal run it belongs to ({goalId, revision, turnId}).
+RECORD_FIELDS = ("backgroundTurn", "goalContext")
 
 
 def wrap_hook_context(text: str) -> str:
@@ -277,14 +282,10 @@ class RecordConverter:
         if parent:
             base["parentId"] = parent
         meta: dict[str, Any] = {}
-        turn = record.get("backgroundTurn")
-        if isinstance(turn, dict) and turn:
-            # 0.24: written in a turn run in the background (answering a
-            # finished task's notification): {turnId, taskId, kind, ...}
-            meta["backgroundTurn"] = turn
-        goal = record.get("goalContext")
-        if isinstance(goal, dict) and goal:
-            meta["goalContext"] = goal  # 0.24: the /goal run it belongs to: {goalId, revision, turnId}
+        for key in RECORD_FIELDS:
+            value = record.get(key)
+            if isinstance(value, dict) and value:
+                meta[key] = value
         if record.get("isSidechain") is True:
             meta["sidechain"] = True
             if isinstance(record.get("agentId"), str):

@@ -41,7 +41,7 @@ from sessionport.model import kind_of, sealed_reasoning
 from sessionport.registry import Exporter, Option
 from sessionport.toolmap import KEEP_TOOL_NAMES, Renames
 from sessionport.gemini_turns import GeminiTurns, gemini_timestamp, session_uuid, sign_calls
-from sessionport.formats.qwen_code.records import HOOK_CONTEXT_KIND, wrap_hook_context
+from sessionport.formats.qwen_code.records import HOOK_CONTEXT_KIND, RECORD_FIELDS, wrap_hook_context
 
 # Record ids: stable for the same session, so the same input writes the same bytes.
 NAMESPACE = uuid.UUID("5c1f0d3e-7a2b-4e8d-9f60-3b4a2c1d0e9f")
@@ -211,9 +211,6 @@ class _Records:
         self.flush()
 
 
-# Record fields kept in meta and written back: a background turn's
-# (0.24, ACP) and a /goal run's ({goalId, revision, turnId}).
-RECORD_FIELDS = ("backgroundTurn", "goalContext")
 
 
 # The prompts Qwen Code 0.24.4 writes itself as ``user`` records of a
