@@ -135,8 +135,8 @@ class _Writer(TurnWriter):
                     blocks.append({"type": "redacted_thinking", "data": meta["redactedThinking"]})
                 else:
                     self.unsigned_thinking += 1
-            elif _unknown_block(part) is not None:
-                blocks.append(_unknown_block(part))
+            elif (unknown := _unknown_block(part)) is not None:
+                blocks.append(unknown)
             elif (event.get("text") or "").strip():
                 block = _text_block(event["text"])
                 citations = meta.get("citations")
